@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses the environment once, at boot. Unknown variables are ignored; a bad value stops the
+ * process with every problem listed. In production the variables named in `requiredInProduction`
+ * must be set explicitly: local defaults must never silently reach a cluster.
+ */
+export function loadConfig<Shape extends z.ZodRawShape>(
+  shape: Shape,
+  options: { env?: Record<string, string | undefined>; requiredInProduction?: readonly string[] } = {},
+): z.infer<z.ZodObject<Shape>> {
+  const env = options.env ?? process.env;
+  const problems: string[] = [];
+  if (env.NODE_ENV === 'production') {
+    for (const name of options.requiredInProduction ?? []) {
+      if (env[name] === undefined || env[name] === '') problems.push(`${name}: required in production`);
+    }
+  }
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') cleaned[key] = value;
+  }
+  const parsed = z.object(shape).safeParse(cleaned);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  return parsed.data;
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+import { SERVICE_NAMES, type ServiceName } from '@msp/contracts';
+export { SERVICE_NAMES, type ServiceName };
+
+/** Local ports; in Kubernetes every service listens on its own default and is reached by DNS name. */
+export const DEFAULT_PORTS: Record<ServiceName | 'gateway', number> = {
+  gateway: 8080,
+  identity: 8081,
+  catalog: 8082,
+  'media-processing': 8083,
+  social: 8084,
+  messaging: 8085,
+  notification: 8086,
+  billing: 8087,
+};
+
+export function databaseUrlFor(service: ServiceName, base = 'postgresql://postgres@127.0.0.1:5432'): string {
+  return `${base}/msp_${service.replace(/-/g, '_')}`;
+}
+
+const boolFromEnv = (fallback: boolean) => z.stringbool().default(fallback);
+
+/** Settings every process of the fleet reads. Local defaults let a newcomer run without a .env file. */
+export const commonEnvShape = {
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  /** Where the web app lives; links built by the API point there. */
+  WEB_BASE_URL: z.url().default('http://localhost:3000'),
+  /** Public origin of the gateway (absolute media URLs, OpenAPI servers). */
+  PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
+} as const;
+
+/** Settings of a service that owns a database, a NATS stream and object storage. */
+export function serviceEnvShape(service: ServiceName) {
+  return {
+    ...commonEnvShape,
+    PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS[service]),
+    DATABASE_URL: z.url().default(databaseUrlFor(service)),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+    /** Create the database and apply committed migrations at start (development default). */
+    DB_AUTO_MIGRATE: boolFromEnv(true),
+    NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+    S3_ENDPOINT: z.url().default('http://127.0.0.1:4569'),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    S3_ACCESS_KEY: z.string().min(1).default('S3RVER'),
+    S3_SECRET_KEY: z.string().min(1).default('S3RVER'),
+    S3_BUCKET: z.string().min(3).default(`msp-${service}`),
+    /** Outbox relay poll interval; writes also wake the relay at once. */
+    OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  } as const;
+}
+
+/** Base URLs of the fleet's services for service-to-service calls. */
+export const serviceUrlsShape = {
+  IDENTITY_URL: z.url().default(`http://127.0.0.1:${DEFAULT_PORTS.identity}`),
+  CATALOG_URL: z.url().default(`http://127.0.0.1:${DEFAULT_PORTS.catalog}`),
+  MEDIA_PROCESSING_URL: z.url().default(`http://127.0.0.1:${DEFAULT_PORTS['media-processing']}`),
+  SOCIAL_URL: z.url().default(`http://127.0.0.1:${DEFAULT_PORTS.social}`),
+  MESSAGING_URL: z.url().default(`http://127.0.0.1:${DEFAULT_PORTS.messaging}`),
+  NOTIFICATION_URL: z.url().default(`http://127.0.0.1:${DEFAULT_PORTS.notification}`),
+  BILLING_URL: z.url().default(`http://127.0.0.1:${DEFAULT_PORTS.billing}`),
+} as const;

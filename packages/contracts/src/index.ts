@@ -1,0 +1,5 @@
+export * from './services.js';
+export * from './route-types.js';
+export * from './routes.js';
+export * from './enums.js';
+export * from './records/index.js';

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+import { ReportReasonSchema, ReportStatusSchema, ReportTargetTypeSchema } from '../enums.js';
+import { CountSchema, DateTimeSchema, IdSchema } from './primitives.js';
+
+/** The target fields are a snapshot taken when the report was filed (R14). */
+export const ReportSchema = z.object({
+  id: IdSchema,
+  reporterId: IdSchema,
+  reporterUsername: z.string(),
+  targetType: ReportTargetTypeSchema,
+  /** Track id or comment id. */
+  targetId: IdSchema,
+  reason: ReportReasonSchema,
+  description: z.string().max(1000).nullable(),
+  status: ReportStatusSchema,
+  createdAt: DateTimeSchema,
+  updatedAt: DateTimeSchema,
+  /** Owner of the reported track / author of the comment. */
+  targetUserId: IdSchema,
+  targetUsername: z.string(),
+  targetDisplayName: z.string(),
+  /** For COMMENT: the commented track. */
+  targetTitle: z.string().nullable(),
+  targetArtistName: z.string().nullable(),
+  targetThumbnailUrl: z.string().nullable(),
+  targetPlayCount: CountSchema.nullable(),
+  targetCreatedAt: DateTimeSchema.nullable(),
+  /** COMMENT only. */
+  commentContent: z.string().nullable(),
+  /** COMMENT only: the author's username. */
+  commentAuthor: z.string().nullable(),
+});
+export type Report = z.infer<typeof ReportSchema>;
+
+export const ReportReceiptSchema = z.object({
+  message: z.string(),
+  reportId: IdSchema,
+});
+export type ReportReceipt = z.infer<typeof ReportReceiptSchema>;
+
+export const ReportUpdateResultSchema = z.object({
+  message: z.string(),
+  report: ReportSchema,
+});
+export type ReportUpdateResult = z.infer<typeof ReportUpdateResultSchema>;
+
+export const SuspensionResultSchema = z.object({
+  message: z.string(),
+  /** Null when the suspension was lifted. */
+  suspendedUntil: DateTimeSchema.nullable(),
+});
+export type SuspensionResult = z.infer<typeof SuspensionResultSchema>;
+
+export const PlatformMetricsSchema = z.object({
+  totalUsers: CountSchema,
+  totalTracks: CountSchema,
+  totalPlays: CountSchema,
+  /** Completed plays ÷ plays. */
+  playThroughRate: z.number().min(0).max(1),
+  totalStorageUsedBytes: CountSchema,
+  totalStorageCapacityBytes: CountSchema,
+  bannedUserCount: CountSchema,
+  /** Same value as bannedUserCount. */
+  totalBannedUsers: CountSchema,
+  /** `"<artists>:<listeners>"`. */
+  artistToListenerRatio: z.string().regex(/^\d+:\d+$/),
+});
+export type PlatformMetrics = z.infer<typeof PlatformMetricsSchema>;

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+/** Building blocks shared by the records of API.md §2 and by request schemas. */
+
+export const IdSchema = z.number().int().positive();
+export const CountSchema = z.number().int().nonnegative();
+
+/**
+ * ISO-8601 UTC date-time (`2025-03-01T12:00:00.000Z`). Left as a plain string so
+ * response schemas never reject a value the producing service formatted itself.
+ */
+export const DateTimeSchema = z.string();
+
+/** Calendar date `YYYY-MM-DD`. */
+export const DateSchema = z.string();
+
+/**
+ * Only plain decimal text is turned into a number. `Number()` alone would accept
+ * "", " 5", "0x1A" and "1e3"; left as strings they fail the number check instead.
+ * Fractions are converted so that "1.5" fails as "not an integer", not as "not a number".
+ */
+const DECIMAL_TEXT = /^[+-]?\d+(?:\.\d+)?$/;
+
+function decimalTextToNumber(value: unknown): unknown {
+  return typeof value === 'string' && DECIMAL_TEXT.test(value) ? Number(value) : value;
+}
+
+/** Accepts a number or its decimal text (query strings, path segments) and validates it with `target`. */
+export function coercedNumber<T extends z.ZodNumber>(target: T) {
+  return z.preprocess(decimalTextToNumber, target);
+}

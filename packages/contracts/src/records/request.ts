@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+import { coercedNumber, IdSchema } from './primitives.js';
+
+/** Max page size of API.md §1 Paging. */
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+
+/** `page,size` of the Params column; services `.extend()` it with their own filters. */
+export const PageQuerySchema = z.object({
+  page: coercedNumber(z.number().int().min(0)).default(0),
+  size: coercedNumber(z.number().int().min(1).max(MAX_PAGE_SIZE)).default(DEFAULT_PAGE_SIZE),
+});
+export type PageQuery = z.output<typeof PageQuerySchema>;
+
+/** A positive integer id given as text: "007" is 7; "", "0", "1.5" and "12abc" fail. */
+export const IdTextSchema = coercedNumber(IdSchema);
+
+/** Path params schema for one id, e.g. `IdParamSchema('trackId')` → `{ trackId: number }`. */
+export function IdParamSchema<const K extends string>(name: K) {
+  return z.object({ [name]: IdTextSchema } as { [P in K]: typeof IdTextSchema });
+}

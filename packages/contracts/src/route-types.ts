@@ -1,0 +1,26 @@
+import type { ServiceName } from './services.js';
+
+/** Auth rule of API.md §1 "Auth column". */
+export type AuthRule = 'none' | 'bearer' | 'optional' | 'admin' | 'webhook-signature';
+
+/**
+ * What the request body may be, which decides the gateway's body limit (API.md §6):
+ * json 1 MB, image 11 MB, upload = audio limit + 11 MB, raw = passed byte for byte (webhooks),
+ * none = no body expected (the JSON limit still applies).
+ */
+export type BodyKind = 'json' | 'image' | 'upload' | 'raw' | 'none';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteContract {
+  /** Operation id of API.md (AUTH-1, TRK-12, ...). */
+  id: string;
+  method: HttpMethod;
+  /** Path relative to `/api`, parameters as `{name}` exactly as API.md writes them. */
+  path: string;
+  auth: AuthRule;
+  owner: ServiceName;
+  body: BodyKind;
+  summary: string;
+  deprecated?: boolean;
+}

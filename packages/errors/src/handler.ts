@@ -1,0 +1,118 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type FieldError } from './app-error.js';
+import { codeForStatus, defaultMessage, type ErrorCode } from './codes.js';
+import { buildErrorResponse } from './error-response.js';
+
+interface Rendered {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+}
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+function fieldPath(issue: ValidationIssue, context: string | undefined): string {
+  const fromPointer = (issue.instancePath ?? '').split('/').filter(Boolean).join('.');
+  const missing = issue.params?.missingProperty;
+  if (typeof missing === 'string') return fromPointer ? `${fromPointer}.${missing}` : missing;
+  return fromPointer || context || 'body';
+}
+
+/** The zod issue message says what is wrong but never echoes the (possibly huge or hostile) value. */
+function issuesToFields(issues: ValidationIssue[], context: string | undefined): FieldError[] {
+  return issues.map((issue) => ({ field: fieldPath(issue, context), message: issue.message ?? 'Invalid value' }));
+}
+
+const FRAMEWORK_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'MALFORMED_REQUEST',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_REQUEST',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_REQUEST',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_REQ_FILE_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_PARTS_LIMIT: 'PAYLOAD_TOO_LARGE',
+  FST_FILES_LIMIT: 'PAYLOAD_TOO_LARGE',
+  FST_FIELDS_LIMIT: 'PAYLOAD_TOO_LARGE',
+  FST_PROTO_VIOLATION: 'MALFORMED_REQUEST',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_VALIDATION: 'VALIDATION_FAILED',
+};
+
+/** Turns anything thrown into the status, code and text of an ErrorResponse. */
+export function renderError(error: unknown): Rendered {
+  if (error instanceof AppError) {
+    return { status: error.status, code: error.code, message: error.message, errors: error.errors, headers: error.headers };
+  }
+  const err = error as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string; issues?: ValidationIssue[] };
+  if (Array.isArray(err?.validation)) {
+    return {
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message: 'The request has invalid fields.',
+      errors: issuesToFields(err.validation, err.validationContext),
+    };
+  }
+  if (err?.name === 'ZodError' && Array.isArray(err.issues)) {
+    const issues = err.issues as Array<{ path: PropertyKey[]; message: string }>;
+    return {
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message: 'The request has invalid fields.',
+      errors: issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', message: i.message })),
+    };
+  }
+  const frameworkCode = err?.code ? FRAMEWORK_CODES[err.code] : undefined;
+  if (frameworkCode) {
+    const status = frameworkCode === 'VALIDATION_FAILED' || frameworkCode === 'MALFORMED_REQUEST' ? 400
+      : frameworkCode === 'PAYLOAD_TOO_LARGE' ? 413 : 415;
+    return { status, code: frameworkCode, message: defaultMessage(frameworkCode) };
+  }
+  if (err instanceof SyntaxError || err?.name === 'SyntaxError') {
+    return { status: 400, code: 'MALFORMED_REQUEST', message: defaultMessage('MALFORMED_REQUEST') };
+  }
+  const status = typeof err?.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+  const code = codeForStatus(status);
+  // Never show an unexpected error's own text: it may carry internals.
+  return { status, code, message: status >= 500 ? defaultMessage(code) : (err?.message || defaultMessage(code)) };
+}
+
+/** The error handler every Fastify app of the fleet installs. */
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const rendered = renderError(error);
+  if (rendered.status >= 500) {
+    request.log.error({ err: error }, 'request failed');
+  } else {
+    request.log.info({ code: rendered.code, status: rendered.status }, 'request rejected');
+  }
+  if (rendered.headers) reply.headers(rendered.headers);
+  return sendError(request, reply, rendered.status, rendered.code, rendered.message, rendered.errors);
+}
+
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  code: ErrorCode,
+  message?: string,
+  errors?: FieldError[],
+): FastifyReply {
+  const body = buildErrorResponse({
+    status,
+    code,
+    message: message ?? defaultMessage(code),
+    path: request.url,
+    requestId: String(request.id),
+    errors,
+  });
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(request, reply, 404, 'ROUTE_NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`);
+}

@@ -1,0 +1,185 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { headers, nanos } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import type { ServiceName } from '@msp/contracts';
+import { EnvelopeSchema, type EventDefinition, type EventEnvelope } from './envelope.js';
+import { ensureStreamOf, streamNameFor } from './streams.js';
+import { PROCESSED_TABLE, type SqlExecutor, type TransactionalClient } from './sql.js';
+import { eventMetrics } from './metrics.js';
+import type { RelayLogger } from './relay.js';
+
+export type EventHandler<T, Tx extends SqlExecutor> = (data: T, envelope: EventEnvelope<T>, tx: Tx) => Promise<void>;
+
+interface Registered<Tx extends SqlExecutor> {
+  def: EventDefinition<unknown>;
+  handle: EventHandler<unknown, Tx>;
+}
+
+export interface ConsumerOptions<Tx extends SqlExecutor> {
+  nc: NatsConnection;
+  db: TransactionalClient<Tx>;
+  logger: RelayLogger;
+  /** The consuming service. */
+  service: ServiceName;
+  /** Names the durable consumer together with the service, e.g. `user-projection`. */
+  name: string;
+  /** The producing service whose stream is read. */
+  from: ServiceName;
+  /** Delivery attempts before a message is dead-lettered. */
+  maxDeliver?: number;
+  /** Redelivery delays in ms by attempt; the last one repeats. */
+  backoffMs?: number[];
+  /** Messages handled at the same time (1 keeps the stream's order). */
+  concurrency?: number;
+  ackWaitMs?: number;
+}
+
+/**
+ * A durable JetStream consumer that handles each event in a database transaction together with
+ * the record of its id, acknowledges only after that commit, skips ids already processed,
+ * retries failures with backoff and dead-letters messages it can never handle.
+ */
+export class DurableConsumer<Tx extends SqlExecutor> {
+  private readonly handlers = new Map<string, Registered<Tx>>();
+  private stopped = false;
+  private loop: Promise<void> | null = null;
+  private current: { stop(): void; close(): Promise<void | Error> } | null = null;
+  readonly durable: string;
+
+  constructor(private readonly options: ConsumerOptions<Tx>) {
+    this.durable = `${options.service}--${options.name}`;
+  }
+
+  on<T>(def: EventDefinition<T>, handle: EventHandler<T, Tx>): this {
+    if (def.producer !== this.options.from) {
+      throw new Error(`${def.type} is not produced by ${this.options.from}`);
+    }
+    this.handlers.set(def.type, { def: def as EventDefinition<unknown>, handle: handle as EventHandler<unknown, Tx> });
+    return this;
+  }
+
+  async start(): Promise<void> {
+    await this.ensureConsumer();
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.current?.stop();
+    await this.loop;
+  }
+
+  private async ensureConsumer(): Promise<void> {
+    const jsm = await jetstreamManager(this.options.nc);
+    const stream = streamNameFor(this.options.from);
+    await ensureStreamOf(jsm, this.options.from);
+    const config = {
+      durable_name: this.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: `${this.options.from}.>`,
+      ack_wait: nanos(this.options.ackWaitMs ?? 30_000),
+      // Redelivery is counted by us (dead-letter after maxDeliver); the server keeps trying otherwise.
+      max_deliver: -1,
+      max_ack_pending: 1000,
+    };
+    try {
+      await jsm.consumers.info(stream, this.durable);
+      await jsm.consumers.update(stream, this.durable, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
+    } catch {
+      await jsm.consumers.add(stream, config);
+    }
+  }
+
+  private async run(): Promise<void> {
+    const js = jetstream(this.options.nc);
+    const stream = streamNameFor(this.options.from);
+    const concurrency = Math.max(1, this.options.concurrency ?? 1);
+    while (!this.stopped) {
+      try {
+        const consumer = await js.consumers.get(stream, this.durable);
+        const messages = await consumer.consume({ max_messages: Math.max(10, concurrency * 2) });
+        this.current = messages;
+        const inFlight = new Set<Promise<void>>();
+        for await (const msg of messages) {
+          const task = this.process(msg).finally(() => inFlight.delete(task));
+          inFlight.add(task);
+          if (inFlight.size >= concurrency) await Promise.race(inFlight);
+          if (this.stopped) break;
+        }
+        await Promise.all(inFlight);
+      } catch (err) {
+        if (this.stopped) break;
+        this.options.logger.warn({ err, consumer: this.durable }, 'consumer interrupted; resuming');
+        await new Promise((r) => setTimeout(r, 1000));
+        await this.ensureConsumer().catch(() => undefined);
+      }
+    }
+  }
+
+  private async process(msg: JsMsg): Promise<void> {
+    let envelope: EventEnvelope<unknown>;
+    try {
+      envelope = EnvelopeSchema.parse(msg.json()) as EventEnvelope<unknown>;
+    } catch (err) {
+      await this.deadLetter(msg, 'unknown', `malformed envelope: ${(err as Error).message}`);
+      return;
+    }
+    const registered = this.handlers.get(envelope.type);
+    if (!registered) {
+      msg.ack();
+      return;
+    }
+    const parsed = registered.def.schema.safeParse(envelope.data);
+    if (!parsed.success) {
+      await this.deadLetter(msg, envelope.type, `invalid payload: ${parsed.error.message}`);
+      return;
+    }
+    try {
+      await this.options.db.$transaction(
+        async (tx) => {
+          const inserted = await tx.$executeRawUnsafe(
+            `INSERT INTO ${PROCESSED_TABLE} (consumer, event_id, processed_at) VALUES ($1, $2::uuid, now()) ON CONFLICT DO NOTHING`,
+            this.durable,
+            envelope.id,
+          );
+          if (inserted === 0) return;
+          await registered.handle(parsed.data, { ...envelope, data: parsed.data }, tx);
+        },
+        { timeout: 30_000, maxWait: 10_000 },
+      );
+      msg.ack();
+      eventMetrics.consumed.inc({ consumer: this.durable, type: envelope.type, outcome: 'ok' });
+    } catch (err) {
+      const attempt = msg.info.deliveryCount;
+      const maxDeliver = this.options.maxDeliver ?? 8;
+      eventMetrics.consumed.inc({ consumer: this.durable, type: envelope.type, outcome: 'error' });
+      if (attempt >= maxDeliver) {
+        await this.deadLetter(msg, envelope.type, `failed ${attempt} times: ${(err as Error).message}`);
+        return;
+      }
+      const backoff = this.options.backoffMs ?? [200, 1000, 2000, 5000, 10_000, 30_000];
+      const delay = backoff[Math.min(attempt - 1, backoff.length - 1)] ?? 1000;
+      this.options.logger.warn({ err, consumer: this.durable, type: envelope.type, attempt }, 'event handling failed; retrying');
+      msg.nak(delay);
+    }
+  }
+
+  private async deadLetter(msg: JsMsg, type: string, reason: string): Promise<void> {
+    const js = jetstream(this.options.nc);
+    const h = headers();
+    h.set('x-dlq-reason', reason.slice(0, 1000));
+    h.set('x-dlq-consumer', this.durable);
+    h.set('x-dlq-subject', msg.subject);
+    try {
+      await js.publish(`dlq.${this.durable}`, msg.data, { headers: h });
+      msg.term(reason.slice(0, 200));
+      eventMetrics.deadLettered.inc({ consumer: this.durable, type });
+      this.options.logger.error({ consumer: this.durable, type, reason }, 'event dead-lettered');
+    } catch (err) {
+      // Could not park it: leave it for redelivery rather than lose it.
+      this.options.logger.warn({ err }, 'dead-letter publish failed');
+      msg.nak(5000);
+    }
+  }
+}

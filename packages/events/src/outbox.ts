@@ -1,0 +1,23 @@
+import { createEnvelope, type EventDefinition, type EventEnvelope } from './envelope.js';
+import { OUTBOX_CHANNEL, OUTBOX_TABLE, type SqlExecutor } from './sql.js';
+
+/**
+ * Writes the event into the outbox inside the caller's transaction, so the change and its event
+ * commit together or not at all. The NOTIFY is delivered at commit and wakes the relay at once.
+ */
+export async function writeOutbox<T>(
+  tx: SqlExecutor,
+  def: EventDefinition<T>,
+  data: T,
+  options: { correlationId?: string | null } = {},
+): Promise<EventEnvelope<T>> {
+  const envelope = createEnvelope(def, data, options.correlationId ?? null);
+  await tx.$executeRawUnsafe(
+    `INSERT INTO ${OUTBOX_TABLE} (id, type, payload, created_at) VALUES ($1::uuid, $2, $3::jsonb, now())`,
+    envelope.id,
+    envelope.type,
+    JSON.stringify(envelope),
+  );
+  await tx.$executeRawUnsafe(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+  return envelope;
+}

@@ -1,0 +1,166 @@
+import pg from 'pg';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { OUTBOX_CHANNEL, OUTBOX_TABLE } from './sql.js';
+import { eventMetrics } from './metrics.js';
+
+export interface RelayLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface OutboxRelayOptions {
+  databaseUrl: string;
+  js: JetStreamClient;
+  logger: RelayLogger;
+  pollMs?: number;
+  batchSize?: number;
+  /** Published rows older than this are deleted (JetStream keeps the history). */
+  retentionMs?: number;
+}
+
+interface OutboxRow {
+  id: string;
+  type: string;
+  payload: unknown;
+}
+
+/**
+ * Publishes committed outbox rows to JetStream in commit order, with the event id as the
+ * message id (JetStream drops a re-publish after a crash between publish and mark). Rows are
+ * claimed with FOR UPDATE SKIP LOCKED, so any number of replicas can relay at once.
+ */
+export class OutboxRelay {
+  private readonly pool: pg.Pool;
+  private listener: pg.Client | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private stopped = false;
+  private again = false;
+  private lastCleanup = 0;
+  private idle: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
+    this.pool.on('error', (err) => options.logger.warn({ err }, 'outbox relay pool error'));
+  }
+
+  async start(): Promise<void> {
+    await this.listen();
+    this.schedule(0);
+  }
+
+  /** Ask for a relay pass now (also triggered by NOTIFY at commit). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.idle;
+    await this.listener?.end().catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.databaseUrl });
+    client.on('notification', () => this.kick());
+    client.on('error', (err) => {
+      this.options.logger.warn({ err }, 'outbox listener lost; polling until it reconnects');
+      this.listener = null;
+      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 1000);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      this.listener = client;
+    } catch (err) {
+      this.options.logger.warn({ err }, 'outbox listener could not connect; polling');
+      await client.end().catch(() => undefined);
+      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 1000);
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.idle = this.pass();
+    }, delayMs);
+  }
+
+  private async pass(): Promise<void> {
+    if (this.running || this.stopped) return;
+    this.running = true;
+    let more = false;
+    try {
+      more = await this.relayBatch();
+      await this.cleanup();
+    } catch (err) {
+      this.options.logger.warn({ err }, 'outbox relay pass failed; will retry');
+    } finally {
+      this.running = false;
+      const next = more || this.again ? 0 : (this.options.pollMs ?? 500);
+      this.again = false;
+      this.schedule(next);
+    }
+  }
+
+  /** Returns true when a full batch went out (there may be more). */
+  private async relayBatch(): Promise<boolean> {
+    const batchSize = this.options.batchSize ?? 100;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<OutboxRow>(
+        `SELECT id, type, payload FROM ${OUTBOX_TABLE}
+         WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [batchSize],
+      );
+      const published: string[] = [];
+      let failure: unknown = null;
+      for (const row of rows) {
+        try {
+          await this.options.js.publish(row.type, JSON.stringify(row.payload), { msgID: row.id, timeout: 5000 });
+          published.push(row.id);
+          eventMetrics.published.inc({ type: row.type });
+        } catch (err) {
+          // Stop at the first failure so later events never overtake an earlier one.
+          failure = err;
+          break;
+        }
+      }
+      if (published.length > 0) {
+        await client.query(`UPDATE ${OUTBOX_TABLE} SET published_at = now() WHERE id = ANY($1::uuid[])`, [published]);
+      }
+      await client.query('COMMIT');
+      if (failure) {
+        this.options.logger.warn({ err: failure, pending: rows.length - published.length }, 'outbox publish failed; will retry');
+        return false;
+      }
+      return rows.length === batchSize;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async cleanup(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastCleanup < 10 * 60 * 1000) return;
+    this.lastCleanup = now;
+    const retentionMs = this.options.retentionMs ?? 3 * 24 * 60 * 60 * 1000;
+    await this.pool.query(
+      `DELETE FROM ${OUTBOX_TABLE} WHERE published_at IS NOT NULL AND published_at < now() - ($1::int * interval '1 millisecond')`,
+      [retentionMs],
+    );
+  }
+}

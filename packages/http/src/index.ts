@@ -1,0 +1,6 @@
+export { createHttpApp, type HttpAppOptions, type ZodApp } from './app.js';
+export { runServer } from './server.js';
+export { registerHealth, runChecks, type ReadinessCheck } from './health.js';
+export { callerFrom, requireCaller, requireAdmin, IDENTITY_HEADERS, type Caller } from './identity.js';
+export { requestIdFrom } from './request-id.js';
+export type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';

@@ -1,0 +1,1 @@
+export { startInfrastructure, type Infrastructure, type InfrastructureConfig, type InfrastructureOptions } from './infrastructure.js';

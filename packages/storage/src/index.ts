@@ -1,0 +1,1 @@
+export { ObjectStorage, type StorageOptions, type StoredObject } from './storage.js';

@@ -1,0 +1,79 @@
+import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+
+const ALG = 'RS256';
+const CACHE_MS = 30_000;
+/** Any fixed number: serialises key creation across identity replicas. */
+const KEY_LOCK = 72_716_101;
+
+/**
+ * Access tokens are signed with the newest active RSA key; every unretired key stays in the
+ * JWKS, so a rotation (new key first, old one retired after the token lifetime) never breaks
+ * tokens in flight. Keys live in identity's database so all replicas sign with the same key.
+ */
+export class SigningKeyService {
+  private cache: { at: number; keys: Array<{ kid: string; privateJwk: JWK; publicJwk: JWK }> } | null = null;
+
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async ensureActiveKey(): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1)', KEY_LOCK);
+      const active = await tx.signingKey.count({ where: { retiredAt: null } });
+      if (active > 0) return;
+      await tx.signingKey.create({ data: await newKey() });
+    });
+    this.cache = null;
+  }
+
+  /** Adds a new signing key; the previous ones keep verifying until retired. */
+  async rotate(): Promise<string> {
+    const key = await newKey();
+    await this.prisma.signingKey.create({ data: key });
+    this.cache = null;
+    return key.kid;
+  }
+
+  async retire(kid: string): Promise<void> {
+    await this.prisma.signingKey.update({ where: { kid }, data: { retiredAt: new Date() } });
+    this.cache = null;
+  }
+
+  async jwks(): Promise<{ keys: JWK[] }> {
+    const keys = await this.activeKeys();
+    return { keys: keys.map((k) => k.publicJwk) };
+  }
+
+  async sign(claims: Record<string, unknown>, ttlSeconds: number, issuer: string): Promise<string> {
+    const keys = await this.activeKeys();
+    const newest = keys[0];
+    if (!newest) throw new Error('no active signing key');
+    const key = await importJWK(newest.privateJwk, ALG);
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: ALG, kid: newest.kid, typ: 'JWT' })
+      .setIssuer(issuer)
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+      .sign(key);
+  }
+
+  private async activeKeys() {
+    if (this.cache && Date.now() - this.cache.at < CACHE_MS) return this.cache.keys;
+    const rows = await this.prisma.signingKey.findMany({
+      where: { retiredAt: null },
+      orderBy: { createdAt: 'desc' },
+      select: { kid: true, privateJwk: true, publicJwk: true },
+    });
+    const keys = rows.map((r) => ({ kid: r.kid, privateJwk: r.privateJwk as JWK, publicJwk: r.publicJwk as JWK }));
+    this.cache = { at: Date.now(), keys };
+    return keys;
+  }
+}
+
+async function newKey() {
+  const { publicKey, privateKey } = await generateKeyPair(ALG, { extractable: true });
+  const kid = `k-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: ALG };
+  return { kid, publicJwk, privateJwk };
+}
