@@ -3,3 +3,4 @@ export * from './route-types.js';
 export * from './routes.js';
 export * from './enums.js';
 export * from './records/index.js';
+export * from './auth-keys.js';

@@ -7,3 +7,4 @@ export { connectNats } from './connection.js';
 export { eventMetrics } from './metrics.js';
 export { OUTBOX_TABLE, PROCESSED_TABLE, type SqlExecutor, type TransactionalClient } from './sql.js';
 export * from './definitions/index.js';
+export type { NatsConnection } from '@nats-io/transport-node';

@@ -33,7 +33,6 @@ export async function createHttpApp(options: HttpAppOptions) {
   const app = Fastify({
     logger: options.logger ?? { level: options.logLevel ?? 'info', base: { service: options.service } },
     genReqId: requestIdFrom,
-    requestIdLogLabel: 'requestId',
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     trustProxy: true,
     routerOptions: { maxParamLength: 500 },

@@ -5,3 +5,4 @@ export { startNatsServer, type NatsServerHandle } from './nats-server.js';
 export { waitFor, type WaitForOptions } from './wait-for.js';
 export { createTestJwks, type TestJwks } from './jwks.js';
 export { freePort } from './ports.js';
+export { startServiceTestEnv, type ServiceTestEnv } from './service-env.js';

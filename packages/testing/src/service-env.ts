@@ -1,0 +1,41 @@
+import { createTestDatabase } from './database.js';
+import { testInfra } from './infra.js';
+import { startNatsServer, type NatsServerHandle } from './nats-server.js';
+import { startS3rver } from './s3rver.js';
+
+export interface ServiceTestEnv {
+  /** Environment for the service's config loader. */
+  env: Record<string, string>;
+  nats: NatsServerHandle;
+  close(): Promise<void>;
+}
+
+/**
+ * Everything one test file needs to boot a service against real infrastructure, isolated from
+ * other files and from a running dev fleet: a fresh migrated database, a private JetStream
+ * server (durable consumers and streams are not shared) and a private s3rver. Redis is shared.
+ */
+export async function startServiceTestEnv(label: string, migrationsDir: string): Promise<ServiceTestEnv> {
+  const [db, nats, s3] = await Promise.all([createTestDatabase(label, migrationsDir), startNatsServer(), startS3rver()]);
+  return {
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      DB_AUTO_MIGRATE: 'false',
+      NATS_URL: nats.url,
+      REDIS_URL: testInfra().redisUrl,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY: s3.accessKey,
+      S3_SECRET_KEY: s3.secretKey,
+      OUTBOX_POLL_MS: '100',
+    },
+    nats,
+    async close() {
+      await Promise.allSettled([nats.close(), s3.close()]);
+      await db.drop().catch(() => undefined);
+    },
+  };
+}
