@@ -102,7 +102,11 @@ export class DurableConsumer<Tx extends SqlExecutor> {
         this.current = messages;
         const inFlight = new Set<Promise<void>>();
         for await (const msg of messages) {
-          const task = this.process(msg).finally(() => inFlight.delete(task));
+          const task = this.process(msg)
+            .catch((err) => {
+              this.options.logger.error({ err, consumer: this.durable }, 'event processing crashed; left for redelivery');
+            })
+            .finally(() => inFlight.delete(task));
           inFlight.add(task);
           if (inFlight.size >= concurrency) await Promise.race(inFlight);
           if (this.stopped) break;
@@ -166,16 +170,17 @@ export class DurableConsumer<Tx extends SqlExecutor> {
   }
 
   private async deadLetter(msg: JsMsg, type: string, reason: string): Promise<void> {
-    const js = jetstream(this.options.nc);
-    const h = headers();
-    h.set('x-dlq-reason', reason.slice(0, 1000));
-    h.set('x-dlq-consumer', this.durable);
-    h.set('x-dlq-subject', msg.subject);
+    // NATS header values are single-line.
+    const oneLine = reason.replace(/[\r\n]+/g, ' ').slice(0, 1000);
     try {
-      await js.publish(`dlq.${this.durable}`, msg.data, { headers: h });
-      msg.term(reason.slice(0, 200));
+      const h = headers();
+      h.set('x-dlq-reason', oneLine);
+      h.set('x-dlq-consumer', this.durable);
+      h.set('x-dlq-subject', msg.subject);
+      await jetstream(this.options.nc).publish(`dlq.${this.durable}`, msg.data, { headers: h });
+      msg.term(oneLine.slice(0, 200));
       eventMetrics.deadLettered.inc({ consumer: this.durable, type });
-      this.options.logger.error({ consumer: this.durable, type, reason }, 'event dead-lettered');
+      this.options.logger.error({ consumer: this.durable, type, reason: oneLine }, 'event dead-lettered');
     } catch (err) {
       // Could not park it: leave it for redelivery rather than lose it.
       this.options.logger.warn({ err }, 'dead-letter publish failed');

@@ -1,0 +1,157 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fastifyJwt from '@fastify/jwt';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { REVOCATION_KEYS, type AuthRule } from '@msp/contracts';
+import type { ErrorCode } from '@msp/errors';
+import { IDENTITY_HEADERS } from '@msp/http';
+import { JwksUnavailableError, type JwksKeyStore } from './jwks.js';
+import { decide, queueHit, rateKeys } from './rate-limit.js';
+
+/** The verified caller, forwarded to the services as X-User-* headers. */
+export interface Caller {
+  userId: string;
+  username: string;
+  role: 'LISTENER' | 'ARTIST' | 'ADMIN';
+  tier: 'FREE' | 'PRO';
+  sessionId: string;
+}
+
+export type AuthResult =
+  | { ok: true; caller: Caller | null }
+  | { ok: false; status: number; code: ErrorCode; message: string; headers?: Record<string, string> };
+
+const claimsSchema = z.object({
+  sub: z.string().regex(/^[1-9]\d*$/),
+  username: z.string().min(1),
+  role: z.enum(['LISTENER', 'ARTIST', 'ADMIN']),
+  tier: z.enum(['FREE', 'PRO']),
+  sid: z.string().min(1),
+});
+
+const RETRY_AFTER_SECONDS = '5';
+
+function reject(status: number, code: ErrorCode, message: string, headers?: Record<string, string>): AuthResult {
+  return { ok: false, status, code, message, headers };
+}
+
+/**
+ * Registers @fastify/jwt in verify-only mode with the JWKS as key source. Only RS256 is accepted:
+ * `alg: none`, HS256 (even keyed with the public key) and anything else is refused before any
+ * key lookup; `exp` is required so a token can never live forever.
+ */
+export async function registerJwt(app: FastifyInstance, keyStore: JwksKeyStore, issuer: string | undefined): Promise<void> {
+  await app.register(fastifyJwt, {
+    secret: async (_request, tokenOrHeader) => {
+      const header = 'header' in tokenOrHeader ? tokenOrHeader.header : tokenOrHeader;
+      if (header.alg !== 'RS256' || typeof header.kid !== 'string') {
+        throw new Error('Token algorithm or key id not accepted.');
+      }
+      return keyStore.getKey(header.kid);
+    },
+    decode: { complete: true },
+    verify: {
+      algorithms: ['RS256'],
+      requiredClaims: ['exp', 'sub', 'sid'],
+      ...(issuer ? { allowedIss: issuer } : {}),
+    },
+  });
+}
+
+function lockMessage(status: string | null, now: number): AuthResult | null {
+  if (!status) return null;
+  if (status === 'banned') return reject(403, 'ACCOUNT_BANNED', 'This account is banned.');
+  if (status.startsWith('suspended:')) {
+    const until = Date.parse(status.slice('suspended:'.length));
+    // An unreadable date is treated as a running suspension: the writer meant to lock the account.
+    if (Number.isNaN(until)) return reject(403, 'ACCOUNT_SUSPENDED', 'This account is suspended.');
+    if (until > now) {
+      return reject(403, 'ACCOUNT_SUSPENDED', `This account is suspended until ${new Date(until).toISOString()}.`);
+    }
+  }
+  return null;
+}
+
+export interface AuthDeps {
+  redis: Redis;
+  userLimitPerMinute: number;
+}
+
+/**
+ * Applies the route's auth rule (API.md §1 "Auth column"):
+ * - none / webhook-signature: no identity, whatever Authorization says.
+ * - optional: anonymous without a header; a header that fails verification is a 401.
+ * - bearer / admin: a verified token is required; admin also needs role ADMIN.
+ * A verified token is then checked against the revocation keys of identity (one round trip that
+ * also counts the per-user rate limit).
+ *
+ * Redis down: bearer/admin fail closed (503) because a banned user or a revoked session must not
+ * get through; optional routes fall back to anonymous (public content only, nothing to leak).
+ */
+export async function authenticate(request: FastifyRequest, rule: AuthRule, deps: AuthDeps): Promise<AuthResult> {
+  if (rule === 'none' || rule === 'webhook-signature') return { ok: true, caller: null };
+  const hasHeader = typeof request.headers.authorization === 'string' && request.headers.authorization !== '';
+  if (!hasHeader) {
+    return rule === 'optional' ? { ok: true, caller: null } : reject(401, 'UNAUTHORIZED', 'Authentication is required.');
+  }
+
+  let verified: unknown;
+  try {
+    verified = await request.jwtVerify();
+  } catch (err) {
+    if (err instanceof JwksUnavailableError) {
+      request.log.error({ err }, 'cannot verify tokens: JWKS unavailable');
+      return reject(503, 'SERVICE_UNAVAILABLE', 'Tokens cannot be verified right now.', { 'retry-after': RETRY_AFTER_SECONDS });
+    }
+    const expired = (err as { code?: string }).code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED';
+    request.log.info({ reason: (err as Error).message }, 'token rejected');
+    return reject(401, 'UNAUTHORIZED', expired ? 'The access token has expired.' : 'The access token is invalid.');
+  }
+  const claims = claimsSchema.safeParse(verified);
+  if (!claims.success) return reject(401, 'UNAUTHORIZED', 'The access token is invalid.');
+  const { sub, username, role, tier, sid } = claims.data;
+
+  const pipeline = deps.redis.pipeline().mget(REVOCATION_KEYS.revokedSession(sid), REVOCATION_KEYS.userStatus(sub));
+  queueHit(pipeline, rateKeys.user(sub));
+  let results: Array<[Error | null, unknown]> | null;
+  try {
+    results = await pipeline.exec();
+  } catch (err) {
+    results = null;
+    request.log.warn({ err }, 'revocation lookup failed');
+  }
+  const [lookupError, lookup] = results?.[0] ?? [new Error('no answer'), null];
+  if (lookupError || !Array.isArray(lookup)) {
+    if (rule === 'optional') return { ok: true, caller: null };
+    return reject(503, 'SERVICE_UNAVAILABLE', 'Sessions cannot be checked right now.', { 'retry-after': RETRY_AFTER_SECONDS });
+  }
+  const [revoked, status] = lookup as [string | null, string | null];
+  if (revoked !== null) return reject(401, 'UNAUTHORIZED', 'The session has been revoked.');
+  const locked = lockMessage(status, Date.now());
+  if (locked) return locked;
+  if (rule === 'admin' && role !== 'ADMIN') return reject(403, 'FORBIDDEN', 'Administrator role required.');
+
+  const [rateError, rateResult] = results?.[1] ?? [new Error('no answer'), null];
+  if (rateError) {
+    request.log.warn({ err: rateError }, 'per-user rate limit skipped');
+  } else {
+    const decision = decide(rateResult, deps.userLimitPerMinute);
+    if (!decision.allowed) {
+      return reject(429, 'RATE_LIMITED', 'Too many requests; try again later.', { 'retry-after': String(decision.retryAfterSeconds) });
+    }
+  }
+  return { ok: true, caller: { userId: sub, username, role, tier, sessionId: sid } };
+}
+
+/** Header values a verified caller is forwarded with. */
+export function identityHeaders(caller: Caller): Record<string, string> {
+  return {
+    [IDENTITY_HEADERS.userId]: caller.userId,
+    [IDENTITY_HEADERS.role]: caller.role,
+    [IDENTITY_HEADERS.tier]: caller.tier,
+    [IDENTITY_HEADERS.sessionId]: caller.sessionId,
+    [IDENTITY_HEADERS.username]: caller.username,
+  };
+}
+
+export const IDENTITY_HEADER_NAMES: readonly string[] = Object.values(IDENTITY_HEADERS);

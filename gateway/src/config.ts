@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { commonEnvShape, DEFAULT_PORTS, loadConfig, serviceUrlsShape } from '@msp/config';
+
+const MIB = 1024 * 1024;
+
+/** `true`/`false`, a hop count, or a comma list of addresses/ranges (proxy-addr names allowed). */
+function parseTrustProxy(value: string): boolean | number | string[] {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((part) => part.trim()).filter(Boolean);
+}
+
+const commaList = z
+  .string()
+  .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean));
+
+export const configShape = {
+  ...commonEnvShape,
+  ...serviceUrlsShape,
+  PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS.gateway),
+  /** Defaults to `${IDENTITY_URL}/.well-known/jwks.json`, computed after parsing. */
+  JWKS_URL: z.url().optional(),
+  /** When set, the `iss` claim must equal it; identity signs every token with its JWT_ISSUER. */
+  JWT_ISSUER: z.string().min(1).optional(),
+  /** Browser origins allowed by CORS; defaults to the origin of WEB_BASE_URL (http://localhost:3000 locally). */
+  CORS_ORIGINS: commaList.optional(),
+  RATE_LIMIT_CLIENT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  RATE_LIMIT_USER_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(1).default(600_000),
+  AUDIO_MAX_BYTES: z.coerce.number().int().min(1).default(200 * MIB),
+  /**
+   * Which peers may set X-Forwarded-For (client address for rate limits). The default trusts
+   * loopback and private networks (ingress controller, load balancer inside the cluster), never
+   * the open internet, so a client cannot pick its own address to dodge the per-client limit.
+   */
+  TRUST_PROXY: z.string().default('loopback,linklocal,uniquelocal').transform(parseTrustProxy),
+  /**
+   * Prefix of every Redis key the gateway reads or writes. Must stay empty in a deployment
+   * (identity writes the revocation keys unprefixed); tests use it to isolate their keys.
+   */
+  REDIS_KEY_PREFIX: z.string().default(''),
+} as const;
+
+export const requiredEnv = [
+  'REDIS_URL',
+  'WEB_BASE_URL',
+  'PUBLIC_BASE_URL',
+  'IDENTITY_URL',
+  'CATALOG_URL',
+  'MEDIA_PROCESSING_URL',
+  'SOCIAL_URL',
+  'MESSAGING_URL',
+  'NOTIFICATION_URL',
+  'BILLING_URL',
+] as const;
+
+type ParsedConfig = z.infer<z.ZodObject<typeof configShape>>;
+
+export type GatewayConfig = Omit<ParsedConfig, 'JWKS_URL' | 'CORS_ORIGINS'> & {
+  JWKS_URL: string;
+  CORS_ORIGINS: string[];
+};
+
+export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+  const parsed = loadConfig(configShape, { env, requiredInProduction: requiredEnv });
+  return {
+    ...parsed,
+    JWKS_URL: parsed.JWKS_URL ?? `${parsed.IDENTITY_URL.replace(/\/+$/, '')}/.well-known/jwks.json`,
+    CORS_ORIGINS: parsed.CORS_ORIGINS && parsed.CORS_ORIGINS.length > 0 ? parsed.CORS_ORIGINS : [new URL(parsed.WEB_BASE_URL).origin],
+  };
+}

@@ -1,0 +1,68 @@
+import FindMyWay from 'find-my-way';
+import { ROUTES, type RouteContract, type ServiceName } from '@msp/contracts';
+
+/** Methods the public API uses; HEAD is answered as GET. */
+const API_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+type ApiMethod = (typeof API_METHODS)[number];
+
+/** Paths the gateway answers itself; listed so that e.g. POST /api/health is a 405, not a 404. */
+const GATEWAY_OWN_GET_PATHS = ['/health', '/openapi.json', '/docs', '/docs/', '/docs/*'];
+
+export type RouteMatch =
+  | { kind: 'route'; route: RouteContract }
+  /** A gateway-owned path reached with a method it does not serve (the GET route would have won). */
+  | { kind: 'gateway' }
+  | { kind: 'method-not-allowed'; allow: string[] }
+  | { kind: 'not-found' };
+
+type Store = { route: RouteContract | null };
+
+/**
+ * API.md writes parameters with their meaning (`/users/{userId}/…` next to `/users/{username}/…`),
+ * but a radix router refuses two names at one position. The lookup only needs the shape, so each
+ * parameter is renamed after its segment index; `/ws/**` (websocket) is proxied separately.
+ */
+export function normalisePath(path: string): string {
+  return path
+    .split('/')
+    .map((segment, index) => (/^\{[^}]+\}$/.test(segment) ? `:s${index}` : segment))
+    .join('/');
+}
+
+export interface RouteTable {
+  match(method: string, url: string): RouteMatch;
+}
+
+export function buildRouteTable(routes: readonly RouteContract[] = ROUTES): RouteTable {
+  // Static segments win over parameters in find-my-way, which is what API.md §6 asks for.
+  const router = FindMyWay({ maxParamLength: 500, caseSensitive: true, ignoreTrailingSlash: false });
+  const noop = () => undefined;
+  for (const route of routes) {
+    if (route.path === '/ws' || route.path.startsWith('/ws/')) continue;
+    router.on(route.method, `/api${normalisePath(route.path)}`, noop, { route } satisfies Store);
+  }
+  for (const path of GATEWAY_OWN_GET_PATHS) {
+    router.on('GET', `/api${path}`, noop, { route: null } satisfies Store);
+  }
+
+  const find = (method: ApiMethod, path: string): Store | undefined => {
+    const found = router.find(method, path);
+    return found ? (found.store as Store) : undefined;
+  };
+
+  return {
+    match(method, url) {
+      const path = url.split('?', 1)[0] ?? url;
+      const lookupMethod = method === 'HEAD' ? 'GET' : method;
+      if ((API_METHODS as readonly string[]).includes(lookupMethod)) {
+        const store = find(lookupMethod as ApiMethod, path);
+        if (store) return store.route ? { kind: 'route', route: store.route } : { kind: 'gateway' };
+      }
+      const allow = API_METHODS.filter((candidate) => find(candidate, path) !== undefined);
+      if (allow.length === 0) return { kind: 'not-found' };
+      return { kind: 'method-not-allowed', allow: allow.includes('GET') ? [...allow, 'HEAD'] : [...allow] };
+    },
+  };
+}
+
+export type ServiceUrls = Record<ServiceName, string>;

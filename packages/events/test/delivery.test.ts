@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { dropDatabase, ensureDatabase } from '@msp/db';
+import { startNatsServer, testInfra, waitFor, type NatsServerHandle } from '@msp/testing';
+import {
+  connectNats,
+  createEnvelope,
+  defineEvent,
+  DurableConsumer,
+  ensureStreams,
+  OutboxRelay,
+  writeOutbox,
+  type NatsConnection,
+  type SqlExecutor,
+  type TransactionalClient,
+} from '../src/index.js';
+
+const Counted = defineEvent('social.counter.bumped.v1', z.object({ key: z.string(), seq: z.number().int() }));
+const silent = { info() {}, warn() {}, error() {} };
+
+/** A TransactionalClient over plain pg: the structural contract Prisma clients also meet. */
+function pgDb(pool: pg.Pool): TransactionalClient {
+  const exec = (client: pg.Pool | pg.PoolClient): SqlExecutor => ({
+    $executeRawUnsafe: async (q, ...v) => (await client.query(q, v)).rowCount ?? 0,
+    $queryRawUnsafe: async <T>(q: string, ...v: unknown[]) => (await client.query(q, v)).rows as T,
+  });
+  return {
+    ...exec(pool),
+    async $transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(exec(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+let nats: NatsServerHandle;
+let dbUrl: string;
+let pool: pg.Pool;
+let db: TransactionalClient;
+let nc: NatsConnection;
+let relay: OutboxRelay;
+const consumers: DurableConsumer<SqlExecutor>[] = [];
+let failuresLeft = 0;
+
+function counterConsumer(name = 'counter') {
+  const consumer = new DurableConsumer<SqlExecutor>({
+    nc, db, logger: silent, service: 'catalog', name, from: 'social', backoffMs: [50], maxDeliver: 4,
+  }).on(Counted, async (data, envelope, tx) => {
+    if (data.key.startsWith('flaky') && failuresLeft > 0) {
+      failuresLeft -= 1;
+      throw new Error('transient');
+    }
+    // Deliberately not idempotent on its own: only the processed-event record prevents doubles.
+    await tx.$executeRawUnsafe(
+      'INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int]) ON CONFLICT (key) DO UPDATE SET n = counters.n + 1, seqs = counters.seqs || $2::int',
+      data.key, data.seq,
+    );
+    expect(envelope.producer).toBe('social');
+  });
+  consumers.push(consumer);
+  return consumer;
+}
+
+async function emit(key: string, seq: number) {
+  await db.$transaction((tx) => writeOutbox(tx, Counted, { key, seq }));
+}
+
+async function counter(key: string): Promise<{ n: number; seqs: number[] } | undefined> {
+  const rows = await db.$queryRawUnsafe<Array<{ n: number; seqs: number[] }>>('SELECT n, seqs FROM counters WHERE key = $1', key);
+  return rows[0];
+}
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  dbUrl = `${testInfra().postgresUrl}/t_events_${randomBytes(4).toString('hex')}`;
+  await ensureDatabase(dbUrl);
+  pool = new pg.Pool({ connectionString: dbUrl });
+  await pool.query(`
+    CREATE TABLE outbox_event (id uuid PRIMARY KEY, type text NOT NULL, payload jsonb NOT NULL,
+      created_at timestamptz(3) NOT NULL DEFAULT now(), published_at timestamptz(3));
+    CREATE TABLE processed_event (consumer text NOT NULL, event_id uuid NOT NULL,
+      processed_at timestamptz(3) NOT NULL DEFAULT now(), PRIMARY KEY (consumer, event_id));
+    CREATE TABLE counters (key text PRIMARY KEY, n int NOT NULL, seqs int[] NOT NULL);`);
+  db = pgDb(pool);
+  nc = await connectNats(nats.url, 'events-test');
+  await ensureStreams(await jetstreamManager(nc), 'social');
+  relay = new OutboxRelay({ databaseUrl: dbUrl, js: jetstream(nc), logger: silent, pollMs: 100 });
+  await relay.start();
+});
+
+afterEach(async () => {
+  await Promise.all(consumers.splice(0).map((c) => c.stop()));
+});
+
+afterAll(async () => {
+  await relay?.stop();
+  await nc?.close();
+  await pool?.end();
+  await nats?.close();
+  if (dbUrl) await dropDatabase(dbUrl);
+});
+
+describe('transactional outbox and durable consumer', () => {
+  beforeEach(() => {
+    failuresLeft = 0;
+  });
+
+  it('delivers each committed event once, in order', async () => {
+    await counterConsumer().start();
+    for (let seq = 1; seq <= 20; seq += 1) await emit('ordered', seq);
+    const result = await waitFor(async () => ((await counter('ordered'))?.n === 20 ? counter('ordered') : undefined));
+    expect(result?.seqs).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
+  it('publishes nothing for a rolled-back transaction', async () => {
+    await counterConsumer().start();
+    await expect(
+      db.$transaction(async (tx) => {
+        await writeOutbox(tx, Counted, { key: 'rolled-back', seq: 1 });
+        throw new Error('business rule failed');
+      }),
+    ).rejects.toThrow('business rule failed');
+    await emit('after-rollback', 1);
+    await waitFor(() => counter('after-rollback'));
+    expect(await counter('rolled-back')).toBeUndefined();
+  });
+
+  it('applies a re-delivered event (same id) only once', async () => {
+    await counterConsumer().start();
+    const envelope = createEnvelope(Counted, { key: 'dup', seq: 1 });
+    const js = jetstream(nc);
+    // Distinct message ids defeat JetStream's own de-duplication: the consumer must catch it.
+    await js.publish(envelope.type, JSON.stringify(envelope), { msgID: `${envelope.id}-a` });
+    await js.publish(envelope.type, JSON.stringify(envelope), { msgID: `${envelope.id}-b` });
+    await emit('dup-marker', 1);
+    await waitFor(() => counter('dup-marker'));
+    expect((await counter('dup'))?.n).toBe(1);
+  });
+
+  it('retries a failing handler with backoff and then succeeds', async () => {
+    failuresLeft = 2;
+    await counterConsumer().start();
+    await emit('flaky', 1);
+    const result = await waitFor(() => counter('flaky'), { timeoutMs: 5000 });
+    expect(result?.n).toBe(1);
+    expect(failuresLeft).toBe(0);
+  });
+
+  it('dead-letters a poison message and goes on with the next', async () => {
+    await counterConsumer().start();
+    const js = jetstream(nc);
+    await js.publish(Counted.type, JSON.stringify({ ...createEnvelope(Counted, { key: 'x', seq: 1 }), data: { key: 42 } }));
+    await js.publish(Counted.type, 'not json at all');
+    await emit('after-poison', 1);
+    await waitFor(() => counter('after-poison'));
+    const jsm = await jetstreamManager(nc);
+    const dlq = await waitFor(async () => {
+      const info = await jsm.streams.info('DLQ');
+      return info.state.messages >= 2 ? info : undefined;
+    });
+    expect(dlq.state.messages).toBeGreaterThanOrEqual(2);
+  });
+
+  it('delivers events written while the consumer was down, once, after it restarts', async () => {
+    const first = counterConsumer('restartable');
+    await first.start();
+    await emit('restart', 1);
+    await waitFor(async () => (await counter('restart'))?.n === 1);
+    await first.stop();
+    for (let seq = 2; seq <= 5; seq += 1) await emit('restart', seq);
+    await counterConsumer('restartable').start();
+    const result = await waitFor(async () => ((await counter('restart'))?.n === 5 ? counter('restart') : undefined));
+    expect(result?.seqs).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('survives a NATS restart: events written while the broker is down arrive once', async () => {
+    await counterConsumer('broker-restart').start();
+    await emit('broker', 1);
+    await waitFor(async () => (await counter('broker'))?.n === 1);
+    await nats.stop();
+    for (let seq = 2; seq <= 4; seq += 1) await emit('broker', seq);
+    const pending = await pool.query('SELECT count(*)::int AS n FROM outbox_event WHERE published_at IS NULL');
+    expect(pending.rows[0].n).toBeGreaterThan(0);
+    await nats.start();
+    for (let seq = 5; seq <= 6; seq += 1) await emit('broker', seq);
+    const result = await waitFor(async () => ((await counter('broker'))?.n === 6 ? counter('broker') : undefined), {
+      timeoutMs: 20_000,
+      message: 'events did not arrive after the NATS restart',
+    });
+    expect(result?.seqs).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+});

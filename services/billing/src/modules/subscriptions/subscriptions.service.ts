@@ -1,0 +1,17 @@
+import type { SubscriptionStatusResponse } from '@msp/contracts';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import { toSubscriptionStatus } from './subscription-status.mapper.js';
+import { SubscriptionsRepository } from './subscriptions.repository.js';
+
+export class SubscriptionsService {
+  private readonly repo: SubscriptionsRepository;
+
+  constructor(prisma: PrismaClient) {
+    this.repo = new SubscriptionsRepository(prisma);
+  }
+
+  /** SUB-1. A user without a subscription row never subscribed. */
+  async status(userId: number): Promise<SubscriptionStatusResponse> {
+    return toSubscriptionStatus(await this.repo.findByUser(userId));
+  }
+}
