@@ -53,6 +53,9 @@ export function buildRouteTable(routes: readonly RouteContract[] = ROUTES): Rout
   return {
     match(method, url) {
       const path = url.split('?', 1)[0] ?? url;
+      // The upstream URL is built with WHATWG URL, which resolves `..`, `%2e%2e` and backslashes.
+      // A path that would change on the way must not pass: it was authorised as something else.
+      if (!isCanonical(path)) return { kind: 'not-found' };
       const lookupMethod = method === 'HEAD' ? 'GET' : method;
       if ((API_METHODS as readonly string[]).includes(lookupMethod)) {
         const store = find(lookupMethod as ApiMethod, path);
@@ -63,6 +66,15 @@ export function buildRouteTable(routes: readonly RouteContract[] = ROUTES): Rout
       return { kind: 'method-not-allowed', allow: allow.includes('GET') ? [...allow, 'HEAD'] : [...allow] };
     },
   };
+}
+
+function isCanonical(path: string): boolean {
+  if (!path.startsWith('/') || path.startsWith('//')) return false;
+  try {
+    return new URL(path, 'http://gateway.invalid').pathname === path;
+  } catch {
+    return false;
+  }
 }
 
 export type ServiceUrls = Record<ServiceName, string>;
