@@ -1,3 +1,4 @@
+/// <reference path="./vendor-types.d.ts" />
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

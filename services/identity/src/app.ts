@@ -35,5 +35,5 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
 
   await app.register(keysModule, { keys });
   await app.register(accountsModule, { prefix: '/api', accounts });
-  return Object.assign(app, { infra });
+  return Object.assign(app, { infra, keys });
 }

@@ -136,7 +136,7 @@ describe('JWKS and signing keys', () => {
     const jwks = createRemoteJWKSet(new URL(`${address}/.well-known/jwks.json`));
     expect((await jwtVerify(old, jwks)).payload.sub).toBe('1');
     expect((await jwtVerify(fresh, jwks)).payload.sub).toBe('2');
-    const doc = await (await fetch(`${address}/.well-known/jwks.json`)).json();
+    const doc = (await (await fetch(`${address}/.well-known/jwks.json`)).json()) as { keys: unknown[] };
     expect(doc.keys).toHaveLength(2);
     expect(JSON.stringify(doc)).not.toContain('"d"');
   });

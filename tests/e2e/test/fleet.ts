@@ -1,0 +1,114 @@
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { createTestDatabase, startNatsServer, startS3rver, testInfra, type NatsServerHandle, type TestDatabase } from '@msp/testing';
+import * as identity from '@msp/identity';
+import * as catalog from '@msp/catalog';
+import * as mediaProcessing from '@msp/media-processing';
+import * as social from '@msp/social';
+import * as messaging from '@msp/messaging';
+import * as notification from '@msp/notification';
+import * as billing from '@msp/billing';
+import { buildGateway, loadGatewayConfig } from '@msp/gateway';
+
+type ServiceName = 'identity' | 'catalog' | 'media-processing' | 'social' | 'messaging' | 'notification' | 'billing';
+
+// Each service package exports buildApp(config, { logger }) and its config loader.
+const modules: Record<ServiceName, { build: (env: Record<string, string>) => Promise<FastifyInstance> }> = {
+  identity: { build: (env) => identity.buildApp(identity.loadIdentityConfig(env), { logger: false }) },
+  catalog: { build: (env) => catalog.buildApp(catalog.loadCatalogConfig(env), { logger: false }) },
+  'media-processing': {
+    build: (env) => mediaProcessing.buildApp(mediaProcessing.loadMediaProcessingConfig(env), { logger: false }),
+  },
+  social: { build: (env) => social.buildApp(social.loadSocialConfig(env), { logger: false }) },
+  messaging: { build: (env) => messaging.buildApp(messaging.loadMessagingConfig(env), { logger: false }) },
+  notification: { build: (env) => notification.buildApp(notification.loadNotificationConfig(env), { logger: false }) },
+  billing: { build: (env) => billing.buildApp(billing.loadBillingConfig(env), { logger: false }) },
+};
+
+export const SERVICES = Object.keys(modules) as ServiceName[];
+
+function migrationsOf(service: ServiceName): string {
+  return fileURLToPath(new URL(`../../../services/${service}/prisma/migrations`, import.meta.url));
+}
+
+const envName = (s: ServiceName) => `${s.toUpperCase().replace(/-/g, '_')}_URL`;
+
+/** The whole fleet in one process, on real infrastructure, each service on its own port. */
+export class Fleet {
+  readonly apps = new Map<ServiceName, FastifyInstance>();
+  readonly ports = new Map<ServiceName, number>();
+  private readonly dbs = new Map<ServiceName, TestDatabase>();
+  gateway!: FastifyInstance;
+  gatewayUrl = '';
+  nats!: NatsServerHandle;
+  private closeS3: () => Promise<void> = async () => undefined;
+  private s3Env: Record<string, string> = {};
+
+  async start(gatewayEnv: Record<string, string> = {}): Promise<void> {
+    const [nats, s3] = await Promise.all([startNatsServer(), startS3rver()]);
+    this.nats = nats;
+    this.closeS3 = s3.close;
+    this.s3Env = { S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey };
+    await Promise.all(SERVICES.map(async (s) => this.dbs.set(s, await createTestDatabase(`e2e_${s}`, migrationsOf(s)))));
+    for (const s of SERVICES) await this.startService(s);
+    const urls = Object.fromEntries(SERVICES.map((s) => [envName(s), this.urlOf(s)]));
+    this.gateway = await buildGateway(
+      loadGatewayConfig({
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        REDIS_URL: testInfra().redisUrl,
+        ...urls,
+        JWKS_URL: `${this.urlOf('identity')}/.well-known/jwks.json`,
+        UPSTREAM_TIMEOUT_MS: '3000',
+        ...gatewayEnv,
+      }),
+      { logger: false },
+    );
+    await this.gateway.listen({ port: 0, host: '127.0.0.1' });
+    this.gatewayUrl = `http://127.0.0.1:${(this.gateway.server.address() as AddressInfo).port}`;
+  }
+
+  env(service: ServiceName): Record<string, string> {
+    return {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      DATABASE_URL: this.dbs.get(service)!.url,
+      DB_AUTO_MIGRATE: 'false',
+      NATS_URL: this.nats.url,
+      REDIS_URL: testInfra().redisUrl,
+      OUTBOX_POLL_MS: '100',
+      ...this.s3Env,
+    };
+  }
+
+  urlOf(service: ServiceName): string {
+    return `http://127.0.0.1:${this.ports.get(service)}`;
+  }
+
+  /** Starts (or restarts, on the same port) one service. */
+  async startService(service: ServiceName): Promise<FastifyInstance> {
+    const app = await modules[service].build(this.env(service));
+    await app.listen({ port: this.ports.get(service) ?? 0, host: '127.0.0.1' });
+    this.ports.set(service, (app.server.address() as AddressInfo).port);
+    this.apps.set(service, app);
+    return app;
+  }
+
+  async stopService(service: ServiceName): Promise<void> {
+    await this.apps.get(service)?.close();
+    this.apps.delete(service);
+  }
+
+  async close(): Promise<void> {
+    await this.gateway?.close();
+    await Promise.allSettled([...this.apps.keys()].map((s) => this.stopService(s)));
+    await Promise.allSettled([this.nats?.close(), this.closeS3()]);
+    await Promise.allSettled([...this.dbs.values()].map((d) => d.drop()));
+  }
+
+  fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    return fetch(`${this.gatewayUrl}${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
+  }
+}
