@@ -21,8 +21,8 @@ export const userSummarySelect = {
 } as const;
 
 /**
- * Stands in for a participant the projection does not (yet) hold, so a conversation is never
- * dropped from the list. R1: a username always contains a letter, so `user-<id>` cannot clash.
+ * Stands in for a participant the projection does not hold (an identity event not yet applied),
+ * so a conversation is never dropped from a list. Display only: nothing is stored.
  */
 export function unknownUserRow(userId: number): UserSummaryRow {
   return { userId, username: `user-${userId}`, displayName: `user-${userId}`, avatarUrl: null, tier: 'FREE', followerCount: 0, trackCount: 0 };

@@ -1,0 +1,23 @@
+import type { Conversation } from '@msp/contracts';
+import { toUserSummary, unknownUserRow, type UserSummaryRow } from '../users/user-summary.mapper.js';
+import type { ConversationListRow } from './conversations.repository.js';
+
+/** The Conversation record of API.md §2 as seen by `callerId`, one of its two participants. */
+export function toConversation(row: ConversationListRow, callerId: number, users: ReadonlyMap<number, UserSummaryRow>): Conversation {
+  const summary = (userId: number) => toUserSummary(users.get(userId) ?? unknownUserRow(userId), false);
+  const otherId = row.userLowId === callerId ? row.userHighId : row.userLowId;
+  const lastMessage =
+    row.lastSenderId !== null && row.lastCreatedAt !== null
+      ? { content: row.lastContent ?? '', senderId: row.lastSenderId, createdAt: row.lastCreatedAt.toISOString() }
+      : null;
+  return {
+    id: row.id,
+    conversationId: row.id,
+    participants: [summary(row.userLowId), summary(row.userHighId)],
+    otherUser: summary(otherId),
+    lastMessage,
+    lastMessageAt: (row.lastMessageAt ?? row.lastCreatedAt)?.toISOString() ?? null,
+    unreadCount: row.unreadCount,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
