@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import fastifyJwt from '@fastify/jwt';
+import fastifyJwt, { type TokenOrHeader } from '@fastify/jwt';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { REVOCATION_KEYS, type AuthRule } from '@msp/contracts';
@@ -42,7 +42,7 @@ function reject(status: number, code: ErrorCode, message: string, headers?: Reco
  */
 export async function registerJwt(app: FastifyInstance, keyStore: JwksKeyStore, issuer: string | undefined): Promise<void> {
   await app.register(fastifyJwt, {
-    secret: async (_request, tokenOrHeader) => {
+    secret: async (_request: FastifyRequest, tokenOrHeader: TokenOrHeader) => {
       const header = 'header' in tokenOrHeader ? tokenOrHeader.header : tokenOrHeader;
       if (header.alg !== 'RS256' || typeof header.kid !== 'string') {
         throw new Error('Token algorithm or key id not accepted.');

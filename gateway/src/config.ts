@@ -3,11 +3,10 @@ import { commonEnvShape, DEFAULT_PORTS, loadConfig, serviceUrlsShape } from '@ms
 
 const MIB = 1024 * 1024;
 
-/** `true`/`false`, a hop count, or a comma list of addresses/ranges (proxy-addr names allowed). */
-function parseTrustProxy(value: string): boolean | number | string[] {
+/** `true`/`false`, or a comma list of addresses/ranges (proxy-addr names like `loopback` allowed). */
+function parseTrustProxy(value: string): boolean | string[] {
   if (value === 'true') return true;
   if (value === 'false') return false;
-  if (/^\d+$/.test(value)) return Number(value);
   return value.split(',').map((part) => part.trim()).filter(Boolean);
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import { sendError } from '@msp/errors';
 import { BodyTooLargeError, findInCauses } from './body-limit.js';
 
@@ -29,9 +30,12 @@ export const RETRY_AFTER_SECONDS = '5';
  * a body that outgrew its limit while streaming → 413; anything else → 503.
  * Answers the services did send (4xx/5xx ErrorResponses included) never come here: they pass through.
  */
-export function onUpstreamError(reply: FastifyReply, { error }: { error: Error }): void {
+export const onUpstreamError: NonNullable<FastifyReplyFromHooks['onError']> = (genericReply, { error }) => {
+  // reply-from types the reply for any server kind; the gateway is an HTTP/1 server.
+  const reply = genericReply as unknown as FastifyReply;
   const request = reply.request;
-  if (reply.sent || request.raw.destroyed) {
+  // The request stream itself is destroyed once fully read (autoDestroy), so look at the socket.
+  if (reply.sent || reply.raw.destroyed || request.raw.socket?.destroyed === true) {
     request.log.info({ err: error }, 'upstream call ended after the client went away');
     return;
   }
@@ -56,4 +60,4 @@ export function onUpstreamError(reply: FastifyReply, { error }: { error: Error }
   request.log.error({ err: error }, 'upstream call failed');
   reply.header('retry-after', RETRY_AFTER_SECONDS);
   sendError(request, reply, 503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable.');
-}
+};

@@ -1,0 +1,150 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import { errorHandler, sendError } from '@msp/errors';
+import { requestIdFrom } from '@msp/http';
+import { IDENTITY_HEADER_NAMES } from './auth.js';
+import type { GatewayConfig } from './config.js';
+import { registerDocs } from './docs.js';
+import { registerHealth } from './health.js';
+import { registerMetrics } from '@msp/http';
+import { createJwksKeyStore } from './jwks.js';
+import { createOpenApiProvider } from './openapi.js';
+import { proxyPlugin } from './proxy.js';
+import { hit, rateKeys } from './rate-limit.js';
+import { connectRedis, createRedis } from './redis.js';
+import { buildRouteTable, type RouteTable, type ServiceUrls } from './route-table.js';
+import { registerWebsocketProxy } from './websocket.js';
+
+export type { GatewayConfig } from './config.js';
+export { loadGatewayConfig, requiredEnv } from './config.js';
+
+export interface BuildGatewayOptions {
+  /** Request logs; pass `false` in tests. */
+  logger?: boolean;
+}
+
+const REDIS_CONNECT_WAIT_MS = 2000;
+
+export function serviceUrlsOf(config: GatewayConfig): ServiceUrls {
+  return {
+    identity: config.IDENTITY_URL,
+    catalog: config.CATALOG_URL,
+    'media-processing': config.MEDIA_PROCESSING_URL,
+    social: config.SOCIAL_URL,
+    messaging: config.MESSAGING_URL,
+    notification: config.NOTIFICATION_URL,
+    billing: config.BILLING_URL,
+  };
+}
+
+/** 404 ROUTE_NOT_FOUND, or 405 when the path exists under other methods (e.g. TRACE, or OPTIONS without CORS). */
+function notFound(routeTable: RouteTable) {
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    const match = request.url.startsWith('/api/') ? routeTable.match(request.method, request.url) : { kind: 'not-found' as const };
+    if (match.kind === 'method-not-allowed') {
+      reply.header('allow', match.allow.join(', '));
+      return sendError(request, reply, 405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${match.allow.join(', ')}.`);
+    }
+    return sendError(request, reply, 404, 'ROUTE_NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`);
+  };
+}
+
+/**
+ * The public entry of the platform (API.md §6), built but not listening. Request bodies are
+ * never parsed (so not built on createHttpApp); request ids, error shape and /health, /ready
+ * mirror the services' HTTP shell.
+ */
+export async function buildGateway(config: GatewayConfig, options: BuildGatewayOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: config.LOG_LEVEL, base: { service: 'gateway' } },
+    genReqId: requestIdFrom,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: 1024 * 1024,
+    // Uploads may legitimately take minutes; anything slower than the upload timeout is a stall.
+    requestTimeout: config.UPLOAD_TIMEOUT_MS,
+    routerOptions: { maxParamLength: 500 },
+  });
+
+  const routeTable = buildRouteTable();
+  const serviceUrls = serviceUrlsOf(config);
+  const redis = createRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
+  const keyStore = createJwksKeyStore({ url: config.JWKS_URL });
+  // ioredis reconnects by itself; without a listener its errors would be unhandled. Logged at
+  // most every 10 s so that an outage does not flood the logs.
+  let lastRedisErrorLog = 0;
+  redis.on('error', (err: Error) => {
+    if (Date.now() - lastRedisErrorLog < 10_000) return;
+    lastRedisErrorLog = Date.now();
+    app.log.warn({ err }, 'Redis connection error');
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFound(routeTable));
+  app.addHook('onReady', async () => {
+    if (!(await connectRedis(redis, REDIS_CONNECT_WAIT_MS))) {
+      app.log.warn('Redis not reachable at start: bearer routes answer 503 until it is');
+    }
+  });
+  app.addHook('onClose', async () => {
+    if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+    else redis.disconnect();
+  });
+
+  // CORS first: its headers must be on every answer, the gateway's own errors included, so that
+  // a browser can read a 401 or 429.
+  await app.register(cors, {
+    origin: config.CORS_ORIGINS,
+    credentials: true,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'deprecation'],
+    maxAge: 600,
+  });
+  await app.register(helmet, {
+    global: true,
+    // Strict enough for a JSON API, loose enough for the Swagger UI at /api/docs (own assets,
+    // inline styles it sets on elements, data: icons). No upgrade-insecure-requests: local http.
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    // The web app is on another port/subdomain of the same site.
+    crossOriginResourcePolicy: { policy: 'same-site' },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    // Identity headers are the gateway's word only; whatever a client sent is dropped on every
+    // route (the proxies add the verified ones back).
+    for (const name of IDENTITY_HEADER_NAMES) delete request.raw.headers[name];
+    if (!request.url.startsWith('/api/') && request.url !== '/api') return;
+    const decision = await hit(redis, rateKeys.client(request.ip), config.RATE_LIMIT_CLIENT_PER_MINUTE);
+    if (decision === null) {
+      request.log.warn('per-client rate limit skipped: Redis unavailable');
+      return;
+    }
+    if (!decision.allowed) {
+      reply.header('retry-after', String(decision.retryAfterSeconds));
+      return sendError(request, reply, 429, 'RATE_LIMITED', 'Too many requests; try again later.');
+    }
+  });
+
+  registerHealth(app, redis, serviceUrls);
+  registerMetrics(app, 'gateway');
+  await registerDocs(app, createOpenApiProvider({ serviceUrls, publicBaseUrl: config.PUBLIC_BASE_URL }));
+  await registerWebsocketProxy(app, config);
+  await app.register(proxyPlugin, { config, redis, keyStore, routeTable, serviceUrls });
+  return app;
+}

@@ -1,0 +1,98 @@
+import { freePort } from '@msp/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError, json, startHarness, type Echo, type Harness } from './helpers.js';
+
+describe('upstream failures become gateway ErrorResponses', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { UPSTREAM_TIMEOUT_MS: '500' }, services: { messaging: 'stopped', social: { delayMs: 3000 } } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('a stopped service → 503 SERVICE_UNAVAILABLE with Retry-After, well within 5 s', async () => {
+    const token = await h.token();
+    const started = Date.now();
+    const response = await fetch(`${h.url}/api/conversations`, { headers: { authorization: `Bearer ${token}` } });
+    const elapsed = Date.now() - started;
+    await expectError(response, 503, 'SERVICE_UNAVAILABLE');
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(elapsed).toBeLessThan(5000);
+  });
+
+  it('a stopped service on a POST with a body → 503 too', async () => {
+    const token = await h.token();
+    const response = await fetch(`${h.url}/api/conversations/5/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ body: 'hi' }),
+    });
+    await expectError(response, 503, 'SERVICE_UNAVAILABLE');
+  });
+
+  it('a service slower than UPSTREAM_TIMEOUT_MS → 504 UPSTREAM_TIMEOUT', async () => {
+    const started = Date.now();
+    const response = await fetch(`${h.url}/api/tracks/3/comments`);
+    await expectError(response, 504, 'UPSTREAM_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
+  it('other services keep answering meanwhile', async () => {
+    expect((await json<Echo>(await fetch(`${h.url}/api/genres`))).service).toBe('catalog');
+  });
+});
+
+describe('Redis down: bearer fails closed, public routes and rate limits fail open', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('bearer route → 503 SERVICE_UNAVAILABLE with Retry-After (revocation cannot be checked)', async () => {
+    const token = await h.token();
+    const response = await fetch(`${h.url}/api/users/me`, { headers: { authorization: `Bearer ${token}` } });
+    await expectError(response, 503, 'SERVICE_UNAVAILABLE');
+    expect(response.headers.get('retry-after')).toBe('5');
+  });
+
+  it('optional route with a valid token → proxied anonymously', async () => {
+    const token = await h.token({ sub: '5' });
+    const response = await fetch(`${h.url}/api/tracks/1`, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    expect((await json<Echo>(response)).headers['x-user-id']).toBeUndefined();
+  });
+
+  it('public route → proxied (rate limit skipped)', async () => {
+    expect((await fetch(`${h.url}/api/genres`)).status).toBe(200);
+  });
+
+  it('/ready → 503 with the redis check down; /health still up', async () => {
+    const ready = await fetch(`${h.url}/ready`);
+    expect(ready.status).toBe(503);
+    expect(await json(ready)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', checks: { redis: 'down' } });
+    expect((await fetch(`${h.url}/health`)).status).toBe(200);
+  });
+});
+
+describe('JWKS unreachable: tokens cannot be verified', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { JWKS_URL: `http://127.0.0.1:${await freePort()}/.well-known/jwks.json` } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('bearer route → 503 SERVICE_UNAVAILABLE, not a misleading 401', async () => {
+    const token = await h.token();
+    await expectError(await fetch(`${h.url}/api/users/me`, { headers: { authorization: `Bearer ${token}` } }), 503, 'SERVICE_UNAVAILABLE');
+  });
+
+  it('routes without auth keep working', async () => {
+    expect((await fetch(`${h.url}/api/genres`)).status).toBe(200);
+  });
+});
