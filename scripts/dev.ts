@@ -119,6 +119,10 @@ if (!process.env.S3_ENDPOINT) {
   const directory = path.join(root, '.data/s3');
   mkdirSync(directory, { recursive: true });
   const port = Number(process.env.S3RVER_PORT ?? 4569);
+  if (await answers(`http://127.0.0.1:${port}`, port)) {
+    console.error(`Port ${port} (embedded object store) is taken: stop what runs there, or set S3RVER_PORT, or point S3_ENDPOINT at your S3 server.`);
+    process.exit(1);
+  }
   s3 = new S3rver({ port, address: '127.0.0.1', silent: true, directory });
   await s3.run();
   shared.S3_ENDPOINT = `http://127.0.0.1:${port}`;
