@@ -1,3 +1,4 @@
+/// <reference path="./vendor-types.d.ts" />
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';

@@ -116,6 +116,25 @@ describe('the fleet through the gateway', () => {
     expect(rows).toBe(users);
   });
 
+  it('events written while NATS is down reach the other service once after NATS restarts', async () => {
+    await fleet.nats.stop();
+    const { username } = await register('nats-down@example.com', 'Nats Down');
+    await fleet.nats.start();
+    await waitFor(async () => (await fleet.fetch(`/api/users/${username}/followers`)).status === 200, {
+      timeoutMs: 20_000,
+      message: 'the event was not delivered after the NATS restart',
+    });
+    const socialApp = fleet.apps.get('social') as Awaited<ReturnType<typeof import('@msp/social').buildApp>>;
+    const users = await socialApp.infra.prisma.userSummary.count();
+    const processed = await socialApp.infra.prisma.processedEvent.count({ where: { consumer: 'social--user-projection' } });
+    expect(processed).toBe(users);
+    const health = await waitFor(async () => {
+      const r = await fleet.fetch('/api/health');
+      return r.status === 200 ? r : undefined;
+    }, { timeoutMs: 10_000, message: 'fleet not healthy after the NATS restart' });
+    expect(health.status).toBe(200);
+  });
+
   it('/api/openapi.json is valid OpenAPI 3 and lists every route the services serve', async () => {
     const res = await fleet.fetch('/api/openapi.json');
     expect(res.status).toBe(200);
