@@ -1,6 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createHttpApp } from '@msp/http';
-import { startInfrastructure } from '@msp/runtime';
+import { createServiceApp } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { IdentityConfig } from './config.js';
 import { keysModule } from './modules/keys/keys.routes.js';
@@ -13,22 +12,13 @@ export { loadIdentityConfig, type IdentityConfig } from './config.js';
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
 export async function buildApp(config: IdentityConfig, options: { logger?: boolean } = {}) {
-  const readiness = {};
-  const app = await createHttpApp({
-    service: 'identity',
-    readiness,
-    logLevel: config.LOG_LEVEL,
-    logger: options.logger === false ? false : undefined,
-  });
-  const infra = await startInfrastructure({
+  const { app, infra } = await createServiceApp({
     service: 'identity',
     config,
-    logger: app.log,
     migrationsDir,
     createPrisma: (adapter) => new PrismaClient({ adapter }),
+    logger: options.logger,
   });
-  app.addHook('onClose', () => infra.close());
-  Object.assign(readiness, infra.readiness);
   const keys = new SigningKeyService(infra.prisma);
   await keys.ensureActiveKey();
   const accounts = new AccountsService(infra.prisma, config);

@@ -1,6 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createHttpApp, type ReadinessCheck } from '@msp/http';
-import { startInfrastructure } from '@msp/runtime';
+import { createServiceApp } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { MediaProcessingConfig } from './config.js';
 import { resolveMediaBinaries, useMediaBinaries, versionCheck } from './media/ffmpeg.js';
@@ -15,26 +14,18 @@ const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.
  * is added with the tracks feature.
  */
 export async function buildApp(config: MediaProcessingConfig, options: { logger?: boolean } = {}) {
-  const readiness: Record<string, ReadinessCheck> = {};
-  const app = await createHttpApp({
-    service: 'media-processing',
-    readiness,
-    logLevel: config.LOG_LEVEL,
-    logger: options.logger === false ? false : undefined,
-  });
   const media = await resolveMediaBinaries(config);
   useMediaBinaries(media);
-  const infra = await startInfrastructure({
+  const { app, infra, addReadiness } = await createServiceApp({
     service: 'media-processing',
     config,
-    logger: app.log,
     migrationsDir,
     createPrisma: (adapter) => new PrismaClient({ adapter }),
+    logger: options.logger,
   });
-  app.addHook('onClose', () => infra.close());
 
   const ffmpegRuns = versionCheck([media.ffprobe.path, media.ffmpeg.path]);
-  Object.assign(readiness, infra.readiness, { ffmpeg: ffmpegRuns });
+  addReadiness('ffmpeg', ffmpegRuns);
   // Run once now: the log says at boot which binaries are used and whether they start.
   await ffmpegRuns().then(
     () => app.log.info({ ffmpeg: media.ffmpeg, ffprobe: media.ffprobe }, 'media binaries ready'),

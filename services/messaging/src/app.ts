@@ -1,9 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { createHttpApp } from '@msp/http';
-import { startInfrastructure } from '@msp/runtime';
+import { createServiceApp, startUserProjection } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { MessagingConfig } from './config.js';
-import { startUserProjection } from './modules/users/users.consumer.js';
 import { conversationsModule } from './modules/conversations/conversations.routes.js';
 import { ConversationsService } from './modules/conversations/conversations.service.js';
 
@@ -12,27 +10,14 @@ export { loadMessagingConfig, type MessagingConfig } from './config.js';
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
 export async function buildApp(config: MessagingConfig, options: { logger?: boolean } = {}) {
-  const readiness = {};
-  const app = await createHttpApp({
-    service: 'messaging',
-    readiness,
-    logLevel: config.LOG_LEVEL,
-    logger: options.logger === false ? false : undefined,
-  });
-  const infra = await startInfrastructure({
+  const { app, infra, stopOnClose } = await createServiceApp({
     service: 'messaging',
     config,
-    logger: app.log,
     migrationsDir,
     createPrisma: (adapter) => new PrismaClient({ adapter }),
+    logger: options.logger,
   });
-  Object.assign(readiness, infra.readiness);
-  const projection = await startUserProjection(infra.nc, infra.prisma, app.log);
-  // Consumers stop before the connections they use close.
-  app.addHook('onClose', async () => {
-    await projection.stop();
-    await infra.close();
-  });
+  stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'messaging' }));
 
   await app.register(conversationsModule, { prefix: '/api', conversations: new ConversationsService(infra.prisma) });
   return Object.assign(app, { infra });

@@ -1,9 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { createHttpApp } from '@msp/http';
-import { startInfrastructure } from '@msp/runtime';
+import { createServiceApp, startUserProjection } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { SocialConfig } from './config.js';
-import { startUserProjection } from './modules/users/users.consumer.js';
 import { followsModule } from './modules/follows/follows.routes.js';
 import { FollowsService } from './modules/follows/follows.service.js';
 
@@ -12,27 +10,14 @@ export { loadSocialConfig, type SocialConfig } from './config.js';
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
 export async function buildApp(config: SocialConfig, options: { logger?: boolean } = {}) {
-  const readiness = {};
-  const app = await createHttpApp({
-    service: 'social',
-    readiness,
-    logLevel: config.LOG_LEVEL,
-    logger: options.logger === false ? false : undefined,
-  });
-  const infra = await startInfrastructure({
+  const { app, infra, stopOnClose } = await createServiceApp({
     service: 'social',
     config,
-    logger: app.log,
     migrationsDir,
     createPrisma: (adapter) => new PrismaClient({ adapter }),
+    logger: options.logger,
   });
-  Object.assign(readiness, infra.readiness);
-  const projection = await startUserProjection(infra.nc, infra.prisma, app.log);
-  // Consumers stop before the connections they use close.
-  app.addHook('onClose', async () => {
-    await projection.stop();
-    await infra.close();
-  });
+  stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'social' }));
 
   await app.register(followsModule, { prefix: '/api', follows: new FollowsService(infra.prisma) });
   return Object.assign(app, { infra });

@@ -51,7 +51,7 @@ describe('the fleet through the gateway', () => {
       return r.status === 200 ? r : undefined;
     }, { timeoutMs: 5000, message: 'social never saw the registration' });
     expect(await res.json()).toMatchObject({ content: [], totalElements: 0, isLast: true });
-    expect(res.headers.get('x-request-id')).toBeTruthy();
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect((await fleet.fetch(`/api/users/${userId}/following`)).status).toBe(200);
   });
 

@@ -18,6 +18,41 @@ export const UserSummarySchema = z.object({
 });
 export type UserSummary = z.infer<typeof UserSummarySchema>;
 
+/** What a service's copy of a user (its `user_summaries` table) holds to build a User summary. */
+export interface UserSummarySource {
+  userId: number;
+  username: string;
+  displayName: string;
+  avatarUrl: string | null;
+  tier: string;
+  followerCount: number;
+  trackCount: number;
+}
+
+/** Prisma `select` for a UserSummarySource. */
+export const userSummarySourceSelect = {
+  userId: true,
+  username: true,
+  displayName: true,
+  avatarUrl: true,
+  tier: true,
+  followerCount: true,
+  trackCount: true,
+} as const;
+
+export function toUserSummary(row: UserSummarySource, isFollowing: boolean): UserSummary {
+  return {
+    id: row.userId,
+    username: row.username,
+    displayName: row.displayName || row.username,
+    avatarUrl: row.avatarUrl,
+    tier: row.tier === 'PRO' ? 'PRO' : 'FREE',
+    isFollowing,
+    followerCount: row.followerCount,
+    trackCount: row.trackCount,
+  };
+}
+
 export const SocialLinksSchema = z.object({
   instagram: z.string().nullable(),
   twitter: z.string().nullable(),

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient, TrackState } from '../../generated/prisma/client.js';
-import { userSummarySelect } from '../users/user-summary.mapper.js';
+import { userSummarySourceSelect } from '@msp/contracts';
 import { trackSelect } from './track.mapper.js';
 
 export class TracksRepository {
@@ -26,7 +26,7 @@ export class TracksRepository {
     if (userIds.length === 0) return Promise.resolve([]);
     return this.prisma.userSummary.findMany({
       where: { userId: { in: [...new Set(userIds)] } },
-      select: userSummarySelect,
+      select: userSummarySourceSelect,
     });
   }
 }

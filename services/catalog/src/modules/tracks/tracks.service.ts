@@ -1,7 +1,6 @@
-import { toPage, type Page, type Track, type TrackState, type UserSummary } from '@msp/contracts';
+import { toPage, toUserSummary, type Page, type Track, type TrackState, type UserSummary } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { toUserSummary } from '../users/user-summary.mapper.js';
 import { NO_MEDIA_URLS, toTrack } from './track.mapper.js';
 import { TracksRepository } from './tracks.repository.js';
 

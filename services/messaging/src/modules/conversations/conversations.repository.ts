@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { userSummarySelect, type UserSummaryRow } from '../users/user-summary.mapper.js';
+import { userSummarySourceSelect, type UserSummarySource } from '@msp/contracts';
 
 export interface ConversationListRow {
   id: number;
@@ -48,11 +48,11 @@ export class ConversationsRepository {
   }
 
   /** The summaries of the given users, in one query. */
-  async users(userIds: readonly number[]): Promise<Map<number, UserSummaryRow>> {
+  async users(userIds: readonly number[]): Promise<Map<number, UserSummarySource>> {
     if (userIds.length === 0) return new Map();
     const rows = await this.prisma.userSummary.findMany({
       where: { userId: { in: [...new Set(userIds)] } },
-      select: userSummarySelect,
+      select: userSummarySourceSelect,
     });
     return new Map(rows.map((row) => [row.userId, row]));
   }

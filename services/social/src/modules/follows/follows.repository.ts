@@ -1,10 +1,10 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { UserRef } from '../users/user-ref.js';
-import type { UserSummaryRow } from '../users/user-summary.mapper.js';
+import type { UserSummarySource } from '@msp/contracts';
 
 export type FollowDirection = 'followers' | 'following';
 
-export interface FollowListRow extends UserSummaryRow {
+export interface FollowListRow extends UserSummarySource {
   isFollowing: boolean;
 }
 

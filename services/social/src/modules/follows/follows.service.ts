@@ -1,9 +1,8 @@
-import { toPage, type Page, type UserSummary } from '@msp/contracts';
+import { toPage, toUserSummary, type Page, type UserSummary } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { UserRef } from '../users/user-ref.js';
-import { toUserSummary } from '../users/user-summary.mapper.js';
 import { FollowsRepository, type FollowDirection } from './follows.repository.js';
 
 export class FollowsService {

@@ -8,6 +8,8 @@ CREATE TABLE "user_summaries" (
     "display_name" TEXT NOT NULL,
     "avatar_url" TEXT,
     "tier" TEXT NOT NULL DEFAULT 'FREE',
+    "role" TEXT NOT NULL DEFAULT 'LISTENER',
+    "is_private" BOOLEAN NOT NULL DEFAULT false,
     "is_deleted" BOOLEAN NOT NULL DEFAULT false,
     "follower_count" INTEGER NOT NULL DEFAULT 0,
     "track_count" INTEGER NOT NULL DEFAULT 0,

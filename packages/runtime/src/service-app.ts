@@ -1,0 +1,64 @@
+import type { PrismaPg } from '@prisma/adapter-pg';
+import type { ServiceName } from '@msp/contracts';
+import { createHttpApp, type ReadinessCheck } from '@msp/http';
+import { startInfrastructure, type Infrastructure, type InfrastructureConfig } from './infrastructure.js';
+
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+export interface ServiceAppOptions<P> {
+  service: ServiceName;
+  config: InfrastructureConfig & { LOG_LEVEL: string };
+  /** The service's `prisma/migrations` folder. */
+  migrationsDir: string;
+  createPrisma: (adapter: PrismaPg) => P;
+  /** `false` silences logs (tests). */
+  logger?: boolean;
+}
+
+/**
+ * The common shell of every service: the HTTP app (request ids, errors, OpenAPI, /health,
+ * /ready, /metrics), its infrastructure wired into /ready, and an ordered shutdown in which
+ * consumers and workers registered with `stopOnClose` stop before the connections they use close.
+ */
+export async function createServiceApp<P extends { $disconnect(): Promise<void> }>(options: ServiceAppOptions<P>) {
+  const readiness: Record<string, ReadinessCheck> = {};
+  const app = await createHttpApp({
+    service: options.service,
+    readiness,
+    logLevel: options.config.LOG_LEVEL,
+    logger: options.logger === false ? false : undefined,
+  });
+  let infra: Infrastructure<P>;
+  try {
+    infra = await startInfrastructure({
+      service: options.service,
+      config: options.config,
+      logger: app.log,
+      migrationsDir: options.migrationsDir,
+      createPrisma: options.createPrisma,
+    });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  Object.assign(readiness, infra.readiness);
+  const stoppables: Stoppable[] = [];
+  app.addHook('onClose', async () => {
+    for (const s of stoppables.reverse()) await s.stop().catch((err) => app.log.warn({ err }, 'stop failed'));
+    await infra.close();
+  });
+  return {
+    app,
+    infra,
+    /** Adds a readiness check beyond the infrastructure's (e.g. a binary the service runs). */
+    addReadiness(name: string, check: ReadinessCheck) {
+      readiness[name] = check;
+    },
+    stopOnClose<S extends Stoppable>(s: S): S {
+      stoppables.push(s);
+      return s;
+    },
+  };
+}

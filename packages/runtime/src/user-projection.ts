@@ -1,0 +1,62 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { ServiceName } from '@msp/contracts';
+import {
+  DurableConsumer,
+  UserDeleted,
+  UserRegistered,
+  UserTierChanged,
+  UserUpdated,
+  type NatsConnection,
+  type SqlExecutor,
+  type TransactionalClient,
+  type UserSnapshot,
+} from '@msp/events';
+
+/**
+ * The copy of identity's users that catalog, social, messaging (and later notification) keep to
+ * render User summaries without calling identity. Each of those services has a `user_summaries`
+ * table with these columns (Prisma model `UserSummary`); counts on it are the owning service's own.
+ */
+async function upsertSnapshot(tx: SqlExecutor, s: UserSnapshot): Promise<void> {
+  // A username freed by a rename may still sit on a stale row: release it first (unique index).
+  await tx.$executeRawUnsafe(
+    `UPDATE user_summaries SET username = '~stale-' || user_id || '-' || $3 WHERE username = $2 AND user_id <> $1`,
+    s.userId,
+    s.username,
+    Date.now(),
+  );
+  await tx.$executeRawUnsafe(
+    `INSERT INTO user_summaries (user_id, username, display_name, avatar_url, tier, role, is_private, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+     ON CONFLICT (user_id) DO UPDATE SET username = EXCLUDED.username, display_name = EXCLUDED.display_name,
+       avatar_url = EXCLUDED.avatar_url, tier = EXCLUDED.tier, role = EXCLUDED.role,
+       is_private = EXCLUDED.is_private, updated_at = now()`,
+    s.userId,
+    s.username,
+    s.displayName,
+    s.avatarUrl,
+    s.tier,
+    s.role,
+    s.isPrivate,
+  );
+}
+
+/** Starts the durable `<service>--user-projection` consumer of identity's user events. */
+export async function startUserProjection<Tx extends SqlExecutor>(options: {
+  nc: NatsConnection;
+  db: TransactionalClient<Tx>;
+  logger: FastifyBaseLogger;
+  service: ServiceName;
+}): Promise<DurableConsumer<Tx>> {
+  const consumer = new DurableConsumer<Tx>({ ...options, name: 'user-projection', from: 'identity' })
+    .on(UserRegistered, (data, _e, tx) => upsertSnapshot(tx, data))
+    .on(UserUpdated, (data, _e, tx) => upsertSnapshot(tx, data))
+    .on(UserTierChanged, async (data, _e, tx) => {
+      await tx.$executeRawUnsafe('UPDATE user_summaries SET tier = $2, updated_at = now() WHERE user_id = $1', data.userId, data.tier);
+    })
+    .on(UserDeleted, async (data, _e, tx) => {
+      await tx.$executeRawUnsafe('UPDATE user_summaries SET is_deleted = true, updated_at = now() WHERE user_id = $1', data.userId);
+    });
+  await consumer.start();
+  return consumer;
+}
