@@ -1,5 +1,4 @@
-import { defineConfig } from 'vitest/config';
+// Relative import: vitest bundles relative config imports, while workspace packages would load as untranspiled .ts.
+import { integrationTestConfig } from '../../packages/testing/src/vitest-config.ts';
 
-export default defineConfig({
-  test: { testTimeout: 30_000, hookTimeout: 60_000, pool: 'forks' },
-});
+export default integrationTestConfig;

@@ -50,28 +50,23 @@ export async function ensureInfra(): Promise<TestInfra> {
       `Test infrastructure not reachable (${missing.join(', ')}) and no Docker engine: start the local services (see README.md) or set TEST_POSTGRES_URL / NATS_URL / REDIS_URL.`,
     );
   }
-  // Optional dependency: only needed on machines that have Docker and no local services.
-  const moduleName = 'testcontainers';
-  const tc = (await import(moduleName)) as {
-    GenericContainer: new (image: string) => {
-      withExposedPorts(...p: number[]): unknown;
-    };
-  };
-  const start = async (image: string, port: number, configure: (c: any) => any = (c) => c) => {
-    const container = await configure(new tc.GenericContainer(image).withExposedPorts(port) as any).start();
-    return `${container.getHost()}:${container.getMappedPort(port)}`;
+  // Optional dependency, loaded only on machines that have Docker and no local services.
+  const { GenericContainer } = await import('testcontainers');
+  const start = async (container: InstanceType<typeof GenericContainer>, port: number) => {
+    const started = await container.withExposedPorts(port).start();
+    return `${started.getHost()}:${started.getMappedPort(port)}`;
   };
   if (missing.includes('postgres')) {
-    const address = await start('postgres:15', 5432, (c) => c.withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust' }));
+    const address = await start(new GenericContainer('postgres:15').withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust' }), 5432);
     infra.postgresUrl = `postgresql://postgres@${address}`;
     process.env.TEST_POSTGRES_URL = infra.postgresUrl;
   }
   if (missing.includes('nats')) {
-    infra.natsUrl = `nats://${await start('nats:2.10', 4222, (c) => c.withCommand(['-js']))}`;
+    infra.natsUrl = `nats://${await start(new GenericContainer('nats:2.10').withCommand(['-js']), 4222)}`;
     process.env.NATS_URL = infra.natsUrl;
   }
   if (missing.includes('redis')) {
-    infra.redisUrl = `redis://${await start('redis:7', 6379)}`;
+    infra.redisUrl = `redis://${await start(new GenericContainer('redis:7'), 6379)}`;
     process.env.REDIS_URL = infra.redisUrl;
   }
   return infra;
