@@ -120,7 +120,7 @@ export class OutboxRelay {
       await client.query('BEGIN');
       const { rows } = await client.query<OutboxRow>(
         `SELECT id, type, payload FROM ${OUTBOX_TABLE}
-         WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+         WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [batchSize],
       );
       const published: string[] = [];

@@ -89,7 +89,7 @@ beforeAll(async () => {
   await ensureDatabase(dbUrl);
   pool = new pg.Pool({ connectionString: dbUrl });
   await pool.query(`
-    CREATE TABLE outbox_event (id uuid PRIMARY KEY, type text NOT NULL, payload jsonb NOT NULL,
+    CREATE TABLE outbox_event (id uuid PRIMARY KEY, seq bigserial UNIQUE, type text NOT NULL, payload jsonb NOT NULL,
       created_at timestamptz(3) NOT NULL DEFAULT now(), published_at timestamptz(3));
     CREATE TABLE processed_event (consumer text NOT NULL, event_id uuid NOT NULL,
       processed_at timestamptz(3) NOT NULL DEFAULT now(), PRIMARY KEY (consumer, event_id));

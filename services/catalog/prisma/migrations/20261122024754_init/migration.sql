@@ -56,6 +56,7 @@ CREATE TABLE "tracks" (
 -- CreateTable
 CREATE TABLE "outbox_event" (
     "id" UUID NOT NULL,
+    "seq" BIGSERIAL NOT NULL,
     "type" TEXT NOT NULL,
     "payload" JSONB NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -92,7 +93,10 @@ CREATE INDEX "tracks_artist_id_created_at_idx" ON "tracks"("artist_id", "created
 CREATE INDEX "tracks_state_idx" ON "tracks"("state");
 
 -- CreateIndex
-CREATE INDEX "outbox_event_published_at_created_at_idx" ON "outbox_event"("published_at", "created_at");
+CREATE UNIQUE INDEX "outbox_event_seq_key" ON "outbox_event"("seq");
+
+-- CreateIndex
+CREATE INDEX "outbox_event_published_at_seq_idx" ON "outbox_event"("published_at", "seq");
 
 -- CreateIndex
 CREATE INDEX "processed_event_processed_at_idx" ON "processed_event"("processed_at");

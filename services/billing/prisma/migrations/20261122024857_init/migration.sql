@@ -27,6 +27,7 @@ CREATE TABLE "subscriptions" (
 -- CreateTable
 CREATE TABLE "outbox_event" (
     "id" UUID NOT NULL,
+    "seq" BIGSERIAL NOT NULL,
     "type" TEXT NOT NULL,
     "payload" JSONB NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -54,7 +55,10 @@ CREATE UNIQUE INDEX "subscriptions_provider_subscription_id_key" ON "subscriptio
 CREATE INDEX "subscriptions_provider_customer_id_idx" ON "subscriptions"("provider_customer_id");
 
 -- CreateIndex
-CREATE INDEX "outbox_event_published_at_created_at_idx" ON "outbox_event"("published_at", "created_at");
+CREATE UNIQUE INDEX "outbox_event_seq_key" ON "outbox_event"("seq");
+
+-- CreateIndex
+CREATE INDEX "outbox_event_published_at_seq_idx" ON "outbox_event"("published_at", "seq");
 
 -- CreateIndex
 CREATE INDEX "processed_event_processed_at_idx" ON "processed_event"("processed_at");

@@ -42,6 +42,7 @@ CREATE TABLE "signing_keys" (
 -- CreateTable
 CREATE TABLE "outbox_event" (
     "id" UUID NOT NULL,
+    "seq" BIGSERIAL NOT NULL,
     "type" TEXT NOT NULL,
     "payload" JSONB NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -66,7 +67,10 @@ CREATE UNIQUE INDEX "users_email_key" ON "users"("email");
 CREATE UNIQUE INDEX "users_username_key" ON "users"("username");
 
 -- CreateIndex
-CREATE INDEX "outbox_event_published_at_created_at_idx" ON "outbox_event"("published_at", "created_at");
+CREATE UNIQUE INDEX "outbox_event_seq_key" ON "outbox_event"("seq");
+
+-- CreateIndex
+CREATE INDEX "outbox_event_published_at_seq_idx" ON "outbox_event"("published_at", "seq");
 
 -- CreateIndex
 CREATE INDEX "processed_event_processed_at_idx" ON "processed_event"("processed_at");

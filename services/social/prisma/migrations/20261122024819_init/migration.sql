@@ -31,6 +31,7 @@ CREATE TABLE "follows" (
 -- CreateTable
 CREATE TABLE "outbox_event" (
     "id" UUID NOT NULL,
+    "seq" BIGSERIAL NOT NULL,
     "type" TEXT NOT NULL,
     "payload" JSONB NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -58,7 +59,10 @@ CREATE INDEX "follows_followee_id_created_at_idx" ON "follows"("followee_id", "c
 CREATE INDEX "follows_follower_id_created_at_idx" ON "follows"("follower_id", "created_at" DESC);
 
 -- CreateIndex
-CREATE INDEX "outbox_event_published_at_created_at_idx" ON "outbox_event"("published_at", "created_at");
+CREATE UNIQUE INDEX "outbox_event_seq_key" ON "outbox_event"("seq");
+
+-- CreateIndex
+CREATE INDEX "outbox_event_published_at_seq_idx" ON "outbox_event"("published_at", "seq");
 
 -- CreateIndex
 CREATE INDEX "processed_event_processed_at_idx" ON "processed_event"("processed_at");

@@ -21,6 +21,7 @@ CREATE TABLE "jobs" (
 -- CreateTable
 CREATE TABLE "outbox_event" (
     "id" UUID NOT NULL,
+    "seq" BIGSERIAL NOT NULL,
     "type" TEXT NOT NULL,
     "payload" JSONB NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -45,7 +46,10 @@ CREATE UNIQUE INDEX "jobs_upload_id_key" ON "jobs"("upload_id");
 CREATE INDEX "jobs_state_created_at_idx" ON "jobs"("state", "created_at");
 
 -- CreateIndex
-CREATE INDEX "outbox_event_published_at_created_at_idx" ON "outbox_event"("published_at", "created_at");
+CREATE UNIQUE INDEX "outbox_event_seq_key" ON "outbox_event"("seq");
+
+-- CreateIndex
+CREATE INDEX "outbox_event_published_at_seq_idx" ON "outbox_event"("published_at", "seq");
 
 -- CreateIndex
 CREATE INDEX "processed_event_processed_at_idx" ON "processed_event"("processed_at");
