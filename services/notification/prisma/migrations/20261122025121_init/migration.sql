@@ -44,6 +44,7 @@ CREATE TABLE "notifications" (
 CREATE TABLE "device_tokens" (
     "id" SERIAL NOT NULL,
     "token" TEXT NOT NULL,
+    "token_hash" TEXT NOT NULL,
     "user_id" INTEGER NOT NULL,
     "device_type" "device_type" NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -79,7 +80,7 @@ CREATE INDEX "notifications_recipient_id_created_at_idx" ON "notifications"("rec
 CREATE INDEX "notifications_recipient_id_is_read_idx" ON "notifications"("recipient_id", "is_read");
 
 -- CreateIndex
-CREATE UNIQUE INDEX "device_tokens_token_key" ON "device_tokens"("token");
+CREATE UNIQUE INDEX "device_tokens_token_hash_key" ON "device_tokens"("token_hash");
 
 -- CreateIndex
 CREATE INDEX "device_tokens_user_id_idx" ON "device_tokens"("user_id");
