@@ -4,3 +4,4 @@ export * from './routes.js';
 export * from './enums.js';
 export * from './records/index.js';
 export * from './auth-keys.js';
+export * from './internal.js';

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/**
+ * Service-to-service routes. They are not in ROUTES, so the gateway never exposes them; services
+ * call each other directly at their *_URL, hide these routes from OpenAPI, and degrade gracefully
+ * (flags false, counts from their own copies) when the callee does not answer in time.
+ */
+export const INTERNAL_ROUTES = {
+  /** social: how `viewerId` relates to each of `userIds` (profiles, user lists). */
+  relationships: '/internal/relationships',
+  /** social: the viewer's likes and reposts among the given tracks and playlists (lists of items). */
+  engagement: '/internal/engagement',
+} as const;
+
+const Id = z.number().int().positive();
+
+export const RelationshipsRequestSchema = z.object({
+  viewerId: Id,
+  userIds: z.array(Id).max(500),
+});
+export const RelationshipsResponseSchema = z.object({
+  items: z.array(
+    z.object({
+      userId: Id,
+      /** viewer follows user */
+      isFollowing: z.boolean(),
+      /** user follows viewer */
+      isFollowed: z.boolean(),
+      /** viewer has blocked user */
+      isBlocked: z.boolean(),
+      /** user has blocked viewer (R7: the user's content is then invisible to the viewer) */
+      hasBlockedViewer: z.boolean(),
+    }),
+  ),
+});
+export type RelationshipsRequest = z.infer<typeof RelationshipsRequestSchema>;
+export type RelationshipsResponse = z.infer<typeof RelationshipsResponseSchema>;
+
+export const EngagementRequestSchema = z.object({
+  viewerId: Id,
+  trackIds: z.array(Id).max(1000).default([]),
+  playlistIds: z.array(Id).max(1000).default([]),
+});
+export const EngagementResponseSchema = z.object({
+  tracks: z.array(z.object({ id: Id, isLiked: z.boolean(), isReposted: z.boolean() })),
+  playlists: z.array(z.object({ id: Id, isLiked: z.boolean(), isReposted: z.boolean() })),
+});
+export type EngagementRequest = z.infer<typeof EngagementRequestSchema>;
+export type EngagementResponse = z.infer<typeof EngagementResponseSchema>;

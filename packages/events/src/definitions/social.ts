@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { defineEvent } from '../envelope.js';
+
+const Id = z.number().int().positive();
+const Count = z.number().int().min(0);
+
+/**
+ * Every engagement event carries the counts as they are after the change (computed under the
+ * counter row's lock), so consumers SET their copies instead of incrementing: redelivery and
+ * replays cannot drift them.
+ */
+export const UserFollowed = defineEvent(
+  'social.user.followed.v1',
+  z.object({ followerId: Id, followeeId: Id, followerFollowingCount: Count, followeeFollowerCount: Count, at: z.string() }),
+);
+export const UserUnfollowed = defineEvent(
+  'social.user.unfollowed.v1',
+  z.object({ followerId: Id, followeeId: Id, followerFollowingCount: Count, followeeFollowerCount: Count, at: z.string() }),
+);
+
+/** Blocking removes follows both ways (R7); the counts of both users after that are included. */
+export const UserBlocked = defineEvent(
+  'social.user.blocked.v1',
+  z.object({
+    blockerId: Id,
+    blockedId: Id,
+    counts: z.array(z.object({ userId: Id, followerCount: Count, followingCount: Count })),
+    at: z.string(),
+  }),
+);
+export const UserUnblocked = defineEvent('social.user.unblocked.v1', z.object({ blockerId: Id, blockedId: Id, at: z.string() }));
+
+const targetType = z.enum(['TRACK', 'PLAYLIST']);
+
+export const ItemLiked = defineEvent(
+  'social.item.liked.v1',
+  z.object({ userId: Id, targetType, targetId: Id, ownerId: Id, likeCount: Count, at: z.string() }),
+);
+export const ItemUnliked = defineEvent(
+  'social.item.unliked.v1',
+  z.object({ userId: Id, targetType, targetId: Id, ownerId: Id, likeCount: Count, at: z.string() }),
+);
+export const ItemReposted = defineEvent(
+  'social.item.reposted.v1',
+  z.object({ userId: Id, targetType, targetId: Id, ownerId: Id, repostCount: Count, at: z.string() }),
+);
+export const ItemUnreposted = defineEvent(
+  'social.item.unreposted.v1',
+  z.object({ userId: Id, targetType, targetId: Id, ownerId: Id, repostCount: Count, at: z.string() }),
+);
+
+/** A comment or a reply (replyToCommentId set) on a track; commentCount counts both (R9). */
+export const CommentAdded = defineEvent(
+  'social.comment.added.v1',
+  z.object({
+    commentId: Id,
+    trackId: Id,
+    trackOwnerId: Id,
+    authorId: Id,
+    replyToCommentId: Id.nullable(),
+    parentAuthorId: Id.nullable(),
+    body: z.string(),
+    commentCount: Count,
+    at: z.string(),
+  }),
+);
+export const CommentDeleted = defineEvent(
+  'social.comment.deleted.v1',
+  z.object({ commentId: Id, trackId: Id, deletedReplies: z.number().int().min(0), commentCount: Count, at: z.string() }),
+);
