@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, startNatsServer, startS3rver, testInfra, type NatsServerHandle, type TestDatabase } from '@msp/testing';
+import { createTestDatabase, freePort, startNatsServer, startS3rver, testInfra, type NatsServerHandle, type TestDatabase } from '@msp/testing';
 import * as identity from '@msp/identity';
 import * as catalog from '@msp/catalog';
 import * as mediaProcessing from '@msp/media-processing';
@@ -44,13 +44,23 @@ export class Fleet {
   nats!: NatsServerHandle;
   private closeS3: () => Promise<void> = async () => undefined;
   private s3Env: Record<string, string> = {};
+  private serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {};
 
-  async start(gatewayEnv: Record<string, string> = {}): Promise<void> {
+  /**
+   * Boots everything. `serviceEnv` adds settings per service (e.g. SMTP or identity-provider
+   * endpoints of a test); every service also gets the others' *_URL.
+   */
+  async start(gatewayEnv: Record<string, string> = {}, serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {}): Promise<void> {
+    this.serviceEnv = serviceEnv;
     const [nats, s3] = await Promise.all([startNatsServer(), startS3rver()]);
     this.nats = nats;
     this.closeS3 = s3.close;
     this.s3Env = { S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey };
     await Promise.all(SERVICES.map(async (s) => this.dbs.set(s, await createTestDatabase(`e2e_${s}`, migrationsOf(s)))));
+    // Ports first, so every service can be told where the others are.
+    for (const s of SERVICES) this.ports.set(s, await freePort());
+    const gatewayPort = await freePort();
+    this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     for (const s of SERVICES) await this.startService(s);
     const urls = Object.fromEntries(SERVICES.map((s) => [envName(s), this.urlOf(s)]));
     this.gateway = await buildGateway(
@@ -61,12 +71,12 @@ export class Fleet {
         ...urls,
         JWKS_URL: `${this.urlOf('identity')}/.well-known/jwks.json`,
         UPSTREAM_TIMEOUT_MS: '3000',
+        PUBLIC_BASE_URL: this.gatewayUrl,
         ...gatewayEnv,
       }),
       { logger: false },
     );
-    await this.gateway.listen({ port: 0, host: '127.0.0.1' });
-    this.gatewayUrl = `http://127.0.0.1:${(this.gateway.server.address() as AddressInfo).port}`;
+    await this.gateway.listen({ port: gatewayPort, host: '127.0.0.1' });
   }
 
   env(service: ServiceName): Record<string, string> {
@@ -79,7 +89,10 @@ export class Fleet {
       NATS_URL: this.nats.url,
       REDIS_URL: testInfra().redisUrl,
       OUTBOX_POLL_MS: '100',
+      PUBLIC_BASE_URL: this.gatewayUrl,
+      ...Object.fromEntries(SERVICES.map((s) => [envName(s), this.urlOf(s)])),
       ...this.s3Env,
+      ...this.serviceEnv[service],
     };
   }
 
@@ -106,6 +119,11 @@ export class Fleet {
     await Promise.allSettled([...this.apps.keys()].map((s) => this.stopService(s)));
     await Promise.allSettled([this.nats?.close(), this.closeS3()]);
     await Promise.allSettled([...this.dbs.values()].map((d) => d.drop()));
+  }
+
+  /** Exported for tests that need a service's own address (internal routes, direct checks). */
+  get serviceUrls(): Record<string, string> {
+    return Object.fromEntries(SERVICES.map((s) => [envName(s), this.urlOf(s)]));
   }
 
   fetch(path: string, init: RequestInit = {}): Promise<Response> {
