@@ -10,9 +10,13 @@ import type { RelayLogger } from './relay.js';
 
 export type EventHandler<T, Tx extends SqlExecutor> = (data: T, envelope: EventEnvelope<T>, tx: Tx) => Promise<void>;
 
+/** A handler for work too long for a database transaction (media processing): it runs outside one. */
+export type LongRunningHandler<T> = (data: T, envelope: EventEnvelope<T>) => Promise<void>;
+
 interface Registered<Tx extends SqlExecutor> {
   def: EventDefinition<unknown>;
-  handle: EventHandler<unknown, Tx>;
+  handle?: EventHandler<unknown, Tx>;
+  longRunning?: LongRunningHandler<unknown>;
 }
 
 export interface ConsumerOptions<Tx extends SqlExecutor> {
@@ -55,6 +59,21 @@ export class DurableConsumer<Tx extends SqlExecutor> {
       throw new Error(`${def.type} is not produced by ${this.options.from}`);
     }
     this.handlers.set(def.type, { def: def as EventDefinition<unknown>, handle: handle as EventHandler<unknown, Tx> });
+    return this;
+  }
+
+  /**
+   * Registers a handler that runs OUTSIDE a transaction, for jobs that take longer than a
+   * transaction should stay open. While it runs, the message is kept in progress with `working()`
+   * heartbeats, so a live worker is never redelivered but a killed one is (after ackWait). The
+   * event id is recorded as processed only after the handler succeeds; the handler must therefore
+   * be idempotent (re-running it after a crash must converge), e.g. deterministic object keys.
+   */
+  onLongRunning<T>(def: EventDefinition<T>, handle: LongRunningHandler<T>): this {
+    if (def.producer !== this.options.from) {
+      throw new Error(`${def.type} is not produced by ${this.options.from}`);
+    }
+    this.handlers.set(def.type, { def: def as EventDefinition<unknown>, longRunning: handle as LongRunningHandler<unknown> });
     return this;
   }
 
@@ -140,18 +159,24 @@ export class DurableConsumer<Tx extends SqlExecutor> {
       return;
     }
     try {
-      await this.options.db.$transaction(
-        async (tx) => {
-          const inserted = await tx.$executeRawUnsafe(
-            `INSERT INTO ${PROCESSED_TABLE} (consumer, event_id, processed_at) VALUES ($1, $2::uuid, now()) ON CONFLICT DO NOTHING`,
-            this.durable,
-            envelope.id,
-          );
-          if (inserted === 0) return;
-          await registered.handle(parsed.data, { ...envelope, data: parsed.data }, tx);
-        },
-        { timeout: 30_000, maxWait: 10_000 },
-      );
+      const event = { ...envelope, data: parsed.data };
+      if (registered.longRunning) {
+        await this.runLongRunning(msg, registered.longRunning, event);
+      } else {
+        const handle = registered.handle!;
+        await this.options.db.$transaction(
+          async (tx) => {
+            const inserted = await tx.$executeRawUnsafe(
+              `INSERT INTO ${PROCESSED_TABLE} (consumer, event_id, processed_at) VALUES ($1, $2::uuid, now()) ON CONFLICT DO NOTHING`,
+              this.durable,
+              envelope.id,
+            );
+            if (inserted === 0) return;
+            await handle(parsed.data, event, tx);
+          },
+          { timeout: 30_000, maxWait: 10_000 },
+        );
+      }
       msg.ack();
       eventMetrics.consumed.inc({ consumer: this.durable, type: envelope.type, outcome: 'ok' });
     } catch (err) {
@@ -167,6 +192,27 @@ export class DurableConsumer<Tx extends SqlExecutor> {
       this.options.logger.warn({ err, consumer: this.durable, type: envelope.type, attempt }, 'event handling failed; retrying');
       msg.nak(delay);
     }
+  }
+
+  private async runLongRunning(msg: JsMsg, handle: LongRunningHandler<unknown>, event: EventEnvelope<unknown>): Promise<void> {
+    const done = await this.options.db.$queryRawUnsafe<unknown[]>(
+      `SELECT 1 FROM ${PROCESSED_TABLE} WHERE consumer = $1 AND event_id = $2::uuid`,
+      this.durable,
+      event.id,
+    );
+    if (done.length > 0) return;
+    const heartbeatMs = Math.max(1000, Math.floor((this.options.ackWaitMs ?? 30_000) / 3));
+    const heartbeat = setInterval(() => msg.working(), heartbeatMs);
+    try {
+      await handle(event.data, event);
+    } finally {
+      clearInterval(heartbeat);
+    }
+    await this.options.db.$executeRawUnsafe(
+      `INSERT INTO ${PROCESSED_TABLE} (consumer, event_id, processed_at) VALUES ($1, $2::uuid, now()) ON CONFLICT DO NOTHING`,
+      this.durable,
+      event.id,
+    );
   }
 
   private async deadLetter(msg: JsMsg, type: string, reason: string): Promise<void> {

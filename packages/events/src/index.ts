@@ -2,7 +2,7 @@ export { defineEvent, createEnvelope, EnvelopeSchema, type EventDefinition, type
 export { ensureStreams, ensureStreamOf, streamNameFor, DLQ_STREAM } from './streams.js';
 export { writeOutbox } from './outbox.js';
 export { OutboxRelay, type OutboxRelayOptions, type RelayLogger } from './relay.js';
-export { DurableConsumer, type ConsumerOptions, type EventHandler } from './consumer.js';
+export { DurableConsumer, type ConsumerOptions, type EventHandler, type LongRunningHandler } from './consumer.js';
 export { connectNats } from './connection.js';
 export { eventMetrics } from './metrics.js';
 export { OUTBOX_TABLE, PROCESSED_TABLE, type SqlExecutor, type TransactionalClient } from './sql.js';

@@ -202,4 +202,58 @@ describe('transactional outbox and durable consumer', () => {
     });
     expect(result?.seqs).toEqual([1, 2, 3, 4, 5, 6]);
   });
+
+  it('runs long jobs outside a transaction, keeps them alive with heartbeats, and records them once', async () => {
+    const runs: number[] = [];
+    const consumer = new DurableConsumer<SqlExecutor>({
+      nc, db, logger: silent, service: 'media-processing', name: 'long-jobs', from: 'social', ackWaitMs: 1500, backoffMs: [50],
+    }).onLongRunning(Counted, async (data) => {
+      if (data.key !== 'long') return;
+      runs.push(data.seq);
+      // Longer than ackWait: without heartbeats JetStream would hand the message out again.
+      await new Promise((r) => setTimeout(r, 3000));
+      await db.$executeRawUnsafe('INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int])', 'long', data.seq);
+    });
+    consumers.push(consumer);
+    await consumer.start();
+    await emit('long', 1);
+    const result = await waitFor(() => counter('long'), { timeoutMs: 10_000 });
+    expect(result).toEqual({ n: 1, seqs: [1] });
+    expect(runs).toEqual([1]);
+  });
+
+  it('redelivers a long job whose worker died before finishing, and completes it', async () => {
+    // The first worker has its own connection; closing it mid-job is what a killed process looks
+    // like to JetStream: no ack, no nak, no more heartbeats.
+    const workerConnection = await connectNats(nats.url, 'doomed-worker');
+    let releaseDoomed: () => void = () => undefined;
+    const doomedJobStarted = new Promise<void>((started) => {
+      const doomed = new DurableConsumer<SqlExecutor>({
+        nc: workerConnection, db, logger: silent, service: 'media-processing', name: 'crashy-jobs', from: 'social', ackWaitMs: 1000,
+      }).onLongRunning(Counted, async (data) => {
+        if (data.key !== 'crashy') return;
+        started();
+        await new Promise<void>((r) => {
+          releaseDoomed = r;
+        });
+        throw new Error('the process is gone');
+      });
+      consumers.push(doomed);
+      void doomed.start();
+    });
+    await emit('crashy', 7);
+    await doomedJobStarted;
+    await workerConnection.close();
+    const survivor = new DurableConsumer<SqlExecutor>({
+      nc, db, logger: silent, service: 'media-processing', name: 'crashy-jobs', from: 'social', ackWaitMs: 1000,
+    }).onLongRunning(Counted, async (data) => {
+      if (data.key !== 'crashy') return;
+      await db.$executeRawUnsafe('INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int])', 'crashy', data.seq);
+    });
+    consumers.push(survivor);
+    await survivor.start();
+    const result = await waitFor(() => counter('crashy'), { timeoutMs: 15_000, message: 'the job was not redelivered' });
+    releaseDoomed();
+    expect(result).toEqual({ n: 1, seqs: [7] });
+  });
 });
