@@ -2,8 +2,19 @@ import { fileURLToPath } from 'node:url';
 import { createServiceApp, startUserProjection } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { SocialConfig } from './config.js';
+import { blocksModule } from './modules/blocks/blocks.routes.js';
+import { BlocksService } from './modules/blocks/blocks.service.js';
+import { startCatalogSync } from './modules/catalog-sync/catalog-sync.consumer.js';
+import { commentsModule } from './modules/comments/comments.routes.js';
+import { CommentsService } from './modules/comments/comments.service.js';
+import { activityModule } from './modules/engagement/activity.routes.js';
+import { ActivityService } from './modules/engagement/activity.service.js';
+import { engagementModule } from './modules/engagement/engagement.routes.js';
+import { EngagementService } from './modules/engagement/engagement.service.js';
 import { followsModule } from './modules/follows/follows.routes.js';
 import { FollowsService } from './modules/follows/follows.service.js';
+import { internalModule } from './modules/internal/internal.routes.js';
+import { UsersRepository } from './modules/users/users.repository.js';
 
 export { loadSocialConfig, type SocialConfig } from './config.js';
 
@@ -18,7 +29,14 @@ export async function buildApp(config: SocialConfig, options: { logger?: boolean
     logger: options.logger,
   });
   stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'social' }));
+  stopOnClose(await startCatalogSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
 
+  const engagement = new EngagementService(infra.prisma);
   await app.register(followsModule, { prefix: '/api', follows: new FollowsService(infra.prisma) });
+  await app.register(blocksModule, { prefix: '/api', blocks: new BlocksService(infra.prisma) });
+  await app.register(engagementModule, { prefix: '/api', engagement });
+  await app.register(activityModule, { prefix: '/api', activity: new ActivityService(infra.prisma) });
+  await app.register(commentsModule, { prefix: '/api', comments: new CommentsService(infra.prisma) });
+  await app.register(internalModule, { engagement, users: new UsersRepository(infra.prisma) });
   return Object.assign(app, { infra });
 }

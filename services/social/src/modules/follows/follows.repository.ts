@@ -1,50 +1,116 @@
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import type { UserRef } from '../users/user-ref.js';
 import type { UserSummarySource } from '@msp/contracts';
+import type { SqlExecutor } from '@msp/events';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import { blockedBetweenSql, userColumns } from '../users/user-sql.js';
+import { followCounts } from '../users/graph-locks.js';
 
 export type FollowDirection = 'followers' | 'following';
 
-export interface FollowListRow extends UserSummarySource {
+export interface UserListRow extends UserSummarySource {
   isFollowing: boolean;
 }
 
 export class FollowsRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  findUser(ref: UserRef) {
-    return this.prisma.userSummary.findFirst({
-      where: { ...('id' in ref ? { userId: ref.id } : { username: ref.username }), isDeleted: false },
-      select: { userId: true, isPrivate: true },
-    });
-  }
-
   /**
-   * One page of a user's followers (or followees), newest follow first, with the caller's
-   * isFollowing for each listed user: one query for the page and one for the total.
+   * One page of a user's followers (or followees), newest follow first, with the viewer's
+   * isFollowing for each listed user; users separated from the viewer by a block are left out
+   * (R7). One query for the page and one for the total.
    */
-  async list(direction: FollowDirection, userId: number, callerId: number | null, page: number, size: number) {
+  async list(direction: FollowDirection, userId: number, viewerId: number, page: number, size: number) {
     const [listed, anchor] = direction === 'followers' ? ['follower_id', 'followee_id'] : ['followee_id', 'follower_id'];
-    const rows = await this.prisma.$queryRawUnsafe<FollowListRow[]>(
-      `SELECT u.user_id AS "userId", u.username, u.display_name AS "displayName", u.avatar_url AS "avatarUrl",
-              u.tier, u.follower_count AS "followerCount", u.track_count AS "trackCount",
-              (mine.follower_id IS NOT NULL) AS "isFollowing"
-         FROM follows f
-         JOIN user_summaries u ON u.user_id = f.${listed} AND NOT u.is_deleted
+    const join = `FROM follows f JOIN user_summaries u ON u.user_id = f.${listed} AND NOT u.is_deleted`;
+    const where = `WHERE f.${anchor} = $1 AND NOT ${blockedBetweenSql('$2', 'u.user_id')}`;
+    const rows = await this.prisma.$queryRawUnsafe<UserListRow[]>(
+      `SELECT ${userColumns('u')}, (mine.follower_id IS NOT NULL) AS "isFollowing"
+         ${join}
          LEFT JOIN follows mine ON mine.follower_id = $2 AND mine.followee_id = u.user_id
-        WHERE f.${anchor} = $1
+         ${where}
         ORDER BY f.created_at DESC, u.user_id DESC
         LIMIT $3 OFFSET $4`,
       userId,
-      callerId ?? 0,
+      viewerId,
       size,
       page * size,
     );
-    const [{ total }] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(
-      `SELECT count(*)::int AS total FROM follows f
-         JOIN user_summaries u ON u.user_id = f.${listed} AND NOT u.is_deleted
-        WHERE f.${anchor} = $1`,
+    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(
+      `SELECT count(*)::int AS total ${join} ${where}`,
       userId,
-    ) as [{ total: number }];
-    return { rows, total };
+      viewerId,
+    );
+    return { rows, total: count?.total ?? 0 };
+  }
+
+  /** Inserts the follow if absent and, when it was new, moves both counters under their row locks. */
+  async follow(tx: SqlExecutor, followerId: number, followeeId: number): Promise<boolean> {
+    const inserted = await tx.$executeRawUnsafe(
+      'INSERT INTO follows (follower_id, followee_id, created_at) VALUES ($1, $2, now()) ON CONFLICT DO NOTHING',
+      followerId,
+      followeeId,
+    );
+    if (inserted === 0) return false;
+    await this.shiftCounts(tx, followerId, followeeId, 1);
+    return true;
+  }
+
+  async unfollow(tx: SqlExecutor, followerId: number, followeeId: number): Promise<boolean> {
+    const deleted = await tx.$executeRawUnsafe(
+      'DELETE FROM follows WHERE follower_id = $1 AND followee_id = $2',
+      followerId,
+      followeeId,
+    );
+    if (deleted === 0) return false;
+    await this.shiftCounts(tx, followerId, followeeId, -1);
+    return true;
+  }
+
+  async shiftCounts(tx: SqlExecutor, followerId: number, followeeId: number, delta: 1 | -1): Promise<void> {
+    await tx.$executeRawUnsafe(
+      'UPDATE user_summaries SET follower_count = GREATEST(follower_count + $2, 0) WHERE user_id = $1',
+      followeeId,
+      delta,
+    );
+    await tx.$executeRawUnsafe(
+      'UPDATE user_summaries SET following_count = GREATEST(following_count + $2, 0) WHERE user_id = $1',
+      followerId,
+      delta,
+    );
+  }
+
+  counts(tx: SqlExecutor, userIds: number[]) {
+    return followCounts(tx, userIds);
+  }
+
+  /**
+   * USR-16: people followed by the people the viewer follows (most shared first), then popular
+   * artists (users with public tracks or the ARTIST role, by followers); never the viewer, people
+   * the viewer already follows, or anyone across a block.
+   */
+  async suggested(viewerId: number, page: number, size: number) {
+    const from = `WITH second AS (
+             SELECT f2.followee_id AS user_id, count(*)::int AS shared
+               FROM follows f1 JOIN follows f2 ON f2.follower_id = f1.followee_id
+              WHERE f1.follower_id = $1
+              GROUP BY f2.followee_id)
+         SELECT ${userColumns('u')}, s.shared
+           FROM user_summaries u LEFT JOIN second s ON s.user_id = u.user_id
+          WHERE u.user_id <> $1 AND NOT u.is_deleted
+            AND (s.user_id IS NOT NULL OR u.track_count > 0 OR u.role = 'ARTIST')
+            AND NOT EXISTS (SELECT 1 FROM follows mine WHERE mine.follower_id = $1 AND mine.followee_id = u.user_id)
+            AND NOT ${blockedBetweenSql('$1', 'u.user_id')}`;
+    const rows = await this.prisma.$queryRawUnsafe<UserSummarySource[]>(
+      `${from}
+          ORDER BY (s.user_id IS NULL), s.shared DESC NULLS LAST, u.follower_count DESC, u.user_id
+          LIMIT $2 OFFSET $3`,
+      viewerId,
+      size,
+      page * size,
+    );
+    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(
+      `SELECT count(*)::int AS total FROM (${from}) c`,
+      viewerId,
+    );
+    return { rows, total: count?.total ?? 0 };
   }
 }

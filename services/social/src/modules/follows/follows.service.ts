@@ -1,25 +1,101 @@
-import { toPage, toUserSummary, type Page, type UserSummary } from '@msp/contracts';
+import { toPage, toUserSummary, type FollowResponse, type Page, type UserSummary } from '@msp/contracts';
 import { AppError } from '@msp/errors';
+import { UserFollowed, UserUnfollowed, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
 import type { PrismaClient } from '../../generated/prisma/client.js';
+import { lockUsers } from '../users/graph-locks.js';
 import type { UserRef } from '../users/user-ref.js';
+import { assertActivityVisible, requireVisibleUser, UsersRepository } from '../users/users.repository.js';
+import { viewerOf } from '../users/viewer.js';
 import { FollowsRepository, type FollowDirection } from './follows.repository.js';
+
+const TX = { maxWait: 10_000, timeout: 10_000 };
 
 export class FollowsService {
   private readonly repo: FollowsRepository;
+  private readonly users: UsersRepository;
 
-  constructor(prisma: PrismaClient) {
+  constructor(private readonly prisma: PrismaClient) {
     this.repo = new FollowsRepository(prisma);
+    this.users = new UsersRepository(prisma);
   }
 
-  /** FOL-3 / FOL-4. R8: a private profile's lists are for the user and admins only. */
+  /** FOL-3 / FOL-4. R8: a private profile's lists are for the user and admins only; R7 hides blocked users. */
   async list(direction: FollowDirection, ref: UserRef, caller: Caller | null, page: number, size: number): Promise<Page<UserSummary>> {
-    const user = await this.repo.findUser(ref);
-    if (!user) throw new AppError('USER_NOT_FOUND', 'User not found.');
-    const privileged = caller !== null && (caller.userId === user.userId || caller.role === 'ADMIN');
-    if (user.isPrivate && !privileged) throw new AppError('PROFILE_PRIVATE', 'This profile is private.');
-    const { rows, total } = await this.repo.list(direction, user.userId, caller?.userId ?? null, page, size);
-    const items = rows.map((row) => toUserSummary(row, caller !== null && row.userId !== caller.userId && row.isFollowing));
+    const viewer = viewerOf(caller);
+    const user = await requireVisibleUser(this.users, ref, viewer);
+    assertActivityVisible(user, viewer);
+    const { rows, total } = await this.repo.list(direction, user.userId, viewer.id, page, size);
+    const items = rows.map((row) => toUserSummary(row, row.userId !== viewer.id && row.isFollowing));
     return toPage(items, total, page, size);
+  }
+
+  /**
+   * FOL-1, idempotent. R7: towards a user the caller blocked → 403 USER_BLOCKED; a user who
+   * blocked the caller does not exist for them → 404. Checked again under the pair's row locks,
+   * so a block committed meanwhile wins.
+   */
+  async follow(ref: UserRef, caller: Caller, correlationId: string): Promise<FollowResponse> {
+    const target = await this.target(ref, caller);
+    return this.prisma.$transaction(async (tx) => {
+      await lockUsers(tx, caller.userId, target);
+      const fresh = await this.users.find({ id: target }, caller.userId, tx);
+      if (!fresh || fresh.hasBlockedViewer) throw new AppError('USER_NOT_FOUND', 'User not found.');
+      if (fresh.blockedByViewer) throw new AppError('USER_BLOCKED', 'Unblock this user before following them.');
+      const created = await this.repo.follow(tx, caller.userId, target);
+      const [followee, follower] = await this.repo.counts(tx, [target, caller.userId]);
+      if (created) {
+        await writeOutbox(
+          tx,
+          UserFollowed,
+          {
+            followerId: caller.userId,
+            followeeId: target,
+            followerFollowingCount: follower?.followingCount ?? 0,
+            followeeFollowerCount: followee?.followerCount ?? 0,
+            at: new Date().toISOString(),
+          },
+          { correlationId },
+        );
+      }
+      return { message: `You are following ${fresh.username}.`, isFollowing: true, followerCount: followee?.followerCount ?? 0 };
+    }, TX);
+  }
+
+  /** FOL-2, idempotent. */
+  async unfollow(ref: UserRef, caller: Caller, correlationId: string): Promise<FollowResponse> {
+    const target = await this.target(ref, caller, false);
+    return this.prisma.$transaction(async (tx) => {
+      await lockUsers(tx, caller.userId, target);
+      const removed = await this.repo.unfollow(tx, caller.userId, target);
+      const [followee, follower] = await this.repo.counts(tx, [target, caller.userId]);
+      if (removed) {
+        await writeOutbox(
+          tx,
+          UserUnfollowed,
+          {
+            followerId: caller.userId,
+            followeeId: target,
+            followerFollowingCount: follower?.followingCount ?? 0,
+            followeeFollowerCount: followee?.followerCount ?? 0,
+            at: new Date().toISOString(),
+          },
+          { correlationId },
+        );
+      }
+      return { message: 'You are no longer following this user.', isFollowing: false, followerCount: followee?.followerCount ?? 0 };
+    }, TX);
+  }
+
+  /** USR-16. */
+  async suggested(caller: Caller, page: number, size: number): Promise<Page<UserSummary>> {
+    const { rows, total } = await this.repo.suggested(caller.userId, page, size);
+    return toPage(rows.map((row) => toUserSummary(row, false)), total, page, size);
+  }
+
+  private async target(ref: UserRef, caller: Caller, refuseSelf = true): Promise<number> {
+    const user = await requireVisibleUser(this.users, ref, viewerOf(caller));
+    if (refuseSelf && user.userId === caller.userId) throw new AppError('SELF_ACTION_NOT_ALLOWED', 'You cannot follow yourself.');
+    return user.userId;
   }
 }

@@ -8,6 +8,8 @@ export const UserRefSchema = z
   .string()
   .min(1)
   .max(100)
+  // PostgreSQL text cannot hold NUL; no username contains one.
+  .refine((value) => !value.includes('\u0000'), 'Must not contain NUL characters.')
   .transform((value, ctx) => {
     if (/^\d+$/.test(value)) {
       const id = Number(value);

@@ -1,0 +1,82 @@
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  ArtistTrackCountChanged,
+  DurableConsumer,
+  PlaylistChanged,
+  PlaylistDeleted,
+  TrackChanged,
+  TrackDeleted,
+  TrackPublished,
+  type NatsConnection,
+  type PlaylistSnapshot,
+  type SqlExecutor,
+  type TrackSnapshot,
+  type TransactionalClient,
+} from '@msp/events';
+
+/** Social's copies of tracks and playlists: what likes, comments and visibility (R2, R6) need. */
+async function upsertTrack(tx: SqlExecutor, s: TrackSnapshot): Promise<void> {
+  // Engagement counts are social's own and never overwritten; a deleted track stays deleted.
+  await tx.$executeRawUnsafe(
+    `INSERT INTO track_refs (track_id, artist_id, title, track_slug, state, is_private, access, duration_seconds,
+                             cover_url, genre, published_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12::timestamptz)
+     ON CONFLICT (track_id) DO UPDATE SET artist_id = EXCLUDED.artist_id, title = EXCLUDED.title,
+       track_slug = EXCLUDED.track_slug, state = EXCLUDED.state, is_private = EXCLUDED.is_private,
+       access = EXCLUDED.access, duration_seconds = EXCLUDED.duration_seconds, cover_url = EXCLUDED.cover_url,
+       genre = EXCLUDED.genre, published_at = EXCLUDED.published_at, created_at = EXCLUDED.created_at`,
+    s.trackId,
+    s.artistId,
+    s.title,
+    s.trackSlug,
+    s.state,
+    s.isPrivate,
+    s.access,
+    s.durationSeconds,
+    s.coverUrl,
+    s.genre,
+    s.publishedAt,
+    s.createdAt,
+  );
+}
+
+async function upsertPlaylist(tx: SqlExecutor, s: PlaylistSnapshot): Promise<void> {
+  await tx.$executeRawUnsafe(
+    `INSERT INTO playlist_refs (playlist_id, owner_id, title, playlist_slug, is_private, cover_art_url, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz)
+     ON CONFLICT (playlist_id) DO UPDATE SET owner_id = EXCLUDED.owner_id, title = EXCLUDED.title,
+       playlist_slug = EXCLUDED.playlist_slug, is_private = EXCLUDED.is_private,
+       cover_art_url = EXCLUDED.cover_art_url, created_at = EXCLUDED.created_at`,
+    s.playlistId,
+    s.ownerId,
+    s.title,
+    s.playlistSlug,
+    s.isPrivate,
+    s.coverArtUrl,
+    s.createdAt,
+  );
+}
+
+/** Starts the durable `social--catalog-sync` consumer of catalog's track and playlist events. */
+export async function startCatalogSync<Tx extends SqlExecutor>(options: {
+  nc: NatsConnection;
+  db: TransactionalClient<Tx>;
+  logger: FastifyBaseLogger;
+}): Promise<DurableConsumer<Tx>> {
+  const consumer = new DurableConsumer<Tx>({ ...options, service: 'social', name: 'catalog-sync', from: 'catalog' })
+    .on(TrackChanged, (data, _e, tx) => upsertTrack(tx, data))
+    .on(TrackPublished, (data, _e, tx) => upsertTrack(tx, data))
+    .on(TrackDeleted, async (data, _e, tx) => {
+      // Kept (not removed) so likes and comments of a deleted track stay consistent but hidden (R2).
+      await tx.$executeRawUnsafe('UPDATE track_refs SET is_deleted = true WHERE track_id = $1', data.trackId);
+    })
+    .on(ArtistTrackCountChanged, async (data, _e, tx) => {
+      await tx.$executeRawUnsafe('UPDATE user_summaries SET track_count = $2 WHERE user_id = $1', data.userId, data.trackCount);
+    })
+    .on(PlaylistChanged, (data, _e, tx) => upsertPlaylist(tx, data))
+    .on(PlaylistDeleted, async (data, _e, tx) => {
+      await tx.$executeRawUnsafe('UPDATE playlist_refs SET is_deleted = true WHERE playlist_id = $1', data.playlistId);
+    });
+  await consumer.start();
+  return consumer;
+}

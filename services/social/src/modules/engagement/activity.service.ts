@@ -1,0 +1,77 @@
+import {
+  toPage,
+  toUserSummary,
+  type Page,
+  type Playlist,
+  type RepostHistoryEntry,
+  type Track,
+} from '@msp/contracts';
+import type { Caller } from '@msp/http';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { UserRef } from '../users/user-ref.js';
+import { assertActivityVisible, requireVisibleUser, UsersRepository } from '../users/users.repository.js';
+import { viewerOf, type Viewer } from '../users/viewer.js';
+import { ActivityRepository } from './activity.repository.js';
+import { toPlaylist, toTrack } from './track.mapper.js';
+
+/** USR-20 … USR-22, ENG-18 … ENG-20: what a user liked and reposted. R8 applies to others' lists. */
+export class ActivityService {
+  private readonly repo: ActivityRepository;
+  private readonly users: UsersRepository;
+
+  constructor(prisma: PrismaClient) {
+    this.repo = new ActivityRepository(prisma);
+    this.users = new UsersRepository(prisma);
+  }
+
+  /** USR-20 (ref = 'me') and ENG-20. */
+  async likedTracks(ref: UserRef | 'me', caller: Caller | null, page: number, size: number): Promise<Page<Track>> {
+    const viewer = viewerOf(caller);
+    const user = await this.owner(ref, viewer);
+    const { rows, total } = await this.repo.tracks('track_likes', user.userId, viewer, page, size);
+    return toPage(rows.map((row) => toTrack(row, viewer.id)), total, page, size);
+  }
+
+  /** USR-22 (by username) and ENG-18 (ref = 'me'): each track with repostedBy and repostedAt. */
+  async repostedTracks(ref: UserRef | 'me', caller: Caller | null, page: number, size: number): Promise<Page<Track>> {
+    const viewer = viewerOf(caller);
+    const user = await this.owner(ref, viewer);
+    const [reposter] = await this.users.summaries([user.userId], viewer.id);
+    const { rows, total } = await this.repo.tracks('track_reposts', user.userId, viewer, page, size);
+    const items = rows.map((row) => ({
+      ...toTrack(row, viewer.id),
+      ...(reposter ? { repostedBy: toUserSummary(reposter, reposter.userId !== viewer.id && reposter.isFollowing) } : {}),
+      repostedAt: (row.repostedAt ?? row.createdAt).toISOString(),
+    }));
+    return toPage(items, total, page, size);
+  }
+
+  /** USR-21. */
+  async likedPlaylists(ref: UserRef, caller: Caller | null, page: number, size: number): Promise<Page<Playlist>> {
+    const viewer = viewerOf(caller);
+    const user = await requireVisibleUser(this.users, ref, viewer);
+    assertActivityVisible(user, viewer);
+    const { rows, total } = await this.repo.likedPlaylists(user.userId, viewer, page, size);
+    return toPage(rows.map((row) => toPlaylist(row, viewer.id)), total, page, size);
+  }
+
+  /** ENG-19. */
+  async repostHistory(ref: UserRef, caller: Caller | null, page: number, size: number): Promise<Page<RepostHistoryEntry>> {
+    const viewer = viewerOf(caller);
+    const user = await requireVisibleUser(this.users, ref, viewer);
+    assertActivityVisible(user, viewer);
+    const { rows, total } = await this.repo.repostHistory(user.userId, viewer, page, size);
+    return toPage(rows.map((row) => ({ ...row, repostedAt: row.repostedAt.toISOString() })), total, page, size);
+  }
+
+  /**
+   * The user whose list is read. The caller's own lists ('me') need no lookup, so they work even
+   * before identity's registration event has reached social.
+   */
+  private async owner(ref: UserRef | 'me', viewer: Viewer): Promise<{ userId: number }> {
+    if (ref === 'me') return { userId: viewer.id };
+    const user = await requireVisibleUser(this.users, ref, viewer);
+    assertActivityVisible(user, viewer);
+    return user;
+  }
+}

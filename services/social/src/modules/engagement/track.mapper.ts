@@ -1,0 +1,151 @@
+import { toUserSummary, type Playlist, type Track, type UserSummarySource } from '@msp/contracts';
+
+/** A track of social's projection with its artist and the viewer's flags, as one list query returns it. */
+export interface TrackListRow {
+  trackId: number;
+  title: string;
+  trackSlug: string;
+  state: string;
+  isPrivate: boolean;
+  access: string;
+  durationSeconds: number | null;
+  coverUrl: string | null;
+  genre: string;
+  publishedAt: Date | null;
+  createdAt: Date;
+  likeCount: number;
+  repostCount: number;
+  commentCount: number;
+  isLiked: boolean;
+  isReposted: boolean;
+  artistUserId: number;
+  artistUsername: string;
+  artistDisplayName: string;
+  artistAvatarUrl: string | null;
+  artistTier: string;
+  artistFollowerCount: number;
+  artistTrackCount: number;
+  artistIsFollowing: boolean;
+  /** Set when the list is of reposts. */
+  repostedAt?: Date;
+}
+
+export function artistOf(row: TrackListRow): UserSummarySource {
+  return {
+    userId: row.artistUserId,
+    username: row.artistUsername,
+    displayName: row.artistDisplayName,
+    avatarUrl: row.artistAvatarUrl,
+    tier: row.artistTier,
+    followerCount: row.artistFollowerCount,
+    trackCount: row.artistTrackCount,
+  };
+}
+
+const STATES = ['UPLOADING', 'PROCESSING', 'FINISHED', 'FAILED'] as const;
+const ACCESS = ['PLAYABLE', 'PREVIEW', 'BLOCKED'] as const;
+
+/**
+ * Track (full) from social's projection. Catalog's track events do not carry description, tags,
+ * release date, play counts or media URLs (signed per request, R4), so until catalog offers a
+ * batch read those are rendered as null/empty/0 and releaseDate as the upload day (see README).
+ * Engagement counts are social's own and exact.
+ */
+export function toTrack(row: TrackListRow, viewerId: number): Track {
+  const created = row.createdAt.toISOString();
+  return {
+    id: row.trackId,
+    title: row.title,
+    trackSlug: row.trackSlug,
+    artist: toUserSummary(artistOf(row), row.artistUserId !== viewerId && row.artistIsFollowing),
+    description: null,
+    genre: row.genre,
+    tags: [],
+    releaseDate: created.slice(0, 10),
+    uploadDate: created,
+    createdAt: created,
+    publishedAt: row.publishedAt ? row.publishedAt.toISOString() : null,
+    state: STATES.find((s) => s === row.state) ?? 'PROCESSING',
+    isPrivate: row.isPrivate,
+    access: ACCESS.find((a) => a === row.access) ?? 'PLAYABLE',
+    trackUrl: null,
+    trackPreviewUrl: null,
+    hlsUrl: null,
+    coverUrl: row.coverUrl,
+    waveformUrl: null,
+    trackDurationSeconds: row.durationSeconds,
+    playCount: 0,
+    completedPlayCount: 0,
+    likeCount: row.likeCount,
+    repostCount: row.repostCount,
+    commentCount: row.commentCount,
+    isLiked: row.isLiked,
+    isReposted: row.isReposted,
+    secretToken: null,
+  };
+}
+
+export interface PlaylistListRow {
+  playlistId: number;
+  title: string;
+  playlistSlug: string;
+  isPrivate: boolean;
+  coverArtUrl: string | null;
+  createdAt: Date;
+  likeCount: number;
+  repostCount: number;
+  isLiked: boolean;
+  isReposted: boolean;
+  ownerUserId: number;
+  ownerUsername: string;
+  ownerDisplayName: string;
+  ownerAvatarUrl: string | null;
+  ownerTier: string;
+  ownerFollowerCount: number;
+  ownerTrackCount: number;
+  ownerIsFollowing: boolean;
+}
+
+/**
+ * Playlist (list form) from social's projection: catalog's playlist events carry neither the
+ * tracks nor type, description, genre or tags, so those are rendered empty until catalog offers
+ * a batch read (see README).
+ */
+export function toPlaylist(row: PlaylistListRow, viewerId: number): Playlist {
+  const owner: UserSummarySource = {
+    userId: row.ownerUserId,
+    username: row.ownerUsername,
+    displayName: row.ownerDisplayName,
+    avatarUrl: row.ownerAvatarUrl,
+    tier: row.ownerTier,
+    followerCount: row.ownerFollowerCount,
+    trackCount: row.ownerTrackCount,
+  };
+  const created = row.createdAt.toISOString();
+  return {
+    id: row.playlistId,
+    title: row.title,
+    type: 'PLAYLIST',
+    description: null,
+    isPrivate: row.isPrivate,
+    coverArtUrl: row.coverArtUrl,
+    playlistSlug: row.playlistSlug,
+    genres: [],
+    genre: null,
+    tags: [],
+    totalDurationSeconds: 0,
+    trackCount: 0,
+    secretToken: null,
+    owner: toUserSummary(owner, row.ownerUserId !== viewerId && row.ownerIsFollowing),
+    isLiked: row.isLiked,
+    isReposted: row.isReposted,
+    likeCount: row.likeCount,
+    repostCount: row.repostCount,
+    createdAt: created,
+    updatedAt: created,
+    trackSummaryDto: [],
+    tracks: [],
+    firstTrackWaveformUrl: null,
+    paginatedTrackResponse: null,
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * SQL fragments shared by the repositories. Each takes the SQL expressions to use, so every
+ * query stays one statement with its own parameter numbers.
+ */
+
+/** Columns of a UserSummarySource (see @msp/contracts) from a `user_summaries` alias, prefixed. */
+export function userColumns(alias: string, prefix = ''): string {
+  const p = (name: string) => `"${prefix}${prefix ? name[0]!.toUpperCase() + name.slice(1) : name}"`;
+  return [
+    `${alias}.user_id AS ${p('userId')}`,
+    `${alias}.username AS ${p('username')}`,
+    `${alias}.display_name AS ${p('displayName')}`,
+    `${alias}.avatar_url AS ${p('avatarUrl')}`,
+    `${alias}.tier AS ${p('tier')}`,
+    `${alias}.follower_count AS ${p('followerCount')}`,
+    `${alias}.track_count AS ${p('trackCount')}`,
+  ].join(', ');
+}
+
+/** True when `viewer` follows `user`. */
+export function followsSql(viewer: string, user: string): string {
+  return `EXISTS (SELECT 1 FROM follows fx WHERE fx.follower_id = ${viewer} AND fx.followee_id = ${user})`;
+}
+
+/** R7: a block in either direction separates the two users. */
+export function blockedBetweenSql(viewer: string, user: string): string {
+  return `EXISTS (SELECT 1 FROM blocks bx WHERE (bx.blocker_id = ${viewer} AND bx.blocked_id = ${user})
+                                        OR (bx.blocker_id = ${user} AND bx.blocked_id = ${viewer}))`;
+}
+
+/**
+ * R2 + R7: a track row `t` is visible to the viewer (`viewer` id, `admin` boolean expression)
+ * when it is not deleted, its artist still exists, no block separates them, and it is the
+ * viewer's own, the viewer is an admin, or it is public and FINISHED.
+ */
+export function trackVisibleSql(t: string, viewer: string, admin: string): string {
+  return `(NOT ${t}.is_deleted
+      AND EXISTS (SELECT 1 FROM user_summaries ax WHERE ax.user_id = ${t}.artist_id AND NOT ax.is_deleted)
+      AND NOT ${blockedBetweenSql(viewer, `${t}.artist_id`)}
+      AND (${t}.artist_id = ${viewer} OR ${admin} OR (NOT ${t}.is_private AND ${t}.state = 'FINISHED')))`;
+}
+
+/** R6 + R7 for a playlist row `p`: the owner, an admin, or anyone when public; never across a block. */
+export function playlistVisibleSql(p: string, viewer: string, admin: string): string {
+  return `(NOT ${p}.is_deleted
+      AND EXISTS (SELECT 1 FROM user_summaries ox WHERE ox.user_id = ${p}.owner_id AND NOT ox.is_deleted)
+      AND NOT ${blockedBetweenSql(viewer, `${p}.owner_id`)}
+      AND (${p}.owner_id = ${viewer} OR ${admin} OR NOT ${p}.is_private))`;
+}

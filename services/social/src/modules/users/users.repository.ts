@@ -1,0 +1,86 @@
+import { AppError } from '@msp/errors';
+import type { SqlExecutor } from '@msp/events';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { UserListRow } from '../follows/follows.repository.js';
+import type { UserRef } from './user-ref.js';
+import { userColumns } from './user-sql.js';
+import type { Viewer } from './viewer.js';
+
+export interface UserRow {
+  userId: number;
+  username: string;
+  isPrivate: boolean;
+  /** The viewer has blocked this user. */
+  blockedByViewer: boolean;
+  /** This user has blocked the viewer (R7: the user then does not exist for the viewer). */
+  hasBlockedViewer: boolean;
+}
+
+export interface RelationshipRow {
+  userId: number;
+  isFollowing: boolean;
+  isFollowed: boolean;
+  isBlocked: boolean;
+  hasBlockedViewer: boolean;
+}
+
+export class UsersRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** The user named by id or username, with both block directions towards the viewer: one query. */
+  async find(ref: UserRef, viewerId: number, db: SqlExecutor = this.prisma): Promise<UserRow | null> {
+    const [column, value] = 'id' in ref ? ['user_id', ref.id] : ['username', ref.username];
+    const rows = await db.$queryRawUnsafe<UserRow[]>(
+      `SELECT u.user_id AS "userId", u.username, u.is_private AS "isPrivate",
+              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $2 AND b.blocked_id = u.user_id) AS "blockedByViewer",
+              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = u.user_id AND b.blocked_id = $2) AS "hasBlockedViewer"
+         FROM user_summaries u
+        WHERE u.${column} = $1 AND NOT u.is_deleted`,
+      value,
+      viewerId,
+    );
+    return rows[0] ?? null;
+  }
+
+  /** User summary sources of the given users with the viewer's isFollowing, one query. */
+  summaries(userIds: number[], viewerId: number): Promise<UserListRow[]> {
+    return this.prisma.$queryRawUnsafe<UserListRow[]>(
+      `SELECT ${userColumns('u')},
+              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $2 AND f.followee_id = u.user_id) AS "isFollowing"
+         FROM user_summaries u WHERE u.user_id = ANY($1::int[]) AND NOT u.is_deleted`,
+      userIds,
+      viewerId,
+    );
+  }
+
+  /** INTERNAL_ROUTES.relationships: one row per requested id, in one indexed query. */
+  relationships(viewerId: number, userIds: number[]): Promise<RelationshipRow[]> {
+    return this.prisma.$queryRawUnsafe<RelationshipRow[]>(
+      `SELECT ids.id AS "userId",
+              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $1 AND f.followee_id = ids.id) AS "isFollowing",
+              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = ids.id AND f.followee_id = $1) AS "isFollowed",
+              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $1 AND b.blocked_id = ids.id) AS "isBlocked",
+              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = ids.id AND b.blocked_id = $1) AS "hasBlockedViewer"
+         FROM unnest($2::int[]) AS ids(id)`,
+      viewerId,
+      userIds,
+    );
+  }
+}
+
+/**
+ * Resolves the user an operation names, as the viewer may see it (R7: a user who blocked the
+ * viewer does not exist for them; admins see everyone).
+ */
+export async function requireVisibleUser(repo: UsersRepository, ref: UserRef, viewer: Viewer): Promise<UserRow> {
+  const user = await repo.find(ref, viewer.id);
+  if (!user || (user.hasBlockedViewer && !viewer.isAdmin)) throw new AppError('USER_NOT_FOUND', 'User not found.');
+  return user;
+}
+
+/** R8: a private user's activity lists are for the user and admins only. */
+export function assertActivityVisible(user: UserRow, viewer: Viewer): void {
+  if (user.isPrivate && user.userId !== viewer.id && !viewer.isAdmin) {
+    throw new AppError('PROFILE_PRIVATE', 'This profile is private.');
+  }
+}
