@@ -1,29 +1,105 @@
 import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
 import { createServiceApp } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { IdentityConfig } from './config.js';
+import { Links } from './links.js';
+import { parseJsonBody } from './json-body.js';
 import { keysModule } from './modules/keys/keys.routes.js';
 import { SigningKeyService } from './modules/keys/keys.service.js';
 import { accountsModule } from './modules/accounts/accounts.routes.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
+import { dummyHash } from './modules/accounts/passwords.js';
+import { MailSender } from './modules/mail/mail.sender.js';
+import { createIdentityRedis, RevocationStore } from './modules/sessions/redis-store.js';
+import { LoginThrottle } from './modules/sessions/throttle.js';
+import { SessionsService } from './modules/sessions/sessions.service.js';
+import { LoginService } from './modules/sessions/login.service.js';
+import { sessionsModule } from './modules/sessions/sessions.routes.js';
+import { SecurityService } from './modules/security/security.service.js';
+import { securityModule } from './modules/security/security.routes.js';
+import { PeersClient } from './modules/profiles/peers.client.js';
+import { ProfilesService } from './modules/profiles/profiles.service.js';
+import { profilesModule } from './modules/profiles/profiles.routes.js';
+import { startCountConsumers } from './modules/profiles/counts.consumer.js';
+import { ImagesService } from './modules/images/images.service.js';
+import { imagesModule } from './modules/images/images.routes.js';
+import { GoogleClient } from './modules/oauth/google.client.js';
+import { OAuthService } from './modules/oauth/oauth.service.js';
+import { oauthModule } from './modules/oauth/oauth.routes.js';
+import { ModerationService, startRevocationSync } from './modules/moderation/moderation.service.js';
+import { moderationModule } from './modules/moderation/moderation.routes.js';
 
 export { loadIdentityConfig, type IdentityConfig } from './config.js';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+const REVOCATION_SYNC_MS = 60_000;
 
 export async function buildApp(config: IdentityConfig, options: { logger?: boolean } = {}) {
-  const { app, infra } = await createServiceApp({
+  const { app, infra, stopOnClose } = await createServiceApp({
     service: 'identity',
     config,
     migrationsDir,
     createPrisma: (adapter) => new PrismaClient({ adapter }),
     logger: options.logger,
   });
-  const keys = new SigningKeyService(infra.prisma);
+  const prisma = infra.prisma;
+  const redis = createIdentityRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
+  redis.on('error', (err) => app.log.warn({ err: err.message }, 'identity redis error'));
+  stopOnClose({ stop: async () => void redis.disconnect() });
+
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  await app.register(cookie);
+
+  const links = new Links(config);
+  const keys = new SigningKeyService(prisma);
   await keys.ensureActiveKey();
-  const accounts = new AccountsService(infra.prisma, config);
+  await dummyHash();
+
+  const mail = stopOnClose(
+    new MailSender({
+      prisma,
+      logger: app.log,
+      smtpUrl: config.SMTP_URL,
+      from: config.MAIL_FROM,
+      mailDir: config.MAIL_DIR,
+      pollMs: config.MAIL_POLL_MS,
+      maxAttempts: config.MAIL_MAX_ATTEMPTS,
+    }),
+  );
+  mail.start();
+  const mailQueued = () => mail.wake();
+
+  const revocation = new RevocationStore(redis, config.ACCESS_TOKEN_TTL_SECONDS);
+  const sessions = new SessionsService(prisma, keys, revocation, config, links);
+  const login = new LoginService(prisma, sessions, new LoginThrottle(redis, config.LOGIN_FAILURES_PER_ADDRESS, config.LOGIN_FAILURES_PER_ACCOUNT));
+  const accounts = new AccountsService(prisma, config, links, redis, mailQueued);
+  const security = new SecurityService(prisma, config, links, redis, sessions, mailQueued);
+  const peers = new PeersClient({ social: config.SOCIAL_URL, billing: config.BILLING_URL }, config.PEER_TIMEOUT_MS, app.log);
+  const profiles = new ProfilesService(prisma, links, peers, sessions);
+  const images = new ImagesService(infra.storage, profiles, links, app.log);
+  await images.allowPublicRead();
+  const oauth = new OAuthService(prisma, new GoogleClient(config), accounts, sessions, redis, links, config);
+  const moderation = new ModerationService(prisma, sessions, revocation, links, app.log);
+  await moderation.ensureAdmins(config.ADMIN_ACCOUNTS);
+
+  for (const consumer of await startCountConsumers({ nc: infra.nc, db: prisma, logger: app.log })) stopOnClose(consumer);
+  stopOnClose(startRevocationSync(moderation, config.ACCESS_TOKEN_TTL_SECONDS, REVOCATION_SYNC_MS, app.log));
 
   await app.register(keysModule, { keys });
   await app.register(accountsModule, { prefix: '/api', accounts });
-  return Object.assign(app, { infra, keys });
+  await app.register(sessionsModule, { prefix: '/api', sessions, login, config });
+  await app.register(securityModule, { prefix: '/api', security });
+  await app.register(profilesModule, { prefix: '/api', profiles, config });
+  await app.register(imagesModule, { prefix: '/api', images, maxBytes: config.IMAGE_MAX_BYTES });
+  await app.register(oauthModule, { prefix: '/api', oauth, config });
+  await app.register(moderationModule, { prefix: '/api', moderation });
+  return Object.assign(app, { infra, keys, sessions, moderation, redis });
 }

@@ -1,14 +1,76 @@
 import { z } from 'zod';
 import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
 
+const commaList = z.string().transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean));
+
+/** `[{ email, username, displayName?, password | passwordHash }]`: the admin accounts (R13). */
+const AdminAccountSchema = z
+  .object({
+    email: z.email(),
+    username: z.string().min(3).max(30),
+    displayName: z.string().min(1).max(50).optional(),
+    password: z.string().min(8).max(128).optional(),
+    passwordHash: z.string().startsWith('$argon2').optional(),
+  })
+  .refine((a) => Boolean(a.password) !== Boolean(a.passwordHash), { message: 'give exactly one of password, passwordHash' });
+
+const adminAccounts = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'ADMIN_ACCOUNTS must be a JSON array' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(AdminAccountSchema));
+export type AdminAccountConfig = z.infer<typeof AdminAccountSchema>;
+
 export const configShape = {
   ...serviceEnvShape('identity'),
   ...serviceUrlsShape,
   /** Issuer claim of access tokens. */
   JWT_ISSUER: z.string().min(1).default('msp-identity'),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(1800),
+  REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(2_592_000),
   CAPTCHA_ENABLED: z.stringbool().default(false),
   CAPTCHA_BYPASS_TOKEN: z.string().optional(),
+  /**
+   * Prefix of the Redis keys identity writes (revocation, throttling, OAuth state). Must equal the
+   * gateway's REDIS_KEY_PREFIX; empty in a deployment, set by tests to isolate their keys.
+   */
+  REDIS_KEY_PREFIX: z.string().default(''),
+  ADMIN_ACCOUNTS: adminAccounts.default([]),
+
+  /** smtp(s)://user:pass@host:port; without it mails are written as .eml files to MAIL_DIR. */
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().min(3).default('Music Platform <no-reply@localhost>'),
+  MAIL_DIR: z.string().min(1).default('.data/mail'),
+  MAIL_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+
+  /** Failed logins per client address per 15 min before 429 (R13). */
+  LOGIN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(10),
+  /** Failed logins per account (15-min window) before it is locked, with doubling lock times. */
+  LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
+  FORGOT_PASSWORD_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(5),
+
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_CLIENT_SECRET: z.string().optional(),
+  GOOGLE_JWKS_URL: z.url().default('https://www.googleapis.com/oauth2/v3/certs'),
+  GOOGLE_ISSUERS: commaList.default(['https://accounts.google.com', 'accounts.google.com']),
+  GOOGLE_AUTH_URL: z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: z.url().default('https://oauth2.googleapis.com/token'),
+
+  /**
+   * Public, unsigned base URL of the bucket's objects (avatars and covers, R4). Defaults to the
+   * path-style bucket URL on S3_ENDPOINT; in a cluster point it at the CDN or ingress of the bucket.
+   */
+  MEDIA_PUBLIC_BASE_URL: z.url().optional(),
+  IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  /** Timeout of calls to social and billing. */
+  PEER_TIMEOUT_MS: z.coerce.number().int().min(50).max(5000).default(1000),
 } as const;
 
 export const requiredEnv = [

@@ -265,6 +265,22 @@ describe('FOL-1 follow: identity\'s profile counts follow social within 5 s', ()
     return (await res.json()) as { userId: number; username: string };
   }
 
+  it('USR-15 shows the new followerCount after FOL-1 and after FOL-2', async () => {
+    const star = await registerAccount('star@example.com', 'Star Artist');
+    const fan = await registerAccount('fan@example.com', 'Big Fan');
+    await waitFor(async () => (await socialApp().infra.prisma.userSummary.count({ where: { userId: { in: [star.userId, fan.userId] } } })) === 2, {
+      message: 'social did not receive the registrations',
+    });
+    const follow = await call('POST', `/api/users/${star.userId}/follow`, fan.userId);
+    expect(follow.body).toMatchObject({ isFollowing: true, followerCount: 1 });
+    const followers = async () => {
+      const res = await fleet.fetch(`/api/users/username/${star.username}`);
+      return res.status === 200 ? ((await res.json()) as { stats: { followersCount: number } }).stats.followersCount : -1;
+    };
+    await waitFor(async () => (await followers()) === 1, { timeoutMs: 5000, message: 'identity followerCount did not reach 1' });
+    await call('DELETE', `/api/users/${star.userId}/follow`, fan.userId);
+    await waitFor(async () => (await followers()) === 0, { timeoutMs: 5000, message: 'identity followerCount did not return to 0' });
+  });
 });
 
 describe('R8 private profiles', () => {

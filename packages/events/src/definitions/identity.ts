@@ -10,6 +10,8 @@ export const UserSnapshotSchema = z.object({
   tier: z.enum(['FREE', 'PRO']),
   role: z.enum(['LISTENER', 'ARTIST', 'ADMIN']),
   isPrivate: z.boolean(),
+  /** R8: false means plays are not recorded in the listening history (catalog). Added later: optional. */
+  showHistory: z.boolean().optional(),
 });
 export type UserSnapshot = z.infer<typeof UserSnapshotSchema>;
 
@@ -18,7 +20,7 @@ export const UserRegistered = defineEvent(
   UserSnapshotSchema.extend({ createdAt: z.string() }),
 );
 
-/** Any change of the snapshot fields (profile, username, avatar, role, privacy). */
+/** Any change of the snapshot fields (profile, username, avatar, role, privacy, showHistory). */
 export const UserUpdated = defineEvent('identity.user.updated.v1', UserSnapshotSchema);
 
 export const UserTierChanged = defineEvent(

@@ -2,9 +2,39 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
+/** What tokens, login answers and lock checks need of a user. */
+export const tokenUserSelect = {
+  id: true,
+  email: true,
+  username: true,
+  displayName: true,
+  role: true,
+  tier: true,
+  avatarKey: true,
+  passwordHash: true,
+  emailVerified: true,
+  isBanned: true,
+  suspendedUntil: true,
+} as const;
+export type TokenUser = Prisma.UserGetPayload<{ select: typeof tokenUserSelect }>;
+
+/** The fields of the snapshot other services copy (identity.user.* events). */
+export const snapshotSelect = {
+  id: true,
+  username: true,
+  displayName: true,
+  avatarKey: true,
+  tier: true,
+  role: true,
+  isPrivate: true,
+  showHistory: true,
+  createdAt: true,
+} as const;
+export type SnapshotRow = Prisma.UserGetPayload<{ select: typeof snapshotSelect }>;
+
 export const accountsRepository = {
-  emailExists: async (db: Db, email: string) =>
-    (await db.user.count({ where: { email: { equals: email, mode: 'insensitive' } } })) > 0,
+  /** Any account that holds the address (primary or secondary): one lookup on the unique index. */
+  emailExists: async (db: Db, email: string) => (await db.userEmail.count({ where: { email } })) > 0,
 
   usernameExists: async (db: Db, username: string) => (await db.user.count({ where: { username } })) > 0,
 
@@ -12,9 +42,27 @@ export const accountsRepository = {
   usernamesLike: async (db: Db, base: string) =>
     (await db.user.findMany({ where: { username: { startsWith: base } }, select: { username: true } })).map((u) => u.username),
 
-  create: (db: Db, data: Prisma.UserCreateInput) =>
+  /** Creates the account with its primary address. */
+  create: (db: Db, data: Omit<Prisma.UserCreateInput, 'emails'>, emailVerified: boolean) =>
     db.user.create({
-      data,
-      select: { id: true, username: true, displayName: true, tier: true, role: true, isPrivate: true, createdAt: true },
+      data: {
+        ...data,
+        emailVerified,
+        emails: { create: { email: data.email, isVerified: emailVerified, verifiedAt: emailVerified ? new Date() : null } },
+      },
+      select: { ...snapshotSelect, email: true },
     }),
+
+  /** The account holding `email` and whether that address is verified. */
+  findByEmail: async (db: Db, email: string) => {
+    const row = await db.userEmail.findUnique({
+      where: { email },
+      select: { isVerified: true, user: { select: tokenUserSelect } },
+    });
+    return row ? { user: row.user, addressVerified: row.isVerified } : null;
+  },
+
+  findTokenUser: (db: Db, id: number) => db.user.findUnique({ where: { id }, select: tokenUserSelect }),
+
+  findSnapshot: (db: Db, id: number) => db.user.findUnique({ where: { id }, select: snapshotSelect }),
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from '@msp/http';
-import { AvailabilityResultSchema, RegisterResultSchema } from '@msp/contracts';
+import { AvailabilityResultSchema, MessageResponseSchema, RegisterResultSchema, ResendResultSchema } from '@msp/contracts';
 import type { AccountsService } from './accounts.service.js';
-import { CheckUserBodySchema, RegisterBodySchema } from './accounts.schemas.js';
+import { CheckUserBodySchema, RegisterBodySchema, ResendBodySchema, VerifyEmailBodySchema } from './accounts.schemas.js';
 
 export const accountsModule: FastifyPluginAsyncZod<{ accounts: AccountsService }> = async (app, { accounts }) => {
   app.post(
@@ -16,6 +16,34 @@ export const accountsModule: FastifyPluginAsyncZod<{ accounts: AccountsService }
       },
     },
     async (request, reply) => reply.code(201).send(await accounts.register(request.body, String(request.id))),
+  );
+
+  app.post(
+    '/auth/verify-email',
+    {
+      schema: {
+        operationId: 'AUTH-6',
+        summary: 'Verify email',
+        tags: ['Authentication'],
+        body: VerifyEmailBodySchema,
+        response: { 200: MessageResponseSchema },
+      },
+    },
+    async (request) => accounts.verifyEmail(request.body.token),
+  );
+
+  app.post(
+    '/auth/resend-verification',
+    {
+      schema: {
+        operationId: 'AUTH-7',
+        summary: 'Resend verification email',
+        tags: ['Authentication'],
+        body: ResendBodySchema,
+        response: { 200: ResendResultSchema },
+      },
+    },
+    async (request) => accounts.resendVerification(request.body.email),
   );
 
   app.post(

@@ -1,13 +1,25 @@
 import { z } from 'zod';
 import { DeviceInfoSchema } from '@msp/contracts';
 
-const email = z.string().trim().max(254).pipe(z.email({ message: 'Must be a valid e-mail address.' }));
+/** Trimmed, lower-cased, ≤ 254 (R13). */
+export const EmailSchema = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email({ message: 'Must be a valid e-mail address.' }))
+  .transform((e) => e.toLowerCase());
+
+/** Whatever the client sends is the password (never trimmed); the length rule is WEAK_PASSWORD's (R13). */
+export const PasswordSchema = z.string().min(1).max(1024);
+
+/** One-time tokens are 43 URL-safe characters; anything far off is not worth a lookup. */
+export const OneTimeTokenSchema = z.string().trim().min(1).max(200);
 
 export const RegisterBodySchema = z.object({
-  email,
+  email: EmailSchema,
   displayName: z.string().trim().min(1).max(50),
   username: z.string().trim().toLowerCase().max(30).optional().nullable(),
-  password: z.string().max(1024),
+  password: PasswordSchema,
   dateOfBirth: z.iso.date({ message: 'Must be a date YYYY-MM-DD.' }),
   gender: z.string().trim().max(50).optional().nullable(),
   city: z.string().trim().max(100).optional().nullable(),
@@ -24,3 +36,7 @@ export const CheckUserBodySchema = z
   })
   .refine((b) => Boolean(b.email) || Boolean(b.username), { message: 'Give an email or a username.', path: ['email'] });
 export type CheckUserBody = z.infer<typeof CheckUserBodySchema>;
+
+export const VerifyEmailBodySchema = z.object({ token: OneTimeTokenSchema });
+
+export const ResendBodySchema = z.object({ email: EmailSchema, deviceInfo: DeviceInfoSchema.optional().nullable() });

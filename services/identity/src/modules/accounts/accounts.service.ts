@@ -1,13 +1,21 @@
 import { AppError } from '@msp/errors';
 import { UserRegistered, writeOutbox } from '@msp/events';
+import type { Redis } from 'ioredis';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import type { IdentityConfig } from '../../config.js';
+import type { Links } from '../../links.js';
+import { mailTemplates } from '../mail/mail.templates.js';
+import { enqueueMail } from '../mail/mail.outbox.js';
+import { emailKey } from '../sessions/secrets.js';
 import { accountsRepository as repo } from './accounts.repository.js';
+import { snapshotOf } from './accounts.events.js';
 import type { CheckUserBody, RegisterBody } from './accounts.schemas.js';
+import { oneTimeTokens } from './one-time-tokens.js';
 import { hashPassword, passwordProblem } from './passwords.js';
 import { usernameBase, usernameProblem } from './username.js';
 
 const MIN_AGE_YEARS = 13;
+export const RESEND_COOLDOWN_SECONDS = 60;
 
 function ageInYears(dateOfBirth: string, now = new Date()): number {
   const [y, m, d] = dateOfBirth.split('-').map(Number) as [number, number, number];
@@ -16,7 +24,7 @@ function ageInYears(dateOfBirth: string, now = new Date()): number {
   return age;
 }
 
-function isUniqueViolation(err: unknown, field: string): boolean {
+export function isUniqueViolation(err: unknown, field: string): boolean {
   return (
     err instanceof Prisma.PrismaClientKnownRequestError &&
     err.code === 'P2002' &&
@@ -24,18 +32,37 @@ function isUniqueViolation(err: unknown, field: string): boolean {
   );
 }
 
+export interface NewAccount {
+  email: string;
+  displayName: string;
+  username?: string | null;
+  passwordHash: string | null;
+  emailVerified: boolean;
+  googleSub?: string | null;
+  dateOfBirth?: string | null;
+  gender?: string | null;
+  city?: string | null;
+  country?: string | null;
+}
+
 export class AccountsService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly config: IdentityConfig,
+    private readonly links: Links,
+    private readonly redis: Redis,
+    private readonly onMailQueued: () => void,
   ) {}
 
-  /** AUTH-5. The account and its UserRegistered event commit together. */
-  async register(body: RegisterBody, correlationId: string) {
-    const email = body.email.toLowerCase();
-    if (this.config.CAPTCHA_ENABLED && (!body.captchaToken || body.captchaToken !== this.config.CAPTCHA_BYPASS_TOKEN)) {
+  checkCaptcha(token: string | null | undefined): void {
+    if (this.config.CAPTCHA_ENABLED && (!token || token !== this.config.CAPTCHA_BYPASS_TOKEN)) {
       throw new AppError('CAPTCHA_FAILED', 'Captcha verification failed.');
     }
+  }
+
+  /** AUTH-5. The account, its verification mail and its UserRegistered event commit together. */
+  async register(body: RegisterBody, correlationId: string) {
+    this.checkCaptcha(body.captchaToken);
     if (ageInYears(body.dateOfBirth) < MIN_AGE_YEARS) {
       throw AppError.validation([{ field: 'dateOfBirth', message: `You must be at least ${MIN_AGE_YEARS} years old.` }]);
     }
@@ -43,60 +70,112 @@ export class AccountsService {
       const problem = usernameProblem(body.username);
       if (problem) throw AppError.validation([{ field: 'username', message: problem }]);
     }
-    const weak = passwordProblem(body.password, email, body.username ?? null);
+    const weak = passwordProblem(body.password, body.email, body.username ?? null);
     if (weak) throw new AppError('WEAK_PASSWORD', weak, { errors: [{ field: 'password', message: weak }] });
-    if (await repo.emailExists(this.prisma, email)) throw new AppError('EMAIL_TAKEN', 'This e-mail address is already in use.');
-    if (body.username && (await repo.usernameExists(this.prisma, body.username))) {
+    const user = await this.createAccount(
+      { ...body, passwordHash: await hashPassword(body.password), emailVerified: false },
+      correlationId,
+    );
+    return {
+      message: 'Registration successful. Check your e-mail to verify your account.',
+      userId: user.id,
+      username: user.username,
+    };
+  }
+
+  /**
+   * Creates an account (local or identity-provider) with its UserRegistered event; local accounts
+   * also get their verification mail in the same transaction.
+   */
+  async createAccount(input: NewAccount, correlationId: string) {
+    if (await repo.emailExists(this.prisma, input.email)) throw new AppError('EMAIL_TAKEN', 'This e-mail address is already in use.');
+    if (input.username && (await repo.usernameExists(this.prisma, input.username))) {
       throw new AppError('USERNAME_TAKEN', 'This username is already taken.');
     }
-    const passwordHash = await hashPassword(body.password);
-
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      const username = body.username ?? (await this.freeUsername(body.displayName));
+      const username = input.username ?? (await this.freeUsername(input.displayName));
       try {
         const user = await this.prisma.$transaction(async (tx) => {
-          const created = await repo.create(tx, {
-            email,
-            username,
-            displayName: body.displayName,
-            passwordHash,
-            dateOfBirth: new Date(`${body.dateOfBirth}T00:00:00.000Z`),
-            gender: body.gender ?? null,
-            city: body.city ?? null,
-            country: body.country ?? null,
-          });
-          await writeOutbox(
+          const created = await repo.create(
             tx,
-            UserRegistered,
             {
-              userId: created.id,
-              username: created.username,
-              displayName: created.displayName,
-              avatarUrl: null,
-              tier: created.tier,
-              role: created.role,
-              isPrivate: created.isPrivate,
-              createdAt: created.createdAt.toISOString(),
+              email: input.email,
+              username,
+              displayName: input.displayName,
+              passwordHash: input.passwordHash,
+              googleSub: input.googleSub ?? null,
+              dateOfBirth: input.dateOfBirth ? new Date(`${input.dateOfBirth}T00:00:00.000Z`) : null,
+              gender: input.gender ?? null,
+              city: input.city ?? null,
+              country: input.country ?? null,
             },
-            { correlationId },
+            input.emailVerified,
           );
+          await writeOutbox(tx, UserRegistered, { ...snapshotOf(created, this.links), createdAt: created.createdAt.toISOString() }, { correlationId });
+          if (!input.emailVerified) {
+            const token = await oneTimeTokens.issue(tx, created.id, 'VERIFY_EMAIL', created.email);
+            await enqueueMail(tx, created.email, mailTemplates.verifyEmail(created.displayName, this.links.webLink('verify-email', token)));
+          }
           return created;
         });
-        return {
-          message: 'Registration successful. Check your e-mail to verify your account.',
-          userId: user.id,
-          username: user.username,
-        };
+        // No resend cooldown starts here: AUTH-7 would then answer differently for a fresh account.
+        if (!input.emailVerified) this.onMailQueued();
+        return user;
       } catch (err) {
         if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN', 'This e-mail address is already in use.');
+        if (isUniqueViolation(err, 'google_sub')) throw new AppError('EMAIL_TAKEN', 'This account already exists.');
         if (isUniqueViolation(err, 'username')) {
-          if (body.username) throw new AppError('USERNAME_TAKEN', 'This username is already taken.');
+          if (input.username) throw new AppError('USERNAME_TAKEN', 'This username is already taken.');
           continue; // a concurrent registration took the derived name: derive again
         }
         throw err;
       }
     }
     throw new AppError('USERNAME_TAKEN', 'Could not find a free username; choose one.');
+  }
+
+  /** AUTH-6. */
+  async verifyEmail(token: string) {
+    const result = await this.prisma.$transaction(async (tx) => {
+      const row = await oneTimeTokens.consume(tx, token, ['VERIFY_EMAIL']);
+      if (!row) return 'invalid' as const;
+      const address = await tx.userEmail.findUnique({ where: { email: row.email }, select: { userId: true, isVerified: true } });
+      if (!address || address.userId !== row.userId) return 'invalid' as const;
+      if (address.isVerified) return 'already' as const;
+      if (!row.live) return 'invalid' as const;
+      await tx.userEmail.update({ where: { email: row.email }, data: { isVerified: true, verifiedAt: new Date() } });
+      await tx.user.updateMany({ where: { id: row.userId, email: row.email }, data: { emailVerified: true } });
+      return 'verified' as const;
+    });
+    if (result === 'invalid') throw new AppError('INVALID_TOKEN', 'This verification link is invalid or has expired.');
+    if (result === 'already') throw new AppError('ALREADY_VERIFIED', 'This e-mail address is already verified.');
+    return { message: 'Your e-mail address is verified. You can log in now.' };
+  }
+
+  /**
+   * AUTH-7. The same answer (and the same cooldown) whether or not an unverified account has the
+   * address, so it cannot be used to find accounts.
+   */
+  async resendVerification(email: string) {
+    const cooldownKey = `auth:resend:${emailKey(email)}`;
+    const fresh = await this.redis.set(cooldownKey, '1', 'EX', RESEND_COOLDOWN_SECONDS, 'NX');
+    if (fresh === null) {
+      const ttl = await this.redis.ttl(cooldownKey);
+      const wait = ttl > 0 ? ttl : RESEND_COOLDOWN_SECONDS;
+      throw new AppError('RESEND_COOLDOWN', `Wait ${wait} s before asking for another e-mail.`, { headers: { 'retry-after': String(wait) } });
+    }
+    const found = await repo.findByEmail(this.prisma, email);
+    if (found && !found.addressVerified && found.user.email === email) {
+      await this.prisma.$transaction(async (tx) => {
+        const token = await oneTimeTokens.issue(tx, found.user.id, 'VERIFY_EMAIL', email);
+        await enqueueMail(tx, email, mailTemplates.verifyEmail(found.user.displayName, this.links.webLink('verify-email', token)));
+      });
+      this.onMailQueued();
+    }
+    return {
+      message: 'If an unverified account uses this address, a new verification e-mail is on its way.',
+      coolDown: RESEND_COOLDOWN_SECONDS,
+    };
   }
 
   /** AUTH-15. */
@@ -117,7 +196,7 @@ export class AccountsService {
     return { isAvailable: true, message: 'Available.', errorField: null };
   }
 
-  private async freeUsername(displayName: string): Promise<string> {
+  async freeUsername(displayName: string): Promise<string> {
     const base = usernameBase(displayName);
     const taken = new Set(await repo.usernamesLike(this.prisma, base));
     if (!taken.has(base)) return base;

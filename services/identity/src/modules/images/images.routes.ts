@@ -1,0 +1,72 @@
+import multipart from '@fastify/multipart';
+import { ImageUpdateResultSchema } from '@msp/contracts';
+import { AppError } from '@msp/errors';
+import { requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import type { ImageChanges, ImagesService } from './images.service.js';
+
+const bearer = [{ bearerAuth: [] }];
+
+function truthy(value: string): boolean {
+  return ['true', '1', 'yes'].includes(value.trim().toLowerCase());
+}
+
+export const imagesModule: FastifyPluginAsyncZod<{ images: ImagesService; maxBytes: number }> = async (app, { images, maxBytes }) => {
+  await app.register(multipart, {
+    throwFileSizeLimit: true,
+    limits: { fileSize: maxBytes, files: 2, fields: 4, parts: 6, fieldSize: 1024, headerPairs: 100 },
+  });
+
+  app.patch(
+    '/users/me/images',
+    {
+      schema: {
+        operationId: 'USR-9',
+        summary: 'Update profile or cover images',
+        tags: ['Users'],
+        security: bearer,
+        consumes: ['multipart/form-data'],
+        response: { 200: ImageUpdateResultSchema },
+      },
+    },
+    async (request) => {
+      const caller = requireCaller(request);
+      if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send multipart/form-data.');
+      const changes: ImageChanges = {};
+      let seen = 0;
+      for await (const part of request.parts()) {
+        seen += 1;
+        if (part.type === 'file') {
+          // Read within the fileSize limit: a larger file throws 413 before it is all in memory.
+          const data = await part.toBuffer();
+          if (part.fieldname === 'profilePic') changes.avatar = data;
+          else if (part.fieldname === 'coverPic') changes.cover = data;
+        } else if (typeof part.value === 'string') {
+          if (part.fieldname === 'removeProfilePic' && truthy(part.value) && changes.avatar === undefined) changes.avatar = 'remove';
+          if (part.fieldname === 'removeCoverPic' && truthy(part.value) && changes.cover === undefined) changes.cover = 'remove';
+        }
+      }
+      if (seen === 0 || (changes.avatar === undefined && changes.cover === undefined)) {
+        throw AppError.validation([{ field: 'profilePic', message: 'Send profilePic, coverPic, removeProfilePic or removeCoverPic.' }]);
+      }
+      return images.apply(caller.userId, changes, String(request.id));
+    },
+  );
+
+  app.delete(
+    '/users/me/images/avatar',
+    { schema: { operationId: 'USR-10', summary: 'Delete current user avatar', tags: ['Users'], security: bearer } },
+    async (request, reply) => {
+      await images.apply(requireCaller(request).userId, { avatar: 'remove' }, String(request.id));
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete(
+    '/users/me/images/cover',
+    { schema: { operationId: 'USR-11', summary: 'Delete current user cover', tags: ['Users'], security: bearer } },
+    async (request, reply) => {
+      await images.apply(requireCaller(request).userId, { cover: 'remove' }, String(request.id));
+      return reply.code(204).send();
+    },
+  );
+};

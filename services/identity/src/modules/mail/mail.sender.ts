@@ -1,0 +1,144 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+
+interface ClaimedMail {
+  id: number;
+  recipient: string;
+  subject: string;
+  text_body: string | null;
+  html_body: string | null;
+  attempts: number;
+}
+
+const BATCH = 10;
+/** A claimed mail is retried by any replica after this long if its sender died mid-send. */
+const CLAIM_SECONDS = 120;
+
+export interface MailSenderOptions {
+  prisma: PrismaClient;
+  logger: FastifyBaseLogger;
+  smtpUrl?: string;
+  from: string;
+  mailDir: string;
+  pollMs: number;
+  maxAttempts: number;
+}
+
+/**
+ * Delivers the mail outbox in the background with retries (exponential backoff, then FAILED), so a
+ * slow or failing SMTP server never fails or delays a request. Rows are claimed with
+ * `FOR UPDATE SKIP LOCKED`, so several replicas never send the same mail twice at once.
+ * Without SMTP_URL each mail is written as an .eml file to MAIL_DIR and its links are logged.
+ */
+export class MailSender {
+  private readonly transport: Transporter;
+  private readonly toFiles: boolean;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private wakeRequested = false;
+  private stopped = false;
+
+  constructor(private readonly options: MailSenderOptions) {
+    this.toFiles = !options.smtpUrl;
+    this.transport = options.smtpUrl
+      ? nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as never)
+      : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  }
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** Called after a transaction that queued mail committed: send now instead of at the next poll. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.wakeRequested = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    this.transport.close();
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.drain()
+        .catch((err) => this.options.logger.warn({ err }, 'mail outbox drain failed'))
+        .finally(() => {
+          this.running = null;
+          const again = this.wakeRequested;
+          this.wakeRequested = false;
+          this.schedule(again ? 0 : this.options.pollMs);
+        });
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      const batch = await this.options.prisma.$queryRawUnsafe<ClaimedMail[]>(
+        `UPDATE mail_outbox SET locked_until = now() + interval '${CLAIM_SECONDS} seconds', attempts = attempts + 1
+         WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'PENDING' AND next_attempt_at <= now()
+                      AND (locked_until IS NULL OR locked_until < now())
+                      ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+         RETURNING id, recipient, subject, text_body, html_body, attempts`,
+      );
+      if (batch.length === 0) return;
+      await Promise.all(batch.map((mail) => this.deliver(mail)));
+    }
+  }
+
+  private async deliver(mail: ClaimedMail): Promise<void> {
+    const { prisma, logger } = this.options;
+    try {
+      const info = await this.transport.sendMail({
+        from: this.options.from,
+        to: mail.recipient,
+        subject: mail.subject,
+        text: mail.text_body ?? '',
+        html: mail.html_body ?? undefined,
+      });
+      if (this.toFiles) await this.writeFile(mail, (info as { message: Buffer }).message);
+      // The body holds a one-time link: it is not kept once delivered.
+      await prisma.mailOutbox.update({
+        where: { id: mail.id },
+        data: { status: 'SENT', sentAt: new Date(), textBody: null, htmlBody: null, lockedUntil: null, lastError: null },
+      });
+    } catch (err) {
+      const failed = mail.attempts >= this.options.maxAttempts;
+      const delayMs = Math.min(3_600_000, 1000 * 2 ** mail.attempts);
+      logger.warn({ err: (err as Error).message, mailId: mail.id, attempt: mail.attempts, failed }, 'mail delivery failed');
+      await prisma.mailOutbox.update({
+        where: { id: mail.id },
+        data: {
+          status: failed ? 'FAILED' : 'PENDING',
+          nextAttemptAt: new Date(Date.now() + delayMs),
+          lockedUntil: null,
+          lastError: (err as Error).message.slice(0, 500),
+        },
+      });
+    }
+  }
+
+  private async writeFile(mail: ClaimedMail, raw: Buffer): Promise<void> {
+    const dir = path.resolve(this.options.mailDir);
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.id}.eml`);
+    await writeFile(file, raw);
+    const links = (mail.text_body ?? '').match(/https?:\/\/\S+/g) ?? [];
+    this.options.logger.info({ to: mail.recipient, subject: mail.subject, file, links }, 'mail written (no SMTP_URL)');
+  }
+}

@@ -1,0 +1,152 @@
+import { AppError } from '@msp/errors';
+import type { Redis } from 'ioredis';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { IdentityConfig } from '../../config.js';
+import type { Links } from '../../links.js';
+import { accountsRepository as accounts } from '../accounts/accounts.repository.js';
+import { isUniqueViolation } from '../accounts/accounts.service.js';
+import { oneTimeTokens } from '../accounts/one-time-tokens.js';
+import { hashPassword, passwordProblem, verifyPassword } from '../accounts/passwords.js';
+import { enqueueMail } from '../mail/mail.outbox.js';
+import { mailTemplates } from '../mail/mail.templates.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
+import { emailKey } from '../sessions/secrets.js';
+import { hitLimit } from '../sessions/throttle.js';
+
+const HOUR_MS = 3600_000;
+
+function weak(problem: string): AppError {
+  return new AppError('WEAK_PASSWORD', problem, { errors: [{ field: 'newPassword', message: problem }] });
+}
+
+/** Password recovery and change, e-mail addresses (AUTH-8, AUTH-9, SEC-1…SEC-4, USR-12, USR-13). */
+export class SecurityService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly config: IdentityConfig,
+    private readonly links: Links,
+    private readonly redis: Redis,
+    private readonly sessions: SessionsService,
+    private readonly onMailQueued: () => void,
+  ) {}
+
+  /** AUTH-8: the same answer whether or not the address has an account; 5 per address per hour. */
+  async forgotPassword(email: string, ip: string) {
+    await hitLimit(this.redis, `auth:forgot:ip:${ip}`, this.config.FORGOT_PASSWORD_PER_ADDRESS_PER_HOUR, HOUR_MS, 'Too many password recovery requests; try again later.');
+    const found = await accounts.findByEmail(this.prisma, email);
+    // Admin accounts are managed in configuration; their passwords are not reset by mail.
+    if (found && found.user.role !== 'ADMIN') {
+      await this.prisma.$transaction(async (tx) => {
+        const token = await oneTimeTokens.issue(tx, found.user.id, 'RESET_PASSWORD', email);
+        await enqueueMail(tx, email, mailTemplates.resetPassword(found.user.displayName, this.links.webLink('change-password', token)));
+      });
+      this.onMailQueued();
+    }
+    return { message: 'If an account uses this address, a password reset link is on its way.' };
+  }
+
+  /** AUTH-9. The reset link also proves the address, so an unverified one becomes verified. */
+  async resetPassword(token: string, newPassword: string, logoutAll: boolean) {
+    const hashed = await this.prisma.$transaction(async (tx) => {
+      const row = await oneTimeTokens.consume(tx, token, ['RESET_PASSWORD']);
+      if (!row?.live) return null;
+      const user = await tx.user.findUnique({ where: { id: row.userId }, select: { id: true, email: true, username: true } });
+      if (!user) return null;
+      const problem = passwordProblem(newPassword, user.email, user.username);
+      if (problem) throw weak(problem);
+      await tx.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(newPassword) }, select: { id: true } });
+      const address = await tx.userEmail.updateMany({ where: { email: row.email, userId: user.id, isVerified: false }, data: { isVerified: true, verifiedAt: new Date() } });
+      if (address.count > 0) await tx.user.updateMany({ where: { id: user.id, email: row.email }, data: { emailVerified: true } });
+      return user;
+    }, { timeout: 15_000 });
+    if (!hashed) throw new AppError('INVALID_TOKEN', 'This reset link is invalid or has expired.');
+    // The lock from failed logins is lifted: the owner just proved control of the address.
+    await this.redis.del(`auth:login-fail:acct:${emailKey(hashed.email)}`, `auth:login-lock:acct:${emailKey(hashed.email)}`).catch(() => undefined);
+    if (logoutAll) await this.sessions.revokeAllOf(hashed.id, 'password-reset');
+    return { message: 'Your password has been changed.' };
+  }
+
+  /** SEC-4: other sessions are revoked; the caller's stays. */
+  async changePassword(userId: number, sessionId: string | null, currentPassword: string | null | undefined, newPassword: string) {
+    const user = await this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, email: true, username: true, passwordHash: true } });
+    if (!user) throw new AppError('UNAUTHORIZED');
+    if (user.passwordHash) {
+      if (!currentPassword || !(await verifyPassword(user.passwordHash, currentPassword))) {
+        throw new AppError('INVALID_CURRENT_PASSWORD', 'The current password is wrong.');
+      }
+    }
+    const problem = passwordProblem(newPassword, user.email, user.username);
+    if (problem) throw weak(problem);
+    await this.prisma.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(newPassword) }, select: { id: true } });
+    await this.sessions.revokeAllOf(user.id, 'password-change', sessionId);
+    return { message: 'Your password has been changed. Other sessions were logged out.' };
+  }
+
+  /** SEC-1 / USR-12 (CHANGE_EMAIL) and SEC-2 (ADD_EMAIL): a link to the new address, applied by USR-13. */
+  async startEmailChange(userId: number, newEmail: string, purpose: 'CHANGE_EMAIL' | 'ADD_EMAIL') {
+    const user = await this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, displayName: true } });
+    if (!user) throw new AppError('UNAUTHORIZED');
+    if (await accounts.emailExists(this.prisma, newEmail)) throw new AppError('EMAIL_TAKEN', 'This e-mail address is already in use.');
+    await this.prisma.$transaction(async (tx) => {
+      const token = await oneTimeTokens.issue(tx, user.id, purpose, newEmail);
+      await enqueueMail(tx, newEmail, mailTemplates.changeEmail(user.displayName, this.links.webLink('settings/verify-email-change', token)));
+    });
+    this.onMailQueued();
+    return {
+      message:
+        purpose === 'CHANGE_EMAIL'
+          ? 'Check your new address: the change applies once you follow the link we sent.'
+          : 'Check that address: it is added once you follow the link we sent.',
+    };
+  }
+
+  /** USR-13. */
+  async verifyEmailChange(token: string) {
+    const outcome = await this.prisma.$transaction(async (tx) => {
+      const row = await oneTimeTokens.consume(tx, token, ['CHANGE_EMAIL', 'ADD_EMAIL']);
+      if (!row) return { kind: 'invalid' as const };
+      const existing = await tx.userEmail.findUnique({ where: { email: row.email }, select: { userId: true, isVerified: true } });
+      if (existing?.userId === row.userId && existing.isVerified && (row.purpose === 'ADD_EMAIL' || !row.live)) return { kind: 'already' as const };
+      if (!row.live) return { kind: 'invalid' as const };
+      if (existing && existing.userId !== row.userId) return { kind: 'taken' as const };
+      const user = await tx.user.findUnique({ where: { id: row.userId }, select: { id: true, email: true, displayName: true } });
+      if (!user) return { kind: 'invalid' as const };
+      if (!existing) await tx.userEmail.create({ data: { userId: user.id, email: row.email, isVerified: true, verifiedAt: new Date() } });
+      if (row.purpose === 'CHANGE_EMAIL') {
+        // The new address replaces the old primary one.
+        await tx.user.update({ where: { id: user.id }, data: { email: row.email, emailVerified: true }, select: { id: true } });
+        if (user.email !== row.email) {
+          await tx.userEmail.deleteMany({ where: { userId: user.id, email: user.email } });
+          await enqueueMail(tx, user.email, mailTemplates.emailChangedNotice(user.displayName, row.email));
+        }
+        return { kind: 'changed' as const };
+      }
+      return { kind: 'added' as const };
+    }).catch((err: unknown) => {
+      if (isUniqueViolation(err, 'email')) return { kind: 'taken' as const };
+      throw err;
+    });
+    switch (outcome.kind) {
+      case 'invalid':
+        throw new AppError('INVALID_TOKEN', 'This link is invalid or has expired.');
+      case 'already':
+        throw new AppError('ALREADY_VERIFIED', 'This address is already verified.');
+      case 'taken':
+        throw new AppError('EMAIL_TAKEN', 'This e-mail address is already in use.');
+      case 'changed':
+        this.onMailQueued();
+        return { message: 'Your e-mail address has been changed.' };
+      default:
+        return { message: 'The address has been added to your account.' };
+    }
+  }
+
+  /** SEC-3. */
+  async setPrimaryEmail(userId: number, email: string) {
+    const address = await this.prisma.userEmail.findUnique({ where: { email }, select: { userId: true, isVerified: true } });
+    if (!address || address.userId !== userId) throw new AppError('EMAIL_NOT_FOUND', 'This address is not one of yours.');
+    if (!address.isVerified) throw new AppError('EMAIL_UNVERIFIED', 'Verify this address first.');
+    await this.prisma.user.update({ where: { id: userId }, data: { email, emailVerified: true }, select: { id: true } });
+    return { message: 'Your primary e-mail address has been changed.' };
+  }
+}

@@ -1,0 +1,141 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AdminLoginResponseSchema, LoginResponseSchema, MessageResponseSchema } from '@msp/contracts';
+import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import type { IdentityConfig } from '../../config.js';
+import type { LoginService } from './login.service.js';
+import { LoginBodySchema, RefreshBodySchema } from './sessions.schemas.js';
+import type { ClientContext, IssuedTokens, SessionsService } from './sessions.service.js';
+
+export const REFRESH_COOKIE = 'refreshToken';
+const COOKIE_PATH = '/api/auth';
+
+export function clientOf(request: FastifyRequest, deviceInfo?: ClientContext['deviceInfo']): ClientContext {
+  const ua = request.headers['user-agent'];
+  return { ip: request.ip, userAgent: typeof ua === 'string' ? ua : '', deviceInfo };
+}
+
+export function wantsBodyDelivery(request: FastifyRequest): boolean {
+  const value = request.headers['x-refresh-token-delivery'];
+  return typeof value === 'string' && value.trim().toLowerCase() === 'body';
+}
+
+/**
+ * Sets the refresh cookie (API.md §1) and returns the Login response, with the refresh token in
+ * the body only when the client asked for it with `X-Refresh-Token-Delivery: body`.
+ */
+export function deliverTokens(request: FastifyRequest, reply: FastifyReply, issued: IssuedTokens, config: IdentityConfig) {
+  if (!issued.refreshToken) return issued.response;
+  reply.setCookie(REFRESH_COOKIE, issued.refreshToken, {
+    path: COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'lax',
+    maxAge: config.REFRESH_TOKEN_TTL_SECONDS,
+    secure: config.NODE_ENV === 'production',
+  });
+  if (!wantsBodyDelivery(request)) return issued.response;
+  return { ...issued.response, refreshToken: issued.refreshToken, refreshExpiresIn: config.REFRESH_TOKEN_TTL_SECONDS };
+}
+
+function clearRefreshCookie(reply: FastifyReply, config: IdentityConfig): void {
+  reply.setCookie(REFRESH_COOKIE, '', {
+    path: COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'lax',
+    maxAge: 0,
+    secure: config.NODE_ENV === 'production',
+  });
+}
+
+/** Body wins over the cookie (API.md §1). */
+function presentedRefreshToken(request: FastifyRequest, body: { refreshToken?: string | null } | null | undefined): string | null {
+  return body?.refreshToken || request.cookies[REFRESH_COOKIE] || null;
+}
+
+const refreshDelivery = z.object({ 'x-refresh-token-delivery': z.string().max(20).optional() });
+
+export const sessionsModule: FastifyPluginAsyncZod<{ sessions: SessionsService; login: LoginService; config: IdentityConfig }> = async (
+  app,
+  { sessions, login, config },
+) => {
+  app.post(
+    '/auth/login/local',
+    {
+      schema: {
+        operationId: 'AUTH-1',
+        summary: 'Login with email and password',
+        tags: ['Authentication'],
+        headers: refreshDelivery,
+        body: LoginBodySchema,
+        response: { 200: LoginResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      const { email, password, deviceInfo } = request.body;
+      return deliverTokens(request, reply, await login.loginLocal(email, password, clientOf(request, deviceInfo)), config);
+    },
+  );
+
+  app.post(
+    '/auth/refreshtoken',
+    {
+      schema: {
+        operationId: 'AUTH-2',
+        summary: 'Refresh access token',
+        tags: ['Authentication'],
+        headers: refreshDelivery,
+        body: RefreshBodySchema,
+        response: { 200: LoginResponseSchema },
+      },
+    },
+    async (request, reply) => deliverTokens(request, reply, await sessions.refresh(presentedRefreshToken(request, request.body)), config),
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      schema: {
+        operationId: 'AUTH-3',
+        summary: 'Logout current session',
+        tags: ['Authentication'],
+        body: RefreshBodySchema,
+        response: { 200: MessageResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      await sessions.logout(presentedRefreshToken(request, request.body), callerFrom(request)?.sessionId ?? null);
+      clearRefreshCookie(reply, config);
+      return { message: 'Logged out.' };
+    },
+  );
+
+  app.post(
+    '/auth/logout-all',
+    {
+      schema: { operationId: 'AUTH-4', summary: 'Logout from all active sessions', tags: ['Authentication'], security: [{ bearerAuth: [] }] },
+    },
+    async (request, reply) => {
+      const caller = requireCaller(request);
+      await sessions.revokeAllOf(caller.userId, 'logout-all');
+      clearRefreshCookie(reply, config);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/admin/login',
+    {
+      schema: {
+        operationId: 'MOD-1',
+        summary: 'Admin login',
+        tags: ['Moderation'],
+        body: LoginBodySchema,
+        response: { 200: AdminLoginResponseSchema },
+      },
+    },
+    async (request) => {
+      const { email, password, deviceInfo } = request.body;
+      return login.loginAdmin(email, password, clientOf(request, deviceInfo));
+    },
+  );
+};
