@@ -10,7 +10,17 @@ export const INTERNAL_ROUTES = {
   relationships: '/internal/relationships',
   /** social: the viewer's likes and reposts among the given tracks and playlists (lists of items). */
   engagement: '/internal/engagement',
+  /** billing: a user's subscription (GET, `{userId}` in the path); 404 when they never subscribed. */
+  subscription: '/internal/subscriptions/:userId',
 } as const;
+
+export const InternalSubscriptionSchema = z.object({
+  userId: z.number().int().positive(),
+  status: z.enum(['active', 'trialing', 'past_due', 'cancelled']),
+  currentPeriodEnd: z.string().nullable(),
+  cancelAtPeriodEnd: z.boolean(),
+});
+export type InternalSubscription = z.infer<typeof InternalSubscriptionSchema>;
 
 const Id = z.number().int().positive();
 

@@ -3,6 +3,7 @@ import { createServiceApp } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { BillingConfig } from './config.js';
 import { subscriptionsModule } from './modules/subscriptions/subscriptions.routes.js';
+import { internalSubscriptionsModule } from './modules/subscriptions/internal.routes.js';
 import { SubscriptionsService } from './modules/subscriptions/subscriptions.service.js';
 
 export { loadBillingConfig, type BillingConfig } from './config.js';
@@ -18,6 +19,8 @@ export async function buildApp(config: BillingConfig, options: { logger?: boolea
     logger: options.logger,
   });
 
-  await app.register(subscriptionsModule, { prefix: '/api', subscriptions: new SubscriptionsService(infra.prisma) });
+  const subscriptions = new SubscriptionsService(infra.prisma);
+  await app.register(subscriptionsModule, { prefix: '/api', subscriptions });
+  await app.register(internalSubscriptionsModule, { subscriptions });
   return Object.assign(app, { infra });
 }

@@ -139,3 +139,19 @@ describe('SUB-1 subscription status', () => {
     expect((await status(1002)).json().tier).toBe('PRO');
   });
 });
+
+describe('internal subscription lookup (identity decides USR-5 with it)', () => {
+  it('answers the stored subscription, 404 for a user who never subscribed, 400 for a bad id, and is not in OpenAPI', async () => {
+    await app.infra.prisma.subscription.create({
+      data: { userId: 1500, providerCustomerId: 'cus_1500', providerSubscriptionId: 'sub_1500', status: 'past_due', plan: 'pro', currentPeriodEnd: new Date('2027-02-01T00:00:00.000Z'), cancelAtPeriodEnd: false },
+    });
+    const found = await app.inject({ method: 'GET', url: '/internal/subscriptions/1500' });
+    expect(found.statusCode).toBe(200);
+    expect(found.json()).toEqual({ userId: 1500, status: 'past_due', currentPeriodEnd: '2027-02-01T00:00:00.000Z', cancelAtPeriodEnd: false });
+    const none = await app.inject({ method: 'GET', url: '/internal/subscriptions/1501' });
+    expect(none.statusCode).toBe(404);
+    expect((await app.inject({ method: 'GET', url: '/internal/subscriptions/abc' })).statusCode).toBe(400);
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths).some((p) => p.startsWith('/internal'))).toBe(false);
+  });
+});
