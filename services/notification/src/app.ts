@@ -6,13 +6,14 @@ import { notificationsModule } from './modules/notifications/notifications.route
 import { NotificationsService } from './modules/notifications/notifications.service.js';
 import { preferencesModule } from './modules/preferences/preferences.routes.js';
 import { PreferencesService } from './modules/preferences/preferences.service.js';
+import { setupRealtime } from './modules/realtime/realtime.module.js';
 
 export { loadNotificationConfig, type NotificationConfig } from './config.js';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
 export async function buildApp(config: NotificationConfig, options: { logger?: boolean } = {}) {
-  const { app, infra } = await createServiceApp({
+  const { app, infra, stopOnClose, addReadiness } = await createServiceApp({
     service: 'notification',
     config,
     migrationsDir,
@@ -23,5 +24,6 @@ export async function buildApp(config: NotificationConfig, options: { logger?: b
   // Static /notifications/settings and /notifications/unread-count live side by side.
   await app.register(preferencesModule, { prefix: '/api', preferences: new PreferencesService(infra.prisma) });
   await app.register(notificationsModule, { prefix: '/api', notifications: new NotificationsService(infra.prisma) });
-  return Object.assign(app, { infra });
+  const realtime = await setupRealtime({ app, config, nc: infra.nc, js: infra.js, redis: infra.redis, stopOnClose, addReadiness });
+  return Object.assign(app, { infra, realtime });
 }

@@ -1,8 +1,22 @@
+import { z } from 'zod';
 import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
 
 export const configShape = {
   ...serviceEnvShape('notification'),
   ...serviceUrlsShape,
+  /** identity's key set for STOMP CONNECT tokens; defaults to `${IDENTITY_URL}/.well-known/jwks.json`. */
+  JWKS_URL: z.url().optional(),
+  /** When set, the `iss` claim must equal it (identity's JWT_ISSUER), as at the gateway. */
+  JWT_ISSUER: z.string().min(1).optional(),
+  /** STOMP heart-beat the server offers both ways (CONNECTED `heart-beat: n,n`), API.md WS-1. */
+  WS_HEARTBEAT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** Largest STOMP frame a client may send; clients only send small control frames. */
+  WS_MAX_FRAME_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(64 * 1024),
+  WS_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  WS_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(10_000).default(100),
+  WS_MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** How often open sessions are re-checked against the revocation keys (logout, missed ban events). */
+  WS_REVOCATION_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
 } as const;
 
 export const requiredEnv = [
@@ -14,10 +28,13 @@ export const requiredEnv = [
   'S3_SECRET_KEY',
   'WEB_BASE_URL',
   'PUBLIC_BASE_URL',
+  // The STOMP CONNECT token is verified against identity's key set (JWKS_URL defaults from it).
+  'IDENTITY_URL',
 ] as const;
 
 export type NotificationConfig = ReturnType<typeof loadNotificationConfig>;
 
 export function loadNotificationConfig(env: Record<string, string | undefined> = process.env) {
-  return loadConfig(configShape, { env, requiredInProduction: requiredEnv });
+  const parsed = loadConfig(configShape, { env, requiredInProduction: requiredEnv });
+  return { ...parsed, JWKS_URL: parsed.JWKS_URL ?? `${parsed.IDENTITY_URL.replace(/\/+$/, '')}/.well-known/jwks.json` };
 }

@@ -38,7 +38,7 @@ describe('notification service foundation', () => {
     expect((await app.inject({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'up', service: 'notification' });
     const ready = await app.inject({ method: 'GET', url: '/ready' });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json().checks).toEqual({ database: 'up', nats: 'up', redis: 'up', storage: 'up' });
+    expect(ready.json().checks).toEqual({ database: 'up', nats: 'up', redis: 'up', storage: 'up', realtime: 'up' });
   });
 
   it('owns the NOTIFICATION stream for notification.> subjects', async () => {
