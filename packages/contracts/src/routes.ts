@@ -164,6 +164,13 @@ export const ROUTES: readonly RouteContract[] = [
   { id: 'SUB-3', method: 'POST', path: '/subscription/cancel', auth: 'bearer', owner: 'billing', body: 'none', summary: 'Cancel' },
   { id: 'SUB-4', method: 'POST', path: '/subscription/renew', auth: 'bearer', owner: 'billing', body: 'none', summary: 'Renew' },
   { id: 'SUB-5', method: 'POST', path: '/webhook/stripe', auth: 'webhook-signature', owner: 'billing', body: 'raw', summary: 'Payment-provider webhook listener' },
+  // Media and embeds: not operations of API.md §3 but the public byte paths behind the URLs the
+  // API hands out (R4 signed audio, unsigned waveform/cover files) and the embed player of TRK-16.
+  { id: 'MEDIA-1', method: 'GET', path: '/media/tracks/{trackId}/{rendition}', auth: 'none', owner: 'catalog', body: 'none', summary: 'Signed track audio: progressive, preview or HLS playlist (R4)' },
+  { id: 'MEDIA-2', method: 'GET', path: '/media/tracks/{trackId}/segments/{segment}', auth: 'none', owner: 'catalog', body: 'none', summary: 'Signed HLS segment (R4)' },
+  { id: 'MEDIA-3', method: 'GET', path: '/media/assets/{assetId}/{file}', auth: 'none', owner: 'catalog', body: 'none', summary: 'Waveform and cover files (unsigned, unguessable)' },
+  { id: 'EMBED-1', method: 'GET', path: '/embed/player', auth: 'none', owner: 'catalog', body: 'none', summary: 'Embeddable track player page (TRK-16)' },
+  { id: 'EMBED-2', method: 'GET', path: '/oembed', auth: 'none', owner: 'catalog', body: 'none', summary: 'oEmbed for track permalinks' },
   // WS: the handshake is public, the STOMP CONNECT frame carries the token; the
   // gateway proxies upgrades on /ws and SockJS traffic on /ws/** instead of routing them.
   { id: 'WS-1', method: 'GET', path: '/ws', auth: 'none', owner: 'notification', body: 'none', summary: 'STOMP websocket' },

@@ -34,6 +34,9 @@ const EXPECTED_COUNTS: Record<string, number> = {
   MSG: 4,
   NOT: 8,
   SUB: 5,
+  // Not API.md §3 operations: public byte paths and the embed player (see routes.ts).
+  MEDIA: 3,
+  EMBED: 2,
 };
 
 function range(group: string, from: number, to: number): string[] {
@@ -71,6 +74,8 @@ const PUBLIC_IDS = [
   'ENG-19',
   'ENG-20',
   ...range('DSC', 2, 6),
+  ...range('MEDIA', 1, 3),
+  ...range('EMBED', 1, 2),
 ];
 
 const ARTIST: UserSummary = {

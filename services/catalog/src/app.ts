@@ -1,11 +1,20 @@
 import { fileURLToPath } from 'node:url';
 import { createServiceApp, startUserProjection } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
-import { startSocialSync } from './modules/social-sync/social-sync.consumer.js';
 import type { CatalogConfig } from './config.js';
 import { genresModule } from './modules/genres/genres.routes.js';
+import { startSocialSync } from './modules/social-sync/social-sync.consumer.js';
 import { tracksModule } from './modules/tracks/tracks.routes.js';
 import { TracksService } from './modules/tracks/tracks.service.js';
+import { DEV_SIGNING_SECRET } from './config.js';
+import { MediaClient } from './clients/media.client.js';
+import { SocialClient } from './clients/social.client.js';
+import { embedModule } from './modules/embed/embed.routes.js';
+import { MediaSigner } from './modules/media/media-signer.js';
+import { mediaModule } from './modules/media/media.routes.js';
+import { stationsModule } from './modules/stations/stations.routes.js';
+import { TrackPresenter } from './modules/tracks/track-presenter.js';
+import { processingConsumer } from './modules/tracks/processing.consumer.js';
 
 export { loadCatalogConfig, type CatalogConfig } from './config.js';
 
@@ -23,6 +32,28 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   stopOnClose(await startSocialSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
 
   await app.register(genresModule, { prefix: '/api' });
-  await app.register(tracksModule, { prefix: '/api', tracks: new TracksService(infra.prisma) });
-  return Object.assign(app, { infra });
+  if (config.NODE_ENV === 'production' && config.MEDIA_SIGNING_SECRET === DEV_SIGNING_SECRET) {
+    app.log.warn('MEDIA_SIGNING_SECRET is the development default: set a shared secret for production');
+  }
+  const signer = new MediaSigner(config.MEDIA_SIGNING_SECRET, config.MEDIA_URL_TTL_SECONDS, config.PUBLIC_BASE_URL);
+  const social = new SocialClient(config.SOCIAL_URL, config.INTERNAL_TIMEOUT_MS, app.log);
+  const presenter = new TrackPresenter(infra.prisma, signer, social, config.PUBLIC_BASE_URL);
+  const tracks = new TracksService({
+    prisma: infra.prisma,
+    presenter,
+    storage: infra.storage,
+    uploadStorage: infra.storage,
+    media: new MediaClient(config.MEDIA_PROCESSING_URL, config.PROBE_TIMEOUT_MS),
+    social,
+    redis: infra.redis,
+    config,
+  });
+  const processing = stopOnClose(processingConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, tracks }));
+  await processing.start();
+
+  await app.register(tracksModule, { prefix: '/api', tracks, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
+  await app.register(stationsModule, { prefix: '/api', tracks });
+  await app.register(mediaModule, { prefix: '/api', prisma: infra.prisma, storage: infra.storage, signer });
+  await app.register(embedModule, { prefix: '/api', tracks, webBaseUrl: config.WEB_BASE_URL, publicBaseUrl: config.PUBLIC_BASE_URL });
+  return Object.assign(app, { infra, tracks });
 }

@@ -1,8 +1,30 @@
+import { z } from 'zod';
 import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
+
+const MIB = 1024 * 1024;
+export const DEV_SIGNING_SECRET = 'development-media-signing-secret';
 
 export const configShape = {
   ...serviceEnvShape('catalog'),
   ...serviceUrlsShape,
+  /** R11: audio size limit of TRK-1/TRK-2 (the gateway's own limit is this + 11 MB). */
+  AUDIO_MAX_BYTES: z.coerce.number().int().min(1).default(200 * MIB),
+  /** R11: cover image limit. */
+  COVER_MAX_BYTES: z.coerce.number().int().min(1).default(10 * MIB),
+  /** R12: tracks a FREE account may own at once. */
+  FREE_TRACK_QUOTA: z.coerce.number().int().min(0).default(10),
+  /** TRK-1 waits this long for FINISHED before answering 202. */
+  UPLOAD_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
+  /** R4: lifetime of signed media URLs. */
+  MEDIA_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(3600),
+  /** HMAC key of signed media URLs; every catalog replica must share it. */
+  MEDIA_SIGNING_SECRET: z.string().min(16).default(DEV_SIGNING_SECRET),
+  /** Service-to-service reads (social engagement and relationships): short, then degrade. */
+  INTERNAL_TIMEOUT_MS: z.coerce.number().int().min(50).max(10_000).default(1000),
+  /** The probe of a stored upload by media-processing (R11) may read a few MB over the network. */
+  PROBE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(20_000),
+  /** R9: plays of one listener and track within this window count once. */
+  PLAY_DEDUP_SECONDS: z.coerce.number().int().min(1).default(30),
 } as const;
 
 export const requiredEnv = [
@@ -15,6 +37,8 @@ export const requiredEnv = [
   'WEB_BASE_URL',
   'PUBLIC_BASE_URL',
 ] as const;
+// MEDIA_SIGNING_SECRET belongs in requiredEnv once k8s/ provides it (reported to the integrator);
+// until then app.ts warns when production runs with the development default.
 
 export type CatalogConfig = ReturnType<typeof loadCatalogConfig>;
 

@@ -1,22 +1,29 @@
 import { fileURLToPath } from 'node:url';
 import { createServiceApp } from '@msp/runtime';
+import { ObjectStorage } from '@msp/storage';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { MediaProcessingConfig } from './config.js';
 import { resolveMediaBinaries, useMediaBinaries, versionCheck } from './media/ffmpeg.js';
+import { defaultScratchRoot } from './media/pipeline.js';
+import { JobRunner } from './jobs/job-runner.js';
+import { uploadConsumer } from './jobs/upload-consumer.js';
+import { probeModule } from './probe/probe.routes.js';
 
 export { loadMediaProcessingConfig, type MediaProcessingConfig } from './config.js';
+export { PROBE_ROUTE, ProbeResultSchema, type ProbeResult } from './probe/probe.routes.js';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
 /**
- * A worker with no public route (API.md §6): the HTTP side is /health, /ready, /metrics and
- * /openapi.json only. The processing pipeline (upload events in, progress and result events out)
- * is added with the tracks feature.
+ * A worker with no public route (API.md §6): the HTTP side is /health, /ready, /metrics,
+ * /openapi.json and the hidden internal probe catalog uses before accepting an upload (R11).
+ * Upload events become Job rows; the JobRunner transcodes them outside any transaction and
+ * reports progress and the result through the outbox (see README.md).
  */
 export async function buildApp(config: MediaProcessingConfig, options: { logger?: boolean } = {}) {
   const media = await resolveMediaBinaries(config);
   useMediaBinaries(media);
-  const { app, infra, addReadiness } = await createServiceApp({
+  const { app, infra, addReadiness, stopOnClose } = await createServiceApp({
     service: 'media-processing',
     config,
     migrationsDir,
@@ -31,5 +38,41 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
     () => app.log.info({ ffmpeg: media.ffmpeg, ffprobe: media.ffprobe }, 'media binaries ready'),
     (err: unknown) => app.log.warn({ err, ffmpeg: media.ffmpeg, ffprobe: media.ffprobe }, 'media binaries do not run; not ready'),
   );
-  return Object.assign(app, { infra, media });
+
+  // Upload events name the bucket (catalog's); one client per bucket, same endpoint and keys.
+  const buckets = new Map<string, ObjectStorage>([[infra.storage.bucket, infra.storage]]);
+  const storageFor = (bucket: string) => {
+    let storage = buckets.get(bucket);
+    if (!storage) {
+      storage = new ObjectStorage({
+        endpoint: config.S3_ENDPOINT,
+        region: config.S3_REGION,
+        accessKey: config.S3_ACCESS_KEY,
+        secretKey: config.S3_SECRET_KEY,
+        bucket,
+      });
+      buckets.set(bucket, storage);
+    }
+    return storage;
+  };
+
+  const runner = new JobRunner({
+    prisma: infra.prisma,
+    binaries: media,
+    storageFor,
+    logger: app.log,
+    concurrency: config.WORKER_CONCURRENCY,
+    leaseMs: config.JOB_LEASE_MS,
+    maxRuns: config.JOB_MAX_RUNS,
+    pollMs: config.JOB_POLL_MS,
+    scratchRoot: defaultScratchRoot(config.SCRATCH_DIR),
+  });
+  // Stopped in reverse order: the consumer first (no new jobs), then the runner (hands jobs back).
+  stopOnClose({ stop: () => runner.stop() });
+  runner.start();
+  const consumer = stopOnClose(uploadConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, runner }));
+  await consumer.start();
+
+  await app.register(probeModule, { binaries: media, storageFor });
+  return Object.assign(app, { infra, media, runner });
 }

@@ -9,6 +9,14 @@ export const configShape = {
   FFPROBE_PATH: z.string().min(1).optional(),
   /** Processing jobs run at the same time (each one runs ffmpeg). */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  /** A running job holds its lease this long and renews it every third of it; a dead worker's job runs again after it. */
+  JOB_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  /** Runs of one job (crashes and transient failures) before it ends FAILED. */
+  JOB_MAX_RUNS: z.coerce.number().int().min(1).max(20).default(3),
+  /** How often idle runners look for due jobs (new jobs also wake them at once). */
+  JOB_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** Scratch folder for job files; the system temp folder when unset. Cleaned after every run. */
+  SCRATCH_DIR: z.string().min(1).optional(),
 } as const;
 
 export const requiredEnv = [

@@ -58,14 +58,12 @@ describe('media-processing worker shell', () => {
     expect(Object.keys(doc.paths ?? {})).toEqual([]);
   });
 
-  it('creates the Job table from its migration', async () => {
-    const job = await app.infra.prisma.job.create({
-      data: { trackId: 7, uploadId: '6f1c2a4e-1b7d-4c1e-9a43-0e5a2f3b9c10' },
-    });
-    expect(job).toMatchObject({ trackId: 7, state: 'QUEUED', attempts: 0, lastError: null });
-    await expect(
-      app.infra.prisma.job.create({ data: { trackId: 8, uploadId: '6f1c2a4e-1b7d-4c1e-9a43-0e5a2f3b9c10' } }),
-    ).rejects.toThrow(/Unique constraint/);
+  it('creates the Job table from its migration: one job per upload and attempt', async () => {
+    const uploadId = '6f1c2a4e-1b7d-4c1e-9a43-0e5a2f3b9c10';
+    const job = await app.infra.prisma.job.create({ data: { trackId: 7, uploadId, state: 'SUCCEEDED' } });
+    expect(job).toMatchObject({ trackId: 7, attempt: 1, state: 'SUCCEEDED', runs: 0, lastError: null });
+    await expect(app.infra.prisma.job.create({ data: { trackId: 8, uploadId, state: 'SUCCEEDED' } })).rejects.toThrow(/Unique constraint/);
+    await app.infra.prisma.job.create({ data: { trackId: 7, uploadId, attempt: 2, state: 'SUCCEEDED' } });
   });
 });
 

@@ -1,4 +1,5 @@
-import type { Track as WireTrack, UserSummary as WireUserSummary } from '@msp/contracts';
+import type { RadioTrack, Track as WireTrack, TrackSummary, UserSummary as WireUserSummary } from '@msp/contracts';
+import type { TrackSnapshot } from '@msp/events';
 import type { Prisma } from '../../generated/prisma/client.js';
 
 export const trackSelect = {
@@ -22,6 +23,17 @@ export const trackSelect = {
   commentCount: true,
   publishedAt: true,
   createdAt: true,
+  deletedAt: true,
+  uploadId: true,
+  coverKey: true,
+  progressiveKey: true,
+  hlsPlaylistKey: true,
+  previewKey: true,
+  waveformKey: true,
+  statusStep: true,
+  statusProgress: true,
+  errorMessage: true,
+  statusUpdatedAt: true,
 } as const satisfies Prisma.TrackSelect;
 
 export type TrackRow = Prisma.TrackGetPayload<{ select: typeof trackSelect }>;
@@ -35,11 +47,7 @@ export interface TrackMediaUrls {
   waveformUrl: string | null;
 }
 
-/**
- * NOTE: no media exists yet. The tracks feature (uploads and processing, R11) stores the
- * renditions, cover and waveform, and replaces this with URLs signed per access level (R3, R4).
- * Until then every track answers with these nulls.
- */
+/** Unfinished tracks and callers without access (R3). */
 export const NO_MEDIA_URLS: TrackMediaUrls = Object.freeze({
   trackUrl: null,
   trackPreviewUrl: null,
@@ -91,5 +99,75 @@ export function toTrack(row: TrackRow, view: TrackView): WireTrack {
     isLiked: view.isLiked,
     isReposted: view.isReposted,
     secretToken: view.showSecretToken ? row.secretToken : null,
+  };
+}
+
+/** Track summary of API.md §2 (playlists, stations). */
+export function toTrackSummary(track: WireTrack): TrackSummary {
+  return {
+    id: track.id,
+    title: track.title,
+    trackSlug: track.trackSlug,
+    coverUrl: track.coverUrl,
+    trackUrl: track.trackUrl,
+    trackPreviewUrl: track.trackPreviewUrl,
+    hlsUrl: track.hlsUrl,
+    waveformUrl: track.waveformUrl,
+    trackDurationSeconds: track.trackDurationSeconds,
+    artist: track.artist,
+    playCount: track.playCount,
+    likeCount: track.likeCount,
+    repostCount: track.repostCount,
+    commentCount: track.commentCount,
+    isLiked: track.isLiked,
+    isReposted: track.isReposted,
+    isPrivate: track.isPrivate,
+    secretToken: track.secretToken,
+    access: track.access,
+  };
+}
+
+/** Radio track of API.md §2 / interface.md §2.6 (stations hold FINISHED PLAYABLE tracks only). */
+export function toRadioTrack(track: WireTrack): RadioTrack {
+  return {
+    id: track.id,
+    title: track.title,
+    artist: {
+      id: track.artist.id,
+      username: track.artist.username,
+      displayName: track.artist.displayName,
+      avatarUrl: track.artist.avatarUrl,
+    },
+    trackUrl: track.trackUrl ?? '',
+    coverUrl: track.coverUrl,
+    waveformUrl: track.waveformUrl ?? '',
+    genre: track.genre,
+    tags: track.tags,
+    state: 'FINISHED',
+    releaseDate: track.releaseDate,
+    playCount: track.playCount,
+    likeCount: track.likeCount,
+    repostCount: track.repostCount,
+    createdAt: track.createdAt,
+    type: 'TRACK',
+    track: toTrackSummary(track),
+  };
+}
+
+/** TrackSnapshot of the catalog events (social, messaging keep it). */
+export function toSnapshot(row: TrackRow & { artistId: number }, coverUrl: string | null): TrackSnapshot {
+  return {
+    trackId: row.id,
+    artistId: row.artistId,
+    title: row.title,
+    trackSlug: row.trackSlug,
+    state: row.state,
+    isPrivate: row.isPrivate,
+    access: row.access,
+    durationSeconds: row.durationSeconds,
+    coverUrl,
+    genre: row.genre,
+    publishedAt: row.publishedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
   };
 }

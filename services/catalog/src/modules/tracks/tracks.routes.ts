@@ -1,16 +1,330 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { pageSchema, PageQuerySchema, TrackSchema, TrackStateSchema } from '@msp/contracts';
-import { requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import multipart from '@fastify/multipart';
+import sharp from 'sharp';
+import { z } from 'zod';
+import {
+  DeviceInfoSchema,
+  EmbedCodeSchema,
+  IdParamSchema,
+  MessageResponseSchema,
+  pageSchema,
+  PageQuerySchema,
+  PublishResultSchema,
+  ResolveResultSchema,
+  SecretTokenSchema,
+  TrackSchema,
+  TrackStateSchema,
+  UploadAcceptedSchema,
+  UploadStatusMessageSchema,
+  WaveformUrlSchema,
+  type DeviceInfo,
+} from '@msp/contracts';
+import { AppError } from '@msp/errors';
+import { callerFrom, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import type { ObjectStorage } from '@msp/storage';
+import { sendObject } from '../media/send-object.js';
+import { sniffImage } from '../uploads/audio-format.js';
+import { UpdateJsonSchema, UpdateMultipartSchema, type TrackUpdate } from '../uploads/upload-fields.js';
 import type { TracksService } from './tracks.service.js';
 
 const OwnTracksQuerySchema = PageQuerySchema.extend({ state: TrackStateSchema.optional() });
+const TrackParams = IdParamSchema('trackId');
+const UserParams = IdParamSchema('userId');
+
+/** R1: `/users/{userId}/…` also accepts a username (never all digits). */
+const UserRefParams = z.object({ userId: z.string().min(1).max(100) });
+const UsernameParams = z.object({ username: z.string().min(1).max(100) });
+
+/** TRK-17/18 body; every field optional, unknown ones ignored. */
+const PlayBodySchema = z
+  .object({ trackId: z.number().int().positive().optional(), deviceInfo: DeviceInfoSchema.optional(), secretToken: z.string().max(200).optional() })
+  .nullish();
+
+const bearerAuth = [{ bearerAuth: [] }];
 
 /** Bearer routes answer 401 before looking at the request's parameters. */
 async function bearer(request: FastifyRequest) {
   requireCaller(request);
 }
 
-export const tracksModule: FastifyPluginAsyncZod<{ tracks: TracksService }> = async (app, { tracks }) => {
+async function admin(request: FastifyRequest) {
+  requireAdmin(request);
+}
+
+function userRef(value: string): { userId?: number; username?: string } {
+  return /^\d+$/.test(value) ? { userId: Number(value) } : { username: value.toLowerCase() };
+}
+
+export interface TracksModuleOptions {
+  tracks: TracksService;
+  storage: ObjectStorage;
+  coverMaxBytes: number;
+}
+
+export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (app, { tracks, storage, coverMaxBytes }) => {
+  await app.register(multipart);
+
+  /** TRK-8 multipart: text parts plus an optional cover, resized to a 500×500 JPEG with sharp (R11 limits). */
+  async function readUpdate(request: FastifyRequest): Promise<{ input: TrackUpdate; coverKey: string | null }> {
+    if (!request.isMultipart()) {
+      const parsed = UpdateJsonSchema.safeParse(request.body ?? {});
+      if (!parsed.success) throw AppError.validation(parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', message: i.message })));
+      return { input: parsed.data, coverKey: null };
+    }
+    const fields: Record<string, string> = {};
+    let cover: Buffer | null = null;
+    let tooLarge = false;
+    for await (const part of request.parts({ limits: { fileSize: coverMaxBytes + 1, fieldSize: 64 * 1024, files: 2, fields: 20 } })) {
+      if (part.type === 'field') {
+        fields[part.fieldname] = String(part.value ?? '');
+      } else if (part.fieldname === 'coverImage' && !cover) {
+        const buf = await part.toBuffer().catch((err: { code?: string }) => {
+          if (err.code === 'FST_REQ_FILE_TOO_LARGE') tooLarge = true;
+          return Buffer.alloc(0);
+        });
+        cover = buf;
+      } else {
+        part.file.resume();
+      }
+    }
+    if (tooLarge || (cover && cover.length > coverMaxBytes)) throw new AppError('PAYLOAD_TOO_LARGE', `The cover image is larger than ${coverMaxBytes} bytes.`);
+    const parsed = UpdateMultipartSchema.safeParse(fields);
+    if (!parsed.success) throw AppError.validation(parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', message: i.message })));
+    let coverKey: string | null = null;
+    if (cover) {
+      if (!sniffImage(cover)) throw new AppError('UNSUPPORTED_IMAGE_FORMAT', 'The cover image is not JPEG, PNG or WEBP.');
+      const jpeg = await sharp(cover)
+        .resize(500, 500, { fit: 'cover' })
+        .jpeg({ quality: 85 })
+        .toBuffer()
+        .catch(() => {
+          throw new AppError('UNSUPPORTED_IMAGE_FORMAT', 'The cover image could not be read.');
+        });
+      coverKey = `public/${randomUUID()}/cover.jpg`;
+      await storage.put(coverKey, jpeg, 'image/jpeg', jpeg.length);
+    }
+    return { input: parsed.data, coverKey };
+  }
+
+  const listener = (request: FastifyRequest) => ({ ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '') });
+
+  app.post(
+    '/tracks/upload',
+    {
+      onRequest: bearer,
+      schema: {
+        operationId: 'TRK-1',
+        summary: 'Upload a new track',
+        tags: ['Tracks'],
+        security: bearerAuth,
+        consumes: ['multipart/form-data'],
+        response: { 201: TrackSchema, 202: TrackSchema },
+      },
+    },
+    async (request, reply) => {
+      const result = await tracks.upload(request, requireCaller(request), 'v1');
+      return reply.code(result.status).send(result.body as z.infer<typeof TrackSchema>);
+    },
+  );
+
+  app.post(
+    '/tracks/upload/v2',
+    {
+      onRequest: bearer,
+      schema: {
+        operationId: 'TRK-2',
+        summary: 'Upload a new track V2',
+        tags: ['Tracks'],
+        security: bearerAuth,
+        consumes: ['multipart/form-data'],
+        response: { 201: UploadAcceptedSchema },
+      },
+    },
+    async (request, reply) => {
+      const result = await tracks.upload(request, requireCaller(request), 'v2');
+      return reply.code(201).send(result.body as z.infer<typeof UploadAcceptedSchema>);
+    },
+  );
+
+  app.get(
+    '/tracks/:trackId/status',
+    {
+      onRequest: bearer,
+      schema: { operationId: 'TRK-3', summary: 'Track status', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: UploadStatusMessageSchema } },
+    },
+    async (request) => tracks.status(request.params.trackId, requireCaller(request)),
+  );
+
+  app.post(
+    '/tracks/:trackId/retry-processing',
+    {
+      onRequest: bearer,
+      schema: { operationId: 'TRK-4', summary: 'Retry processing', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 202: UploadStatusMessageSchema } },
+    },
+    async (request, reply) => reply.code(202).send(await tracks.retry(request.params.trackId, requireCaller(request), String(request.id))),
+  );
+
+  app.post(
+    '/tracks/:trackId/publish',
+    {
+      onRequest: bearer,
+      schema: { operationId: 'TRK-5', summary: 'Publish track', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: PublishResultSchema } },
+    },
+    async (request) => tracks.publish(request.params.trackId, requireCaller(request), String(request.id)),
+  );
+
+  app.get(
+    '/tracks/:trackId',
+    { schema: { operationId: 'TRK-6', summary: 'Track metadata', tags: ['Tracks'], params: TrackParams, response: { 200: TrackSchema } } },
+    async (request) => tracks.get(request.params.trackId, callerFrom(request)),
+  );
+
+  app.get(
+    '/users/me/tracks/:trackId',
+    {
+      onRequest: bearer,
+      schema: { operationId: 'TRK-7', summary: 'Track metadata (user)', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: TrackSchema } },
+    },
+    async (request) => tracks.getOwn(request.params.trackId, requireCaller(request)),
+  );
+
+  app.patch(
+    '/tracks/:trackId',
+    {
+      onRequest: bearer,
+      schema: {
+        operationId: 'TRK-8',
+        summary: 'Update track metadata',
+        tags: ['Tracks'],
+        security: bearerAuth,
+        consumes: ['application/json', 'multipart/form-data'],
+        params: TrackParams,
+        response: { 200: TrackSchema },
+      },
+    },
+    async (request) => {
+      const caller = requireCaller(request);
+      const { input, coverKey } = await readUpdate(request);
+      try {
+        return await tracks.update(request.params.trackId, caller, input, coverKey, String(request.id));
+      } catch (err) {
+        if (coverKey) await storage.remove([coverKey]).catch(() => undefined);
+        throw err;
+      }
+    },
+  );
+
+  app.delete(
+    '/tracks/:trackId',
+    {
+      onRequest: bearer,
+      schema: { operationId: 'TRK-9', summary: 'Delete a track', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: MessageResponseSchema } },
+    },
+    async (request) => {
+      await tracks.delete(request.params.trackId, requireCaller(request), false, String(request.id));
+      return { message: 'Track deleted.' };
+    },
+  );
+
+  app.delete(
+    '/tracks/:trackId/cover',
+    {
+      onRequest: bearer,
+      schema: { operationId: 'TRK-10', summary: 'Delete track cover', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 204: z.null() } },
+    },
+    async (request, reply) => {
+      await tracks.deleteCover(request.params.trackId, requireCaller(request), String(request.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/tracks/:trackId/secret-token',
+    {
+      onRequest: bearer,
+      schema: { operationId: 'TRK-11', summary: 'Get secret token', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: SecretTokenSchema } },
+    },
+    async (request) => tracks.secretToken(request.params.trackId, requireCaller(request)),
+  );
+
+  app.post(
+    '/tracks/:trackId/regenerate-token',
+    {
+      onRequest: bearer,
+      schema: { operationId: 'TRK-12', summary: 'Generate new secret token', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: SecretTokenSchema } },
+    },
+    async (request) => tracks.regenerateToken(request.params.trackId, requireCaller(request)),
+  );
+
+  app.get(
+    '/tracks/token/:token',
+    {
+      schema: {
+        operationId: 'TRK-13',
+        summary: 'Track with token',
+        tags: ['Tracks'],
+        params: z.object({ token: z.string().min(1).max(200) }),
+        response: { 200: TrackSchema },
+      },
+    },
+    async (request) => tracks.byToken(request.params.token, callerFrom(request)),
+  );
+
+  app.get(
+    '/tracks/resolve/:trackSlug',
+    {
+      schema: {
+        operationId: 'TRK-14',
+        summary: 'Resolve track slug to id',
+        tags: ['Tracks'],
+        params: z.object({ trackSlug: z.string().min(1).max(200) }),
+        response: { 200: ResolveResultSchema },
+      },
+    },
+    async (request) => tracks.resolve(request.params.trackSlug, callerFrom(request)),
+  );
+
+  app.get(
+    '/tracks/:trackId/waveform-url',
+    { schema: { operationId: 'TRK-15', summary: 'Waveform URL', tags: ['Tracks'], params: TrackParams, response: { 200: WaveformUrlSchema } } },
+    async (request) => tracks.waveformUrl(request.params.trackId, callerFrom(request)),
+  );
+
+  app.get(
+    '/tracks/:trackId/embed',
+    { schema: { operationId: 'TRK-16', summary: 'HTML iframe embed code', tags: ['Tracks'], params: TrackParams, response: { 200: EmbedCodeSchema } } },
+    async (request) => tracks.embed(request.params.trackId, callerFrom(request)),
+  );
+
+  for (const [id, path, kind, summary] of [
+    ['TRK-17', '/tracks/:trackId/play', 'play', 'Increment play count'],
+    ['TRK-18', '/tracks/:trackId/complete', 'complete', 'Mark a track as completely listened to'],
+  ] as const) {
+    app.post(
+      path,
+      { schema: { operationId: id, summary, tags: ['Tracks'], params: TrackParams, body: PlayBodySchema, response: { 200: MessageResponseSchema } } },
+      async (request) =>
+        tracks.play(request.params.trackId, callerFrom(request), (request.body as { secretToken?: string; deviceInfo?: DeviceInfo } | null | undefined)?.secretToken ?? undefined, listener(request), kind),
+    );
+  }
+
+  app.get(
+    '/tracks/:trackId/download',
+    {
+      onRequest: bearer,
+      schema: { operationId: 'TRK-19', summary: 'Mock offline download for Pro users', tags: ['Tracks'], security: bearerAuth, params: TrackParams },
+    },
+    async (request, reply) => {
+      const file = await tracks.download(request.params.trackId, requireCaller(request));
+      return sendObject(reply, storage, file.key, {
+        contentType: file.contentType,
+        range: request.headers.range,
+        headers: { 'content-disposition': `attachment; filename="${file.filename}"`, 'cache-control': 'private, no-store' },
+      });
+    },
+  );
+
   app.get(
     '/users/me/tracks',
     {
@@ -19,11 +333,72 @@ export const tracksModule: FastifyPluginAsyncZod<{ tracks: TracksService }> = as
         operationId: 'TRK-21',
         summary: 'Tracks of the current user',
         tags: ['Tracks'],
-        security: [{ bearerAuth: [] }],
+        security: bearerAuth,
         querystring: OwnTracksQuerySchema,
         response: { 200: pageSchema(TrackSchema) },
       },
     },
     async (request) => tracks.listOwn(requireCaller(request), request.query),
+  );
+
+  app.get(
+    '/users/username/:username/tracks',
+    {
+      schema: { operationId: 'TRK-22', summary: 'Tracks of another user', tags: ['Tracks'], params: UsernameParams, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
+    },
+    async (request) => tracks.listByUser({ username: request.params.username.toLowerCase() }, callerFrom(request), request.query),
+  );
+
+  app.get(
+    '/tracks/user/:userId',
+    {
+      schema: {
+        operationId: 'TRK-23',
+        summary: 'Tracks of another user',
+        deprecated: true,
+        tags: ['Tracks'],
+        params: UserParams,
+        querystring: PageQuerySchema,
+        response: { 200: pageSchema(TrackSchema) },
+      },
+    },
+    async (request) => tracks.listByUser({ userId: request.params.userId }, callerFrom(request), request.query),
+  );
+
+  app.get(
+    '/users/:userId/tracks',
+    {
+      schema: { operationId: 'USR-18', summary: 'Tracks uploaded by a user', tags: ['Users'], params: UserRefParams, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
+    },
+    async (request) => tracks.listByUser(userRef(request.params.userId), callerFrom(request), request.query),
+  );
+
+  app.get(
+    '/users/me/history',
+    {
+      onRequest: bearer,
+      schema: { operationId: 'USR-17', summary: 'User listening history', tags: ['Users'], security: bearerAuth, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
+    },
+    async (request) => tracks.history(requireCaller(request), request.query),
+  );
+
+  app.delete(
+    '/admin/tracks/:trackId',
+    {
+      onRequest: admin,
+      schema: {
+        operationId: 'MOD-11',
+        summary: 'Admin delete track',
+        tags: ['Moderation'],
+        security: bearerAuth,
+        params: TrackParams,
+        querystring: z.object({ reason: z.string().max(1000).optional() }),
+        response: { 200: MessageResponseSchema },
+      },
+    },
+    async (request) => {
+      await tracks.delete(request.params.trackId, requireAdmin(request), true, String(request.id));
+      return { message: 'Track removed.' };
+    },
   );
 };

@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { AppError } from '@msp/errors';
+import type { FastifyPluginAsyncZod } from '@msp/http';
+import type { Track } from '@msp/contracts';
+import type { TracksService } from '../tracks/tracks.service.js';
+
+const PlayerQuerySchema = z.object({ url: z.string().min(1).max(2000), token: z.string().min(1).max(200).optional() });
+const OembedQuerySchema = z.object({
+  url: z.string().min(1).max(2000),
+  format: z.enum(['json']).optional(),
+  maxwidth: z.coerce.number().int().min(1).max(5000).optional(),
+  maxheight: z.coerce.number().int().min(1).max(5000).optional(),
+});
+
+const OembedSchema = z.object({
+  version: z.literal('1.0'),
+  type: z.literal('rich'),
+  provider_name: z.string(),
+  provider_url: z.string(),
+  title: z.string(),
+  author_name: z.string(),
+  author_url: z.string(),
+  html: z.string(),
+  width: z.number().int(),
+  height: z.number().int(),
+  thumbnail_url: z.string().optional(),
+});
+
+const PLAYER_HEIGHT = 166;
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+/** `{webBaseUrl}/{username}/{trackSlug}` or the bare path (R1 link form). */
+function parsePermalink(url: string, webBaseUrl: string): { username: string; trackSlug: string } | null {
+  let path = url;
+  const base = webBaseUrl.replace(/\/+$/, '');
+  if (/^https?:\/\//i.test(url)) {
+    if (!url.startsWith(`${base}/`)) return null;
+    path = url.slice(base.length);
+  }
+  const match = /^\/([a-z0-9._-]{1,30})\/([a-z0-9-]{1,120})\/?(?:[?#].*)?$/.exec(path);
+  if (!match || match[1] === 'embed') return null;
+  return { username: match[1]!, trackSlug: match[2]! };
+}
+
+function playerHtml(track: Track, nonce: string): string {
+  const audio = track.trackUrl ?? track.trackPreviewUrl;
+  const data = JSON.stringify({ waveformUrl: track.waveformUrl, audioUrl: audio }).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(track.title)} by ${escapeHtml(track.artist.displayName)}</title>
+<style>
+  body { margin: 0; font: 14px system-ui, sans-serif; background: #fff; color: #222; }
+  .player { display: flex; flex-direction: column; gap: 6px; padding: 10px; height: ${PLAYER_HEIGHT - 20}px; box-sizing: border-box; }
+  .title { font-weight: 600; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+  .artist { color: #666; }
+  canvas { width: 100%; height: 60px; cursor: pointer; }
+  audio { width: 100%; height: 32px; }
+</style>
+</head>
+<body>
+<div class="player">
+  <div><span class="title" id="title">${escapeHtml(track.title)}</span> · <span class="artist" id="artist">${escapeHtml(track.artist.displayName)}</span></div>
+  <canvas id="waveform" width="1000" height="60" aria-label="waveform"></canvas>
+  <audio id="audio" controls preload="auto"${audio ? ` src="${escapeHtml(audio)}"` : ''}></audio>
+</div>
+<script nonce="${nonce}" id="player-data" type="application/json">${data}</script>
+<script nonce="${nonce}">
+(function () {
+  var data = JSON.parse(document.getElementById('player-data').textContent);
+  var canvas = document.getElementById('waveform');
+  var audio = document.getElementById('audio');
+  var peaks = [];
+  function draw() {
+    var ctx = canvas.getContext('2d');
+    var w = canvas.width, h = canvas.height;
+    ctx.clearRect(0, 0, w, h);
+    var played = audio.duration ? audio.currentTime / audio.duration : 0;
+    var bar = w / Math.max(1, peaks.length);
+    for (var i = 0; i < peaks.length; i++) {
+      var v = Math.max(0.02, peaks[i]) * h;
+      ctx.fillStyle = i / peaks.length < played ? '#f50' : '#999';
+      ctx.fillRect(i * bar, (h - v) / 2, Math.max(1, bar - 0.2), v);
+    }
+    canvas.dataset.drawn = String(peaks.length);
+  }
+  if (data.waveformUrl) {
+    fetch(data.waveformUrl).then(function (r) { return r.json(); }).then(function (p) { peaks = p; draw(); });
+  }
+  audio.addEventListener('timeupdate', draw);
+  canvas.addEventListener('click', function (e) {
+    if (!audio.duration) return;
+    var rect = canvas.getBoundingClientRect();
+    audio.currentTime = ((e.clientX - rect.left) / rect.width) * audio.duration;
+  });
+})();
+</script>
+</body>
+</html>`;
+}
+
+/**
+ * EMBED-1 is the player page TRK-16's iframe shows (the web app serves `/embed/player` by passing
+ * it through to this route); EMBED-2 the oEmbed answer for track permalinks. Both follow R2/R5:
+ * public tracks for anyone, a private one only with its token in the player URL.
+ */
+export const embedModule: FastifyPluginAsyncZod<{ tracks: TracksService; webBaseUrl: string; publicBaseUrl: string }> = async (
+  app,
+  { tracks, webBaseUrl, publicBaseUrl },
+) => {
+  async function trackOf(url: string, token: string | undefined): Promise<Track> {
+    const link = parsePermalink(url, webBaseUrl);
+    if (!link) throw AppError.validation([{ field: 'url', message: 'Not a track permalink of this service' }]);
+    const track = token
+      ? await tracks.byToken(token, null)
+      : await tracks.resolve(link.trackSlug, null).then((r) => tracks.get(r.id, null));
+    if (track.trackSlug !== link.trackSlug || track.artist.username !== link.username) throw new AppError('TRACK_NOT_FOUND');
+    return track;
+  }
+
+  app.get(
+    '/embed/player',
+    { schema: { operationId: 'EMBED-1', summary: 'Embeddable track player page (TRK-16)', tags: ['Tracks'], querystring: PlayerQuerySchema } },
+    async (request, reply) => {
+      const track = await trackOf(request.query.url, request.query.token);
+      const nonce = randomBytes(16).toString('base64');
+      const self = new URL(publicBaseUrl).origin;
+      return reply
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('cache-control', 'private, no-store')
+        .header(
+          'content-security-policy',
+          `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src ${self}; media-src ${self}; img-src ${self}; frame-ancestors *`,
+        )
+        .send(playerHtml(track, nonce));
+    },
+  );
+
+  app.get(
+    '/oembed',
+    { schema: { operationId: 'EMBED-2', summary: 'oEmbed for track permalinks', tags: ['Tracks'], querystring: OembedQuerySchema, response: { 200: OembedSchema } } },
+    async (request) => {
+      const track = await trackOf(request.query.url, undefined);
+      const width = request.query.maxwidth ?? 600;
+      const height = Math.min(request.query.maxheight ?? PLAYER_HEIGHT, PLAYER_HEIGHT);
+      const permalink = `${webBaseUrl.replace(/\/+$/, '')}/${track.artist.username}/${track.trackSlug}`;
+      const src = `${webBaseUrl.replace(/\/+$/, '')}/embed/player?url=${encodeURIComponent(permalink)}`;
+      return {
+        version: '1.0' as const,
+        type: 'rich' as const,
+        provider_name: 'Music platform',
+        provider_url: webBaseUrl,
+        title: `${track.title} by ${track.artist.displayName}`,
+        author_name: track.artist.displayName,
+        author_url: `${webBaseUrl.replace(/\/+$/, '')}/${track.artist.username}`,
+        html: `<iframe width="${width}" height="${height}" scrolling="no" frameborder="no" allow="autoplay" src="${escapeHtml(src)}"></iframe>`,
+        width,
+        height,
+        ...(track.coverUrl ? { thumbnail_url: track.coverUrl } : {}),
+      };
+    },
+  );
+};

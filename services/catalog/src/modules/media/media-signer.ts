@@ -1,0 +1,67 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** What a signed URL grants: the whole track (progressive, HLS) or only its preview (R3). */
+export type MediaScope = 'full' | 'preview';
+
+/**
+ * On whose behalf the URL was minted, re-checked on every byte request (R2/R3 on every byte
+ * path): `o` owner or admin (any state of access), `v` a viewer of a public track (the track must
+ * still be public, FINISHED and its access must allow the scope), `t` a secret-token holder (bound
+ * to the token: TRK-12 kills the URLs minted with the old one).
+ */
+export type MediaGrant = 'o' | 'v' | 't';
+
+export const RENDITIONS = {
+  'full.m4a': 'full',
+  'preview.m4a': 'preview',
+  'index.m3u8': 'full',
+} as const satisfies Record<string, MediaScope>;
+export type Rendition = keyof typeof RENDITIONS;
+
+export interface SignedQuery {
+  e: number;
+  g: MediaGrant;
+  s: string;
+}
+
+/** HMAC-SHA256 over track, scope, grant, expiry (and the secret token for `t`): one track's signature never opens another. */
+export class MediaSigner {
+  constructor(
+    private readonly secret: string,
+    private readonly ttlSeconds: number,
+    private readonly publicBaseUrl: string,
+  ) {}
+
+  expiry(now = Date.now()): number {
+    return Math.floor(now / 1000) + this.ttlSeconds;
+  }
+
+  private mac(trackId: number, scope: MediaScope, grant: MediaGrant, expires: number, binding: string): string {
+    return createHmac('sha256', this.secret).update(`${trackId}\n${scope}\n${grant}\n${expires}\n${binding}`).digest('base64url');
+  }
+
+  query(trackId: number, scope: MediaScope, grant: MediaGrant, expires: number, binding = ''): string {
+    return `e=${expires}&g=${grant}&s=${this.mac(trackId, scope, grant, expires, grant === 't' ? binding : '')}`;
+  }
+
+  /** Absolute URL through the gateway (MEDIA-1). */
+  renditionUrl(trackId: number, rendition: Rendition, grant: MediaGrant, expires: number, binding = ''): string {
+    return `${this.base()}/api/media/tracks/${trackId}/${rendition}?${this.query(trackId, RENDITIONS[rendition], grant, expires, binding)}`;
+  }
+
+  /** Absolute URL of an HLS segment (MEDIA-2), with the playlist's expiry. */
+  segmentUrl(trackId: number, segment: string, grant: MediaGrant, expires: number, binding = ''): string {
+    return `${this.base()}/api/media/tracks/${trackId}/segments/${encodeURIComponent(segment)}?${this.query(trackId, 'full', grant, expires, binding)}`;
+  }
+
+  verify(trackId: number, scope: MediaScope, q: SignedQuery, binding: string, now = Date.now()): boolean {
+    if (q.e * 1000 < now) return false;
+    const expected = Buffer.from(this.mac(trackId, scope, q.g, q.e, q.g === 't' ? binding : ''));
+    const given = Buffer.from(q.s);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
+  private base(): string {
+    return this.publicBaseUrl.replace(/\/+$/, '');
+  }
+}

@@ -1,0 +1,121 @@
+import { toUserSummary, type Track, type UserSummary } from '@msp/contracts';
+import type { Caller } from '@msp/http';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Engagement, Relationship, SocialClient } from '../../clients/social.client.js';
+import type { MediaGrant, MediaSigner } from '../media/media-signer.js';
+import { NO_MEDIA_URLS, toTrack, type TrackMediaUrls, type TrackRow } from './track.mapper.js';
+
+/** The caller's own summary when catalog's projection has not caught up with identity yet. */
+export function callerSummary(caller: Caller): UserSummary {
+  const username = caller.username ?? `user-${caller.userId}`;
+  return { id: caller.userId, username, displayName: username, avatarUrl: null, tier: caller.tier, isFollowing: false, followerCount: 0, trackCount: 0 };
+}
+
+function unknownArtist(userId: number): UserSummary {
+  const username = `user-${userId}`;
+  return { id: userId, username, displayName: username, avatarUrl: null, tier: 'FREE', isFollowing: false, followerCount: 0, trackCount: 0 };
+}
+
+export function isOwnerOrAdmin(row: { artistId: number }, caller: Caller | null): boolean {
+  return !!caller && (caller.userId === row.artistId || caller.role === 'ADMIN');
+}
+
+export interface PresentOptions {
+  /** The caller reached the track through its secret token (R5). */
+  viaToken?: boolean;
+  /** Keep tracks a block hides (the owner's own lists): false by default. */
+  keepBlocked?: boolean;
+  /** No calls to social (inside event transactions): flags false, nothing hidden. */
+  offline?: boolean;
+}
+
+/**
+ * Turns track rows into Track (full) records as one caller sees them: artist summaries from the
+ * projection (one query), isFollowing/blocks and isLiked/isReposted from social (one batched call
+ * each per page), media URLs signed for the caller's access (R3, R4). Tracks a block separates
+ * from the caller are dropped (R7).
+ */
+export class TrackPresenter {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly signer: MediaSigner,
+    private readonly social: SocialClient,
+    private readonly publicBaseUrl: string,
+  ) {}
+
+  /** Unsigned, cacheable, unguessable URL of a public asset (`public/<id>/<file>`, MEDIA-3). */
+  assetUrl(key: string | null): string | null {
+    if (!key) return null;
+    const match = /^public\/([0-9a-f-]{36})\/([a-z0-9.-]+)$/.exec(key);
+    if (!match) return null;
+    return `${this.publicBaseUrl.replace(/\/+$/, '')}/api/media/assets/${match[1]}/${match[2]}`;
+  }
+
+  grantFor(row: { artistId: number }, caller: Caller | null, viaToken: boolean): MediaGrant {
+    if (isOwnerOrAdmin(row, caller)) return 'o';
+    return viaToken ? 't' : 'v';
+  }
+
+  /** R3/R4: the artist (and admins) always get full URLs; others by access level; nothing until FINISHED. */
+  mediaUrls(row: TrackRow, grant: MediaGrant): TrackMediaUrls {
+    const coverUrl = this.assetUrl(row.coverKey);
+    if (row.state !== 'FINISHED' || !row.progressiveKey) return { ...NO_MEDIA_URLS, coverUrl };
+    const waveformUrl = this.assetUrl(row.waveformKey);
+    const expires = this.signer.expiry();
+    const binding = row.secretToken;
+    const full = grant === 'o' || row.access === 'PLAYABLE';
+    const preview = full || row.access === 'PREVIEW';
+    return {
+      trackUrl: full ? this.signer.renditionUrl(row.id, 'full.m4a', grant, expires, binding) : null,
+      hlsUrl: full && row.hlsPlaylistKey ? this.signer.renditionUrl(row.id, 'index.m3u8', grant, expires, binding) : null,
+      trackPreviewUrl: preview && row.previewKey ? this.signer.renditionUrl(row.id, 'preview.m4a', grant, expires, binding) : null,
+      coverUrl,
+      waveformUrl,
+    };
+  }
+
+  async present(rows: readonly TrackRow[], caller: Caller | null, options: PresentOptions = {}): Promise<Track[]> {
+    if (rows.length === 0) return [];
+    const artistIds = [...new Set(rows.map((r) => r.artistId))];
+    const online = caller && !options.offline ? caller : null;
+    const others = online ? artistIds.filter((id) => id !== online.userId) : [];
+    const [summaries, relationships, engagement] = await Promise.all([
+      this.prisma.userSummary.findMany({
+        where: { userId: { in: artistIds } },
+        select: { userId: true, username: true, displayName: true, avatarUrl: true, tier: true, followerCount: true, trackCount: true },
+      }),
+      online && others.length > 0 ? this.social.relationships(online.userId, others) : Promise.resolve(new Map<number, Relationship>()),
+      online ? this.social.trackEngagement(online.userId, rows.map((r) => r.id)) : Promise.resolve(new Map<number, Engagement>()),
+    ]);
+    const byId = new Map(summaries.map((s) => [s.userId, s]));
+    const out: Track[] = [];
+    for (const row of rows) {
+      const rel = relationships.get(row.artistId);
+      const admin = caller?.role === 'ADMIN';
+      if (!options.keepBlocked && !admin && rel && (rel.hasBlockedViewer || rel.isBlocked)) continue;
+      const summary = byId.get(row.artistId);
+      const artist = summary
+        ? toUserSummary(summary, rel?.isFollowing ?? false)
+        : caller && caller.userId === row.artistId
+          ? callerSummary(caller)
+          : unknownArtist(row.artistId);
+      const grant = this.grantFor(row, caller, options.viaToken ?? false);
+      const eng = engagement.get(row.id);
+      out.push(
+        toTrack(row, {
+          artist,
+          media: this.mediaUrls(row, grant),
+          isLiked: eng?.isLiked ?? false,
+          isReposted: eng?.isReposted ?? false,
+          showSecretToken: isOwnerOrAdmin(row, caller),
+        }),
+      );
+    }
+    return out;
+  }
+
+  async presentOne(row: TrackRow, caller: Caller | null, options: PresentOptions = {}): Promise<Track | null> {
+    const [track] = await this.present([row], caller, options);
+    return track ?? null;
+  }
+}

@@ -1,0 +1,265 @@
+import { TrackProcessed, TrackProcessingFailed, TrackProcessingProgress, writeOutbox } from '@msp/events';
+import type { ObjectStorage } from '@msp/storage';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { MediaBinaries } from '../media/ffmpeg.js';
+import { processUpload, UndecodableMediaError, type PipelineOutput } from '../media/pipeline.js';
+
+export interface JobRunnerLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface JobRunnerOptions {
+  prisma: PrismaClient;
+  binaries: MediaBinaries;
+  storageFor: (bucket: string) => ObjectStorage;
+  logger: JobRunnerLogger;
+  concurrency: number;
+  leaseMs: number;
+  maxRuns: number;
+  pollMs: number;
+  scratchRoot: string;
+}
+
+interface ClaimedJob {
+  id: string;
+  track_id: number;
+  upload_id: string;
+  attempt: number;
+  bucket: string;
+  original_key: string;
+  cover_key: string | null;
+  public_id: string;
+  runs: number;
+}
+
+/** Delays before a transient failure runs again, by run number. */
+const RETRY_DELAYS_MS = [2000, 10_000, 30_000];
+
+const FAILED_MESSAGES = {
+  undecodable: 'Processing failed: the file could not be decoded as audio.',
+  exhausted: 'Processing failed: the media worker could not finish the job.',
+} as const;
+
+/**
+ * Runs processing jobs outside any database transaction (a transcode takes far longer than a
+ * transaction should stay open). A job is claimed with a lease (`FOR UPDATE SKIP LOCKED`, so
+ * replicas never share one); the lease is renewed while the job runs. A worker that dies keeps
+ * no lease: its job becomes due again when the lease expires and the next run starts from
+ * scratch, overwriting the same keys. Runs are counted; after `maxRuns` the job ends FAILED and
+ * catalog is told, so a track never stays PROCESSING. Graceful stop aborts running jobs (kills
+ * ffmpeg) and hands them back at once without counting the interrupted run.
+ */
+export class JobRunner {
+  private stopped = false;
+  private loop: Promise<void> | null = null;
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private wakeUp: (() => void) | null = null;
+
+  constructor(private readonly options: JobRunnerOptions) {}
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  /** New work may be due (an upload event was recorded): look now instead of at the next poll. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Jobs running in this process (tests and the benchmark watch it). */
+  get running(): number {
+    return this.active.size;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.loop; // no claim after this point
+    for (const { controller } of this.active.values()) controller.abort(new Error('worker stopping'));
+    await Promise.allSettled([...this.active.values()].map((a) => a.done));
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        while (!this.stopped && this.active.size < this.options.concurrency) {
+          const job = await this.claim();
+          if (!job) break;
+          if (this.stopped) {
+            // Claimed while stopping: hand it straight back.
+            await this.release(job);
+            break;
+          }
+          const controller = new AbortController();
+          const done = this.execute(job, controller).finally(() => {
+            this.active.delete(job.id);
+            this.wake();
+          });
+          this.active.set(job.id, { controller, done });
+        }
+      } catch (err) {
+        if (!this.stopped) this.options.logger.warn({ err }, 'claiming a job failed; retrying');
+      }
+      if (this.stopped) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.pollMs);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = null;
+    }
+  }
+
+  private async claim(): Promise<ClaimedJob | null> {
+    const rows = await this.options.prisma.$queryRawUnsafe<ClaimedJob[]>(
+      `UPDATE jobs SET state = 'RUNNING', runs = runs + 1, lease_until = now() + $1 * interval '1 millisecond', updated_at = now()
+       WHERE id = (
+         SELECT id FROM jobs
+         WHERE (state = 'QUEUED' AND available_at <= now()) OR (state = 'RUNNING' AND lease_until < now())
+         ORDER BY created_at, id
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED
+       )
+       RETURNING id::text, track_id, upload_id::text, attempt, bucket, original_key, cover_key, public_id::text, runs`,
+      this.options.leaseMs,
+    );
+    return rows[0] ?? null;
+  }
+
+  private async execute(job: ClaimedJob, controller: AbortController): Promise<void> {
+    const { logger, maxRuns, leaseMs } = this.options;
+    if (job.runs > maxRuns) {
+      await this.fail(job, FAILED_MESSAGES.exhausted, `gave up after ${maxRuns} runs`);
+      return;
+    }
+    const heartbeat = setInterval(() => {
+      this.renewLease(job.id).then(
+        (held) => {
+          if (!held) controller.abort(new Error('lease lost'));
+        },
+        (err: unknown) => logger.warn({ err, jobId: job.id }, 'lease renewal failed'),
+      );
+    }, Math.max(250, Math.floor(leaseMs / 3)));
+    const started = Date.now();
+    try {
+      const output = await processUpload(
+        {
+          trackId: job.track_id,
+          uploadId: job.upload_id,
+          attempt: job.attempt,
+          originalKey: job.original_key,
+          coverKey: job.cover_key,
+          publicId: job.public_id,
+        },
+        {
+          binaries: this.options.binaries,
+          storage: this.options.storageFor(job.bucket),
+          scratchRoot: this.options.scratchRoot,
+          signal: controller.signal,
+          logger,
+          progress: (stepName, progress) => this.progress(job, stepName, progress, controller.signal),
+        },
+      );
+      await this.succeed(job, output);
+      logger.info({ jobId: job.id, trackId: job.track_id, ms: Date.now() - started, durationSeconds: output.durationSeconds }, 'job finished');
+    } catch (err) {
+      // Whatever happens here, the job row stays consistent: at worst its lease expires and it runs again.
+      const settle = async () => {
+        if (controller.signal.aborted) {
+          if (this.stopped) await this.release(job);
+          logger.warn({ jobId: job.id, reason: String(controller.signal.reason) }, 'job interrupted; it will run again');
+        } else if (err instanceof UndecodableMediaError) {
+          await this.fail(job, FAILED_MESSAGES.undecodable, err.message);
+        } else if (job.runs >= maxRuns) {
+          await this.fail(job, FAILED_MESSAGES.exhausted, String((err as Error)?.message ?? err));
+        } else {
+          logger.warn({ err, jobId: job.id, run: job.runs }, 'job run failed; retrying later');
+          await this.retryLater(job, String((err as Error)?.message ?? err));
+        }
+      };
+      await settle().catch((e: unknown) => logger.error({ err: e, jobId: job.id }, 'could not record the job outcome'));
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async renewLease(id: string): Promise<boolean> {
+    const n = await this.options.prisma.$executeRawUnsafe(
+      `UPDATE jobs SET lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1::uuid AND state = 'RUNNING'`,
+      id,
+      this.options.leaseMs,
+    );
+    return n > 0;
+  }
+
+  private async progress(job: ClaimedJob, stepName: string, progress: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+    await this.options.prisma.$transaction(async (tx) => {
+      await writeOutbox(tx, TrackProcessingProgress, {
+        trackId: job.track_id,
+        uploadId: job.upload_id,
+        attempt: job.attempt,
+        stepName,
+        progress,
+      });
+    });
+  }
+
+  private async succeed(job: ClaimedJob, output: PipelineOutput): Promise<void> {
+    await this.options.prisma.$transaction(async (tx) => {
+      const n = await tx.$executeRawUnsafe(
+        `UPDATE jobs SET state = 'SUCCEEDED', lease_until = NULL, last_error = NULL, updated_at = now() WHERE id = $1::uuid AND state = 'RUNNING'`,
+        job.id,
+      );
+      if (n === 0) return; // another run took over after a lost lease; it reports instead
+      await writeOutbox(tx, TrackProcessed, {
+        trackId: job.track_id,
+        uploadId: job.upload_id,
+        attempt: job.attempt,
+        ...output,
+      });
+    });
+  }
+
+  private async fail(job: ClaimedJob, errorMessage: string, detail: string): Promise<void> {
+    this.options.logger.warn({ jobId: job.id, trackId: job.track_id, detail }, 'job failed');
+    await this.options.prisma.$transaction(async (tx) => {
+      const n = await tx.$executeRawUnsafe(
+        `UPDATE jobs SET state = 'FAILED', lease_until = NULL, last_error = $2, updated_at = now() WHERE id = $1::uuid AND state = 'RUNNING'`,
+        job.id,
+        detail.slice(0, 2000),
+      );
+      if (n === 0) return;
+      await writeOutbox(tx, TrackProcessingFailed, {
+        trackId: job.track_id,
+        uploadId: job.upload_id,
+        attempt: job.attempt,
+        errorMessage,
+      });
+    });
+  }
+
+  private async retryLater(job: ClaimedJob, detail: string): Promise<void> {
+    const delay = RETRY_DELAYS_MS[Math.min(job.runs - 1, RETRY_DELAYS_MS.length - 1)] ?? 30_000;
+    await this.options.prisma.$executeRawUnsafe(
+      `UPDATE jobs SET state = 'QUEUED', lease_until = NULL, last_error = $2, available_at = now() + $3 * interval '1 millisecond', updated_at = now()
+       WHERE id = $1::uuid AND state = 'RUNNING'`,
+      job.id,
+      detail.slice(0, 2000),
+      delay,
+    );
+  }
+
+  /** Shutdown: the interrupted run does not count, and the job is due at once for the next worker. */
+  private async release(job: ClaimedJob): Promise<void> {
+    await this.options.prisma.$executeRawUnsafe(
+      `UPDATE jobs SET state = 'QUEUED', lease_until = NULL, runs = GREATEST(runs - 1, 0), available_at = now(), updated_at = now()
+       WHERE id = $1::uuid AND state = 'RUNNING'`,
+      job.id,
+    );
+  }
+}

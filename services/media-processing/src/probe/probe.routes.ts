@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from '@msp/http';
+import { ObjectStorage } from '@msp/storage';
+import type { MediaBinaries } from '../media/ffmpeg.js';
+import { runMedia } from '../media/run.js';
+
+/** Service-to-service (catalog, R11): not under /api, hidden from OpenAPI, never routed by the gateway. */
+export const PROBE_ROUTE = '/internal/media/probe';
+
+const ProbeRequestSchema = z.object({ bucket: z.string().min(3).max(63), key: z.string().min(1).max(1024) });
+
+export const ProbeResultSchema = z.object({
+  /** ffprobe could open the input and read its container. */
+  readable: z.boolean(),
+  formatName: z.string().nullable(),
+  durationSeconds: z.number().nullable(),
+  audioStreams: z.array(z.object({ codecName: z.string(), packets: z.number().int() })),
+  /** Video streams that are not an attached cover picture. */
+  videoStreams: z.number().int(),
+});
+export type ProbeResult = z.infer<typeof ProbeResultSchema>;
+
+interface FfprobeJson {
+  format?: { format_name?: string; duration?: string };
+  streams?: Array<{ codec_type?: string; codec_name?: string; nb_read_packets?: string; disposition?: { attached_pic?: number } }>;
+}
+
+const UNREADABLE: ProbeResult = { readable: false, formatName: null, durationSeconds: null, audioStreams: [], videoStreams: 0 };
+
+/**
+ * ffprobe over a short-lived presigned URL (it reads only the bytes it needs, seeking with
+ * ranges), counting the packets of the first 10 s so a file whose header parses but whose audio
+ * does not is refused too.
+ */
+export const probeModule: FastifyPluginAsyncZod<{ binaries: MediaBinaries; storageFor: (bucket: string) => ObjectStorage }> = async (
+  app,
+  { binaries, storageFor },
+) => {
+  app.post(PROBE_ROUTE, { schema: { hide: true, body: ProbeRequestSchema, response: { 200: ProbeResultSchema } } }, async (request) => {
+    const { bucket, key } = request.body;
+    const url = await storageFor(bucket).presignedGet(key, 300);
+    let out: string;
+    try {
+      out = await runMedia(
+        binaries.ffprobe.path,
+        ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '-count_packets', '-read_intervals', '%+10', url],
+        { timeoutMs: 20_000 },
+      );
+    } catch (err) {
+      request.log.info({ err: (err as Error).message, key }, 'probe: unreadable');
+      return UNREADABLE;
+    }
+    const data = JSON.parse(out) as FfprobeJson;
+    const streams = data.streams ?? [];
+    const duration = Number(data.format?.duration);
+    return {
+      readable: true,
+      formatName: data.format?.format_name ?? null,
+      durationSeconds: Number.isFinite(duration) ? duration : null,
+      audioStreams: streams
+        .filter((s) => s.codec_type === 'audio')
+        .map((s) => ({ codecName: s.codec_name ?? 'unknown', packets: Number(s.nb_read_packets ?? 0) || 0 })),
+      videoStreams: streams.filter((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1).length,
+    };
+  });
+};
