@@ -36,9 +36,9 @@ export const requiredEnv = [
   'S3_SECRET_KEY',
   'WEB_BASE_URL',
   'PUBLIC_BASE_URL',
+  // Signed media URLs must verify on every replica: a per-process default would break them.
+  'MEDIA_SIGNING_SECRET',
 ] as const;
-// MEDIA_SIGNING_SECRET belongs in requiredEnv once k8s/ provides it (reported to the integrator);
-// until then app.ts warns when production runs with the development default.
 
 export type CatalogConfig = ReturnType<typeof loadCatalogConfig>;
 
