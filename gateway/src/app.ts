@@ -8,7 +8,7 @@ import type { GatewayConfig } from './config.js';
 import { registerDocs } from './docs.js';
 import { registerHealth } from './health.js';
 import { registerMetrics } from '@msp/http';
-import { createJwksKeyStore } from './jwks.js';
+import { createJwksKeyStore } from '@msp/http';
 import { createOpenApiProvider } from './openapi.js';
 import { proxyPlugin } from './proxy.js';
 import { hit, rateKeys } from './rate-limit.js';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { REVOCATION_KEYS, type AuthRule } from '@msp/contracts';
 import type { ErrorCode } from '@msp/errors';
 import { IDENTITY_HEADERS } from '@msp/http';
-import { JwksUnavailableError, type JwksKeyStore } from './jwks.js';
+import { JwksUnavailableError, type JwksKeyStore } from '@msp/http';
 import { decide, queueHit, rateKeys } from './rate-limit.js';
 
 /** The verified caller, forwarded to the services as X-User-* headers. */

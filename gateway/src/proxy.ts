@@ -7,7 +7,7 @@ import { sendError } from '@msp/errors';
 import { authenticate, identityHeaders, IDENTITY_HEADER_NAMES, registerJwt, type Caller } from './auth.js';
 import { bodyLimitFor, countingStream, declaredTooLarge } from './body-limit.js';
 import type { GatewayConfig } from './config.js';
-import type { JwksKeyStore } from './jwks.js';
+import type { JwksKeyStore } from '@msp/http';
 import type { RouteTable, ServiceUrls } from './route-table.js';
 import { onUpstreamError } from './upstream-errors.js';
 

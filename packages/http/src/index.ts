@@ -5,3 +5,4 @@ export { callerFrom, requireCaller, requireAdmin, IDENTITY_HEADERS, type Caller 
 export { requestIdFrom } from './request-id.js';
 export type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 export { registerMetrics } from './metrics.js';
+export { createJwksKeyStore, JwksUnavailableError, UnknownKeyError, type JwksKeyStore, type JwksKeyStoreOptions } from './jwks.js';

@@ -1,4 +1,5 @@
-import { createPublicKey, verify as verifySignature, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { verify as verifySignature } from 'node:crypto';
+import { createJwksKeyStore, JwksUnavailableError } from '@msp/http';
 import { z } from 'zod';
 
 /** Who a STOMP session belongs to, from a verified access token (API.md §1 "Access token"). */
@@ -53,12 +54,6 @@ const claimsSchema = z.object({
   iss: z.string().optional(),
 });
 
-interface Jwk extends JsonWebKey {
-  kid?: string;
-  alg?: string;
-  use?: string;
-}
-
 function decodeJson(segment: string): unknown {
   try {
     return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
@@ -70,68 +65,25 @@ function decodeJson(segment: string): unknown {
 /**
  * Verifies identity's RS256 access tokens against its JWKS with node:crypto. Only RS256 is
  * accepted (`none`, HS256 keyed with the public key, and anything else are refused before any key
- * lookup) and `exp` is required. The key cache has a fetch timeout and rate-limits refetches for
- * unknown kids, like the gateway's. (jose's createRemoteJWKSet would do the key-set part, but jose
- * is not a dependency of this service.)
+ * lookup) and `exp` is required. Keys come from the JWKS cache the gateway uses too (fetch
+ * timeout, rate-limited refetch for unknown kids).
  */
 export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
-  const fetchTimeoutMs = options.fetchTimeoutMs ?? 3000;
-  const refreshAfterMs = options.refreshAfterMs ?? 10 * 60_000;
-  const minRefetchIntervalMs = options.minRefetchIntervalMs ?? 5000;
   const tolerance = options.clockToleranceSeconds ?? 5;
-  let keys = new Map<string, KeyObject>();
-  let fetchedAt = 0;
-  let lastAttemptAt = 0;
-  let inFlight: Promise<void> | null = null;
+  const store = createJwksKeyStore({
+    url: options.jwksUrl,
+    fetchTimeoutMs: options.fetchTimeoutMs,
+    refreshAfterMs: options.refreshAfterMs,
+    minRefetchIntervalMs: options.minRefetchIntervalMs,
+  });
 
-  async function fetchKeys(): Promise<void> {
-    lastAttemptAt = Date.now();
-    const response = await fetch(options.jwksUrl, { signal: AbortSignal.timeout(fetchTimeoutMs) });
-    if (!response.ok) throw new Error(`JWKS answered ${response.status}`);
-    const body = (await response.json()) as { keys?: unknown };
-    if (!Array.isArray(body.keys)) throw new Error('JWKS without keys');
-    const next = new Map<string, KeyObject>();
-    for (const candidate of body.keys as Jwk[]) {
-      if (typeof candidate?.kid !== 'string' || candidate.kty !== 'RSA') continue;
-      if (candidate.alg !== undefined && candidate.alg !== 'RS256') continue;
-      if (candidate.use !== undefined && candidate.use !== 'sig') continue;
-      try {
-        next.set(candidate.kid, createPublicKey({ key: candidate, format: 'jwk' }));
-      } catch {
-        // A malformed entry must not hide the good keys next to it.
-      }
+  async function keyFor(kid: string): Promise<string> {
+    try {
+      return await store.getKey(kid);
+    } catch (err) {
+      if (err instanceof JwksUnavailableError) throw new KeysUnavailableError(err);
+      throw new TokenRejectedError('The access token is invalid.');
     }
-    keys = next;
-    fetchedAt = Date.now();
-  }
-
-  function refresh(): Promise<void> {
-    inFlight ??= fetchKeys().finally(() => {
-      inFlight = null;
-    });
-    return inFlight;
-  }
-
-  async function keyFor(kid: string): Promise<KeyObject> {
-    const cached = keys.get(kid);
-    if (cached) {
-      if (Date.now() - fetchedAt > refreshAfterMs && Date.now() - lastAttemptAt > minRefetchIntervalMs) {
-        refresh().catch(() => undefined);
-      }
-      return cached;
-    }
-    if (inFlight || Date.now() - lastAttemptAt >= minRefetchIntervalMs) {
-      try {
-        await refresh();
-      } catch (err) {
-        throw new KeysUnavailableError(err);
-      }
-    } else if (fetchedAt === 0) {
-      throw new KeysUnavailableError(new Error('JWKS fetch failed recently'));
-    }
-    const key = keys.get(kid);
-    if (!key) throw new TokenRejectedError('The access token is invalid.');
-    return key;
   }
 
   return {

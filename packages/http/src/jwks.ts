@@ -37,7 +37,8 @@ interface Jwk extends JsonWebKey {
 }
 
 /**
- * JWKS cache in front of identity's `/.well-known/jwks.json`. Written here rather than using
+ * JWKS cache in front of identity's `/.well-known/jwks.json`, shared by the gateway and the
+ * realtime endpoint. Written here rather than using
  * get-jwks because get-jwks has no fetch timeout (its `timeout` is not a fetch option) and
  * refetches for every unknown kid; both matter on the request path of every bearer call.
  */
