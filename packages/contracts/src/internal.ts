@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { RoleSchema } from './enums.js';
+import { TrackSchema } from './records/tracks.js';
 
 /**
  * Service-to-service routes. They are not in ROUTES, so the gateway never exposes them; services
@@ -12,6 +14,11 @@ export const INTERNAL_ROUTES = {
   engagement: '/internal/engagement',
   /** billing: a user's subscription (GET, `{userId}` in the path); 404 when they never subscribed. */
   subscription: '/internal/subscriptions/:userId',
+  /**
+   * catalog: Track (full) records of the given ids as TRK-6 renders them for the viewer (signed
+   * media URLs, catalog's counts); ids the viewer may not see (R2, R7) are left out.
+   */
+  tracks: '/internal/tracks',
 } as const;
 
 export const InternalSubscriptionSchema = z.object({
@@ -57,3 +64,15 @@ export const EngagementResponseSchema = z.object({
 });
 export type EngagementRequest = z.infer<typeof EngagementRequestSchema>;
 export type EngagementResponse = z.infer<typeof EngagementResponseSchema>;
+
+export const InternalTracksRequestSchema = z.object({
+  /** null: an anonymous viewer. */
+  viewerId: Id.nullable(),
+  viewerRole: RoleSchema.default('LISTENER'),
+  trackIds: z.array(Id).max(100),
+});
+export const InternalTracksResponseSchema = z.object({
+  tracks: z.array(TrackSchema),
+});
+export type InternalTracksRequest = z.infer<typeof InternalTracksRequestSchema>;
+export type InternalTracksResponse = z.infer<typeof InternalTracksResponseSchema>;

@@ -15,6 +15,8 @@ import { mediaModule } from './modules/media/media.routes.js';
 import { stationsModule } from './modules/stations/stations.routes.js';
 import { TrackPresenter } from './modules/tracks/track-presenter.js';
 import { processingConsumer } from './modules/tracks/processing.consumer.js';
+import { internalModule } from './modules/internal/internal.routes.js';
+import { InternalTracksService } from './modules/internal/internal-tracks.service.js';
 
 export { loadCatalogConfig, type CatalogConfig } from './config.js';
 
@@ -55,5 +57,6 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   await app.register(stationsModule, { prefix: '/api', tracks });
   await app.register(mediaModule, { prefix: '/api', prisma: infra.prisma, storage: infra.storage, signer });
   await app.register(embedModule, { prefix: '/api', tracks, webBaseUrl: config.WEB_BASE_URL, publicBaseUrl: config.PUBLIC_BASE_URL });
+  await app.register(internalModule, { tracks: new InternalTracksService(infra.prisma, presenter) });
   return Object.assign(app, { infra, tracks });
 }

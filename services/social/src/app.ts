@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { createServiceApp, startUserProjection } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { SocialConfig } from './config.js';
+import { CatalogClient } from './clients/catalog.client.js';
 import { blocksModule } from './modules/blocks/blocks.routes.js';
 import { BlocksService } from './modules/blocks/blocks.service.js';
 import { startCatalogSync } from './modules/catalog-sync/catalog-sync.consumer.js';
@@ -35,7 +36,7 @@ export async function buildApp(config: SocialConfig, options: { logger?: boolean
   await app.register(followsModule, { prefix: '/api', follows: new FollowsService(infra.prisma) });
   await app.register(blocksModule, { prefix: '/api', blocks: new BlocksService(infra.prisma) });
   await app.register(engagementModule, { prefix: '/api', engagement });
-  await app.register(activityModule, { prefix: '/api', activity: new ActivityService(infra.prisma) });
+  await app.register(activityModule, { prefix: '/api', activity: new ActivityService(infra.prisma, new CatalogClient(config.CATALOG_URL, config.INTERNAL_TIMEOUT_MS, app.log)) });
   await app.register(commentsModule, { prefix: '/api', comments: new CommentsService(infra.prisma) });
   await app.register(internalModule, { engagement, users: new UsersRepository(infra.prisma) });
   return Object.assign(app, { infra });

@@ -1,8 +1,11 @@
+import { z } from 'zod';
 import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
 
 export const configShape = {
   ...serviceEnvShape('social'),
   ...serviceUrlsShape,
+  /** Service-to-service reads (catalog's Track (full) records): short, then degrade to social's copy. */
+  INTERNAL_TIMEOUT_MS: z.coerce.number().int().min(50).max(1000).default(1000),
 } as const;
 
 export const requiredEnv = [

@@ -1,6 +1,6 @@
 import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TrackSchema } from '@msp/contracts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TrackSchema, type Track } from '@msp/contracts';
 import { as, outbox, seedPlaylist, seedTrack, seedUsers, startSocial, type Harness } from './support.js';
 
 let h: Harness;
@@ -173,6 +173,89 @@ describe('USR-20 / ENG-20 liked tracks, USR-21 liked playlists, USR-22 / ENG-18 
     expect(liked.content.map((t: { id: number }) => t.id)).toEqual([4]);
     expect((await inject({ method: 'GET', url: '/api/users/me/repost', headers: as(777) })).json().totalElements).toBe(0);
     await inject({ method: 'DELETE', url: '/api/tracks/4/like', headers: as(777) });
+  });
+});
+
+/** Track (full) as catalog renders it: its own fields, and engagement data that may lag behind social's. */
+function catalogTrack(id: number): Track {
+  return {
+    id, title: `Catalog title ${id}`, trackSlug: `track-${id}`,
+    artist: { id: ARTIST, username: 'artist', displayName: 'Stale', avatarUrl: null, tier: 'FREE', isFollowing: false, followerCount: 5000, trackCount: 2 },
+    description: `Catalog description ${id}`, genre: 'Techno', tags: ['from-catalog'], releaseDate: '2025-12-31',
+    uploadDate: '2026-01-01T00:00:00.000Z', createdAt: '2026-01-01T00:00:00.000Z', publishedAt: '2026-01-01T00:00:00.000Z',
+    state: 'FINISHED', isPrivate: false, access: 'PLAYABLE',
+    trackUrl: `http://media.test/api/media/tracks/${id}/full.m4a?s=1`, trackPreviewUrl: `http://media.test/api/media/tracks/${id}/preview.m4a?s=1`,
+    hlsUrl: `http://media.test/api/media/tracks/${id}/index.m3u8?s=1`, coverUrl: 'http://media.test/api/media/assets/c/cover.jpg',
+    waveformUrl: 'http://media.test/api/media/assets/w/waveform.json', trackDurationSeconds: 180,
+    playCount: 99, completedPlayCount: 33, likeCount: 999, repostCount: 999, commentCount: 999,
+    isLiked: false, isReposted: false, secretToken: null,
+  };
+}
+
+describe('USR-20 / USR-22 / ENG-18 / ENG-20 Track (full) records rendered by catalog', () => {
+  type TrackPage = { content: Array<Track & { repostedBy?: { id: number }; repostedAt?: string }>; totalElements: number };
+  const get = async (url: string, headers?: Record<string, string>) => {
+    const res = await inject({ method: 'GET', url, ...(headers ? { headers } : {}) });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as TrackPage;
+  };
+
+  beforeEach(() => {
+    h.catalog.mode = 'render';
+    h.catalog.tracks = new Map([1, 4].map((id) => [id, catalogTrack(id)]));
+    h.catalog.requests.length = 0;
+  });
+  afterAll(() => {
+    h.catalog.mode = 'down';
+  });
+
+  it('USR-20: catalog\'s fields and media URLs, social\'s flags, counts and artist, one catalog call per page', async () => {
+    h.catalog.mode = 'down';
+    const own = (await get('/api/users/me/liked-tracks', as(11))).content[0]!;
+    h.catalog.mode = 'render';
+    h.catalog.requests.length = 0;
+    const page = await get('/api/users/me/liked-tracks', as(11));
+    expect(page.content.map((t) => t.id)).toEqual([4]);
+    const track = TrackSchema.strict().parse(page.content[0]);
+    const { artist: _a, likeCount: _l, repostCount: _r, commentCount: _c, isLiked: _il, isReposted: _ir, ...catalogOwned } = catalogTrack(4);
+    expect(track).toMatchObject(catalogOwned);
+    expect(track).toMatchObject({
+      isLiked: true, isReposted: true, likeCount: own.likeCount, repostCount: own.repostCount, commentCount: own.commentCount, artist: own.artist,
+    });
+    expect(h.catalog.requests).toEqual([{ viewerId: 11, viewerRole: 'LISTENER', trackIds: [4] }]);
+  });
+
+  it('USR-22 / ENG-18: repostedBy and repostedAt stay social\'s; anonymous and admin viewers are passed on', async () => {
+    const page = await get('/api/users/lena/reposted-tracks');
+    expect(page.content.map((t) => t.id)).toEqual([4, 1]);
+    expect(page.content[0]).toMatchObject({ description: 'Catalog description 4', playCount: 99, repostedBy: { id: 11 }, repostedAt: expect.stringMatching(/Z$/) });
+    expect(page.content.every((t) => !t.isLiked && !t.isReposted)).toBe(true);
+    const mine = await get('/api/users/me/repost', as(11, 'ADMIN'));
+    expect(mine.content.map((t) => [t.id, t.isReposted, t.tags])).toEqual([[4, true, ['from-catalog']], [1, true, ['from-catalog']]]);
+    expect(h.catalog.requests).toEqual([
+      { viewerId: null, viewerRole: 'LISTENER', trackIds: [4, 1] },
+      { viewerId: 11, viewerRole: 'ADMIN', trackIds: [4, 1] },
+    ]);
+  });
+
+  it('ENG-20: a track catalog leaves out (invisible to the viewer) is dropped; the total stays social\'s', async () => {
+    h.catalog.tracks.delete(1);
+    const page = await get('/api/users/lena/reposted-tracks', as(13));
+    expect(page.content.map((t) => t.id)).toEqual([4]);
+    expect(page.totalElements).toBe(2);
+    const liked = await get('/api/users/lena/liked-tracks', as(13));
+    expect(liked.content.map((t) => [t.id, t.description])).toEqual([[4, 'Catalog description 4']]);
+  });
+
+  it('falls back to social\'s copy when catalog answers an error or too late', async () => {
+    for (const mode of ['down', 'slow'] as const) {
+      h.catalog.mode = mode;
+      const started = Date.now();
+      const page = await get('/api/users/lena/reposted-tracks');
+      expect(Date.now() - started, mode).toBeLessThan(1400);
+      expect(page.content.map((t) => [t.id, t.description, t.playCount, t.trackUrl]), mode).toEqual([[4, null, 0, null], [1, null, 0, null]]);
+      expect(page.content[0]!.title, mode).toBe('Track 4');
+    }
   });
 });
 

@@ -1,4 +1,7 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { InternalTracksRequest, Track } from '@msp/contracts';
 import { startServiceTestEnv, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadSocialConfig } from '../src/app.js';
 
@@ -6,21 +9,69 @@ const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url
 
 export type SocialApp = Awaited<ReturnType<typeof buildApp>>;
 
+/**
+ * A stand-in for catalog's `POST /internal/tracks`: `down` answers 503, `slow` answers after the
+ * client's timeout, `render` answers the records of `tracks` for the requested ids (ids missing
+ * from `tracks` are left out, as catalog does for invisible ones). Every request is recorded.
+ */
+export interface FakeCatalog {
+  url: string;
+  mode: 'down' | 'slow' | 'render';
+  tracks: Map<number, Track>;
+  requests: InternalTracksRequest[];
+  close(): Promise<void>;
+}
+
+export async function startFakeCatalog(): Promise<FakeCatalog> {
+  const fake = { mode: 'down', tracks: new Map(), requests: [] } as unknown as FakeCatalog;
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    req.on('end', () => {
+      const body = JSON.parse(raw || '{}') as InternalTracksRequest;
+      fake.requests.push(body);
+      const answer = () => {
+        if (req.url !== '/internal/tracks' || fake.mode === 'down') {
+          res.statusCode = 503;
+          res.end('{}');
+          return;
+        }
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ tracks: body.trackIds.flatMap((id) => fake.tracks.get(id) ?? []) }));
+      };
+      if (fake.mode === 'slow') setTimeout(answer, 1500).unref();
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = () => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(() => resolve()));
+  };
+  return fake;
+}
+
 export interface Harness {
   app: SocialApp;
   env: ServiceTestEnv;
+  /** catalog as social sees it; `down` unless a test says otherwise. */
+  catalog: FakeCatalog;
   close(): Promise<void>;
 }
 
 export async function startSocial(label: string): Promise<Harness> {
   const env = await startServiceTestEnv(label, migrations);
-  const app = await buildApp(loadSocialConfig(env.env), { logger: false });
+  const catalog = await startFakeCatalog();
+  const app = await buildApp(loadSocialConfig({ ...env.env, CATALOG_URL: catalog.url }), { logger: false });
   await app.ready();
   return {
     app,
     env,
+    catalog,
     async close() {
       await app.close();
+      await catalog.close();
       await env.close();
     },
   };

@@ -7,19 +7,23 @@ import {
   type Track,
 } from '@msp/contracts';
 import type { Caller } from '@msp/http';
+import type { CatalogClient } from '../../clients/catalog.client.js';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { UserRef } from '../users/user-ref.js';
 import { assertActivityVisible, requireVisibleUser, UsersRepository } from '../users/users.repository.js';
 import { viewerOf, type Viewer } from '../users/viewer.js';
 import { ActivityRepository } from './activity.repository.js';
-import { toPlaylist, toTrack } from './track.mapper.js';
+import { toPlaylist, toTrack, type TrackListRow } from './track.mapper.js';
 
 /** USR-20 … USR-22, ENG-18 … ENG-20: what a user liked and reposted. R8 applies to others' lists. */
 export class ActivityService {
   private readonly repo: ActivityRepository;
   private readonly users: UsersRepository;
 
-  constructor(prisma: PrismaClient) {
+  constructor(
+    prisma: PrismaClient,
+    private readonly catalog: CatalogClient,
+  ) {
     this.repo = new ActivityRepository(prisma);
     this.users = new UsersRepository(prisma);
   }
@@ -29,7 +33,8 @@ export class ActivityService {
     const viewer = viewerOf(caller);
     const user = await this.owner(ref, viewer);
     const { rows, total } = await this.repo.tracks('track_likes', user.userId, viewer, page, size);
-    return toPage(rows.map((row) => toTrack(row, viewer.id)), total, page, size);
+    const tracks = await this.render(rows, caller, viewer);
+    return toPage(tracks.map(({ track }) => track), total, page, size);
   }
 
   /** USR-22 (by username) and ENG-18 (ref = 'me'): each track with repostedBy and repostedAt. */
@@ -38,8 +43,8 @@ export class ActivityService {
     const user = await this.owner(ref, viewer);
     const [reposter] = await this.users.summaries([user.userId], viewer.id);
     const { rows, total } = await this.repo.tracks('track_reposts', user.userId, viewer, page, size);
-    const items = rows.map((row) => ({
-      ...toTrack(row, viewer.id),
+    const items = (await this.render(rows, caller, viewer)).map(({ row, track }) => ({
+      ...track,
       ...(reposter ? { repostedBy: toUserSummary(reposter, reposter.userId !== viewer.id && reposter.isFollowing) } : {}),
       repostedAt: (row.repostedAt ?? row.createdAt).toISOString(),
     }));
@@ -62,6 +67,35 @@ export class ActivityService {
     assertActivityVisible(user, viewer);
     const { rows, total } = await this.repo.repostHistory(user.userId, viewer, page, size);
     return toPage(rows.map((row) => ({ ...row, repostedAt: row.repostedAt.toISOString() })), total, page, size);
+  }
+
+  /**
+   * Track (full) records of one page: social picked the ids, order and total; catalog renders its
+   * own fields (description, tags, release date, play counts, signed media URLs) for the caller in
+   * one batched call. What social owns stays social's: the viewer's isLiked/isReposted, the like,
+   * repost and comment counts and the artist summary (follower counts, isFollowing). A track catalog
+   * leaves out is invisible to the caller (R2, R7) and is dropped from the page, so such a page can
+   * hold fewer than `size` items. When catalog does not answer, the page is rendered from social's
+   * copy alone (the client logs a warning).
+   */
+  private async render(rows: readonly TrackListRow[], caller: Caller | null, viewer: Viewer): Promise<Array<{ row: TrackListRow; track: Track }>> {
+    const rendered = await this.catalog.tracks(caller, rows.map((row) => row.trackId));
+    return rows.flatMap((row) => {
+      const own = toTrack(row, viewer.id);
+      if (!rendered) return [{ row, track: own }];
+      const full = rendered.get(row.trackId);
+      if (!full) return [];
+      const track: Track = {
+        ...full,
+        artist: own.artist,
+        likeCount: own.likeCount,
+        repostCount: own.repostCount,
+        commentCount: own.commentCount,
+        isLiked: own.isLiked,
+        isReposted: own.isReposted,
+      };
+      return [{ row, track }];
+    });
   }
 
   /**

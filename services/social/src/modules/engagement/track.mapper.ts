@@ -46,10 +46,11 @@ const STATES = ['UPLOADING', 'PROCESSING', 'FINISHED', 'FAILED'] as const;
 const ACCESS = ['PLAYABLE', 'PREVIEW', 'BLOCKED'] as const;
 
 /**
- * Track (full) from social's projection. Catalog's track events do not carry description, tags,
- * release date, play counts or media URLs (signed per request, R4), so until catalog offers a
- * batch read those are rendered as null/empty/0 and releaseDate as the upload day (see README).
- * Engagement counts are social's own and exact.
+ * Track (full) from social's projection: the source of the fields social owns (flags, engagement
+ * counts, artist) and the whole record when catalog's batch read does not answer. Catalog's track
+ * events do not carry description, tags, release date, play counts or media URLs (signed per
+ * request, R4), so this fallback renders those as null/empty/0 and releaseDate as the upload day
+ * (see README). Engagement counts are social's own and exact.
  */
 export function toTrack(row: TrackListRow, viewerId: number): Track {
   const created = row.createdAt.toISOString();
