@@ -17,6 +17,10 @@ import { TrackPresenter } from './modules/tracks/track-presenter.js';
 import { processingConsumer } from './modules/tracks/processing.consumer.js';
 import { internalModule } from './modules/internal/internal.routes.js';
 import { InternalTracksService } from './modules/internal/internal-tracks.service.js';
+import { PlaylistPresenter } from './modules/playlists/playlist-presenter.js';
+import { playlistsModule } from './modules/playlists/playlists.routes.js';
+import { PlaylistsService } from './modules/playlists/playlists.service.js';
+import { PlaylistsRepository } from './modules/playlists/playlists.repository.js';
 
 export { loadCatalogConfig, type CatalogConfig } from './config.js';
 
@@ -55,8 +59,16 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
 
   await app.register(tracksModule, { prefix: '/api', tracks, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
   await app.register(stationsModule, { prefix: '/api', tracks });
+  const playlists = new PlaylistsService({
+    prisma: infra.prisma,
+    presenter: new PlaylistPresenter(new PlaylistsRepository(infra.prisma), presenter, social),
+    social,
+    storage: infra.storage,
+    webBaseUrl: config.WEB_BASE_URL,
+  });
+  await app.register(playlistsModule, { prefix: '/api', playlists, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES, publicBaseUrl: config.PUBLIC_BASE_URL });
   await app.register(mediaModule, { prefix: '/api', prisma: infra.prisma, storage: infra.storage, signer });
-  await app.register(embedModule, { prefix: '/api', tracks, webBaseUrl: config.WEB_BASE_URL, publicBaseUrl: config.PUBLIC_BASE_URL });
+  await app.register(embedModule, { prefix: '/api', tracks, playlists, webBaseUrl: config.WEB_BASE_URL, publicBaseUrl: config.PUBLIC_BASE_URL });
   await app.register(internalModule, { tracks: new InternalTracksService(infra.prisma, presenter) });
-  return Object.assign(app, { infra, tracks });
+  return Object.assign(app, { infra, tracks, playlists });
 }

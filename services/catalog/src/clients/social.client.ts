@@ -58,4 +58,23 @@ export class SocialClient {
     const out = await this.post(INTERNAL_ROUTES.engagement, { viewerId, trackIds: ids, playlistIds: [] }, (j) => EngagementResponseSchema.parse(j));
     return new Map((out?.tracks ?? []).map((e) => [e.id, e]));
   }
+
+  /**
+   * The viewer's likes and reposts among tracks AND playlists in one call (playlist pages: the
+   * playlists and their first tracks). Empty maps on failure (flags false).
+   */
+  async engagement(
+    viewerId: number,
+    trackIds: readonly number[],
+    playlistIds: readonly number[],
+  ): Promise<{ tracks: Map<number, Engagement>; playlists: Map<number, Engagement> }> {
+    const tIds = [...new Set(trackIds)].slice(0, 1000);
+    const pIds = [...new Set(playlistIds)].slice(0, 1000);
+    if (tIds.length === 0 && pIds.length === 0) return { tracks: new Map(), playlists: new Map() };
+    const out = await this.post(INTERNAL_ROUTES.engagement, { viewerId, trackIds: tIds, playlistIds: pIds }, (j) => EngagementResponseSchema.parse(j));
+    return {
+      tracks: new Map((out?.tracks ?? []).map((e) => [e.id, e])),
+      playlists: new Map((out?.playlists ?? []).map((e) => [e.id, e])),
+    };
+  }
 }

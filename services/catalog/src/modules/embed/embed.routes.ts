@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '@msp/errors';
 import type { FastifyPluginAsyncZod } from '@msp/http';
-import type { Track } from '@msp/contracts';
+import type { Playlist, Track } from '@msp/contracts';
 import type { TracksService } from '../tracks/tracks.service.js';
+import type { PlaylistsService } from '../playlists/playlists.service.js';
 
 const PlayerQuerySchema = z.object({ url: z.string().min(1).max(2000), token: z.string().min(1).max(200).optional() });
 const OembedQuerySchema = z.object({
@@ -43,6 +44,100 @@ function parsePermalink(url: string, webBaseUrl: string): { username: string; tr
   const match = /^\/([a-z0-9._-]{1,30})\/([a-z0-9-]{1,120})\/?(?:[?#].*)?$/.exec(path);
   if (!match || match[1] === 'embed') return null;
   return { username: match[1]!, trackSlug: match[2]! };
+}
+
+/** `{webBaseUrl}/{username}/sets/{playlistSlug}` or the bare path (R1 playlist link form). */
+function parsePlaylistPermalink(url: string, webBaseUrl: string): { username: string; playlistSlug: string } | null {
+  let path = url;
+  const base = webBaseUrl.replace(/\/+$/, '');
+  if (/^https?:\/\//i.test(url)) {
+    if (!url.startsWith(`${base}/`)) return null;
+    path = url.slice(base.length);
+  }
+  const match = /^\/([a-z0-9._-]{1,30})\/sets\/([a-z0-9-]{1,120})\/?(?:[?#].*)?$/.exec(path);
+  if (!match) return null;
+  return { username: match[1]!, playlistSlug: match[2]! };
+}
+
+const PLAYLIST_PLAYER_HEIGHT = 450;
+
+/** The same player as tracks, with the playlist's track list: a click plays that track. */
+function playlistPlayerHtml(playlist: Playlist, nonce: string): string {
+  const items = playlist.trackSummaryDto.map((t) => ({ title: t.title, artist: t.artist.displayName, audioUrl: t.trackUrl ?? t.trackPreviewUrl, waveformUrl: t.waveformUrl }));
+  const data = JSON.stringify({ tracks: items }).replace(/</g, '\\u003c');
+  const list = items
+    .map((t, i) => `<li><button type="button" data-index="${i}">${escapeHtml(t.title)} <span class="artist">· ${escapeHtml(t.artist)}</span></button></li>`)
+    .join('');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(playlist.title)} by ${escapeHtml(playlist.owner.displayName)}</title>
+<style>
+  body { margin: 0; font: 14px system-ui, sans-serif; background: #fff; color: #222; }
+  .player { display: flex; flex-direction: column; gap: 6px; padding: 10px; height: ${PLAYLIST_PLAYER_HEIGHT - 20}px; box-sizing: border-box; }
+  .title { font-weight: 600; }
+  .artist { color: #666; }
+  canvas { width: 100%; height: 60px; cursor: pointer; }
+  audio { width: 100%; height: 32px; }
+  ol { margin: 0; padding-left: 20px; overflow-y: auto; flex: 1; }
+  li button { background: none; border: 0; padding: 3px 0; font: inherit; cursor: pointer; text-align: left; }
+  li button[aria-current="true"] { color: #f50; }
+</style>
+</head>
+<body>
+<div class="player">
+  <div><span class="title" id="title">${escapeHtml(playlist.title)}</span> · <span class="artist" id="artist">${escapeHtml(playlist.owner.displayName)}</span></div>
+  <canvas id="waveform" width="1000" height="60" aria-label="waveform"></canvas>
+  <audio id="audio" controls preload="none"></audio>
+  <ol id="tracks">${list}</ol>
+</div>
+<script nonce="${nonce}" id="player-data" type="application/json">${data}</script>
+<script nonce="${nonce}">
+(function () {
+  var data = JSON.parse(document.getElementById('player-data').textContent);
+  var canvas = document.getElementById('waveform');
+  var audio = document.getElementById('audio');
+  var buttons = document.querySelectorAll('#tracks button');
+  var peaks = [];
+  var current = -1;
+  function draw() {
+    var ctx = canvas.getContext('2d');
+    var w = canvas.width, h = canvas.height;
+    ctx.clearRect(0, 0, w, h);
+    var played = audio.duration ? audio.currentTime / audio.duration : 0;
+    var bar = w / Math.max(1, peaks.length);
+    for (var i = 0; i < peaks.length; i++) {
+      var v = Math.max(0.02, peaks[i]) * h;
+      ctx.fillStyle = i / peaks.length < played ? '#f50' : '#999';
+      ctx.fillRect(i * bar, (h - v) / 2, Math.max(1, bar - 0.2), v);
+    }
+  }
+  function select(index, play) {
+    var t = data.tracks[index];
+    if (!t) return;
+    current = index;
+    for (var i = 0; i < buttons.length; i++) buttons[i].setAttribute('aria-current', i === index ? 'true' : 'false');
+    peaks = [];
+    draw();
+    if (t.audioUrl) audio.src = t.audioUrl; else audio.removeAttribute('src');
+    if (t.waveformUrl) fetch(t.waveformUrl).then(function (r) { return r.json(); }).then(function (p) { if (current === index) { peaks = p; draw(); } });
+    if (play && t.audioUrl) audio.play();
+  }
+  for (var i = 0; i < buttons.length; i++) buttons[i].addEventListener('click', function (e) { select(Number(e.currentTarget.dataset.index), true); });
+  audio.addEventListener('timeupdate', draw);
+  audio.addEventListener('ended', function () { select(current + 1, true); });
+  canvas.addEventListener('click', function (e) {
+    if (!audio.duration) return;
+    var rect = canvas.getBoundingClientRect();
+    audio.currentTime = ((e.clientX - rect.left) / rect.width) * audio.duration;
+  });
+  select(0, false);
+})();
+</script>
+</body>
+</html>`;
 }
 
 function playerHtml(track: Track, nonce: string): string {
@@ -109,10 +204,21 @@ function playerHtml(track: Track, nonce: string): string {
  * it through to this route); EMBED-2 the oEmbed answer for track permalinks. Both follow R2/R5:
  * public tracks for anyone, a private one only with its token in the player URL.
  */
-export const embedModule: FastifyPluginAsyncZod<{ tracks: TracksService; webBaseUrl: string; publicBaseUrl: string }> = async (
+export const embedModule: FastifyPluginAsyncZod<{ tracks: TracksService; playlists?: PlaylistsService; webBaseUrl: string; publicBaseUrl: string }> = async (
   app,
-  { tracks, webBaseUrl, publicBaseUrl },
+  { tracks, playlists, webBaseUrl, publicBaseUrl },
 ) => {
+  /** Playlist permalinks (PLS-15): public playlists for anyone, a private one with its token (R5, R6). */
+  async function playlistOf(url: string, token: string | undefined): Promise<Playlist | null> {
+    const link = parsePlaylistPermalink(url, webBaseUrl);
+    if (!link || !playlists) return null;
+    const playlist = token
+      ? await playlists.byToken(token, null, { page: 0, size: 1 })
+      : await playlists.resolve(link.playlistSlug, null).then((r) => playlists.get(r.id, null, { page: 0, size: 1 }));
+    if (playlist.playlistSlug !== link.playlistSlug || playlist.owner.username !== link.username) throw new AppError('PLAYLIST_NOT_FOUND');
+    return playlist;
+  }
+
   async function trackOf(url: string, token: string | undefined): Promise<Track> {
     const link = parsePermalink(url, webBaseUrl);
     if (!link) throw AppError.validation([{ field: 'url', message: 'Not a track permalink of this service' }]);
@@ -127,9 +233,10 @@ export const embedModule: FastifyPluginAsyncZod<{ tracks: TracksService; webBase
     '/embed/player',
     { schema: { operationId: 'EMBED-1', summary: 'Embeddable track player page (TRK-16)', tags: ['Tracks'], querystring: PlayerQuerySchema } },
     async (request, reply) => {
-      const track = await trackOf(request.query.url, request.query.token);
+      const playlist = await playlistOf(request.query.url, request.query.token);
       const nonce = randomBytes(16).toString('base64');
       const self = new URL(publicBaseUrl).origin;
+      const html = playlist ? playlistPlayerHtml(playlist, nonce) : playerHtml(await trackOf(request.query.url, request.query.token), nonce);
       return reply
         .header('content-type', 'text/html; charset=utf-8')
         .header('cache-control', 'private, no-store')
@@ -137,7 +244,7 @@ export const embedModule: FastifyPluginAsyncZod<{ tracks: TracksService; webBase
           'content-security-policy',
           `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src ${self}; media-src ${self}; img-src ${self}; frame-ancestors *`,
         )
-        .send(playerHtml(track, nonce));
+        .send(html);
     },
   );
 
@@ -145,6 +252,27 @@ export const embedModule: FastifyPluginAsyncZod<{ tracks: TracksService; webBase
     '/oembed',
     { schema: { operationId: 'EMBED-2', summary: 'oEmbed for track permalinks', tags: ['Tracks'], querystring: OembedQuerySchema, response: { 200: OembedSchema } } },
     async (request) => {
+      const playlist = await playlistOf(request.query.url, undefined);
+      if (playlist) {
+        const width = request.query.maxwidth ?? 600;
+        const height = Math.min(request.query.maxheight ?? PLAYLIST_PLAYER_HEIGHT, PLAYLIST_PLAYER_HEIGHT);
+        const web = webBaseUrl.replace(/\/+$/, '');
+        const permalink = `${web}/${playlist.owner.username}/sets/${playlist.playlistSlug}`;
+        const src = `${web}/embed/player?url=${encodeURIComponent(permalink)}`;
+        return {
+          version: '1.0' as const,
+          type: 'rich' as const,
+          provider_name: 'Music platform',
+          provider_url: webBaseUrl,
+          title: `${playlist.title} by ${playlist.owner.displayName}`,
+          author_name: playlist.owner.displayName,
+          author_url: `${web}/${playlist.owner.username}`,
+          html: `<iframe width="${width}" height="${height}" scrolling="no" frameborder="no" allow="autoplay" src="${escapeHtml(src)}"></iframe>`,
+          width,
+          height,
+          ...(playlist.coverArtUrl ? { thumbnail_url: playlist.coverArtUrl } : {}),
+        };
+      }
       const track = await trackOf(request.query.url, undefined);
       const width = request.query.maxwidth ?? 600;
       const height = Math.min(request.query.maxheight ?? PLAYER_HEIGHT, PLAYER_HEIGHT);

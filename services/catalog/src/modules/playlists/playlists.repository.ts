@@ -1,0 +1,183 @@
+import { userSummarySourceSelect } from '@msp/contracts';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import { trackSelect, type TrackRow } from '../tracks/track.mapper.js';
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+export const playlistSelect = {
+  id: true,
+  ownerId: true,
+  title: true,
+  playlistSlug: true,
+  description: true,
+  type: true,
+  isPrivate: true,
+  genre: true,
+  tags: true,
+  secretToken: true,
+  coverKey: true,
+  likeCount: true,
+  repostCount: true,
+  createdAt: true,
+  updatedAt: true,
+} as const satisfies Prisma.PlaylistSelect;
+
+export type PlaylistRow = Prisma.PlaylistGetPayload<{ select: typeof playlistSelect }>;
+
+/**
+ * Which tracks of a playlist one caller may see (R2, R5, R6): every non-deleted track for admins;
+ * otherwise the caller's own tracks, public FINISHED tracks of artists still present, and — through
+ * the playlist's token — the FINISHED tracks of the playlist owner even when private.
+ */
+export interface TrackScope {
+  viewerId: number | null;
+  admin: boolean;
+  tokenOwnerId: number | null;
+  /** Artists a block separates from the caller (R7). */
+  hiddenArtists?: readonly number[];
+}
+
+function visibleSql(scope: TrackScope): Prisma.Sql {
+  const hidden = scope.hiddenArtists?.length ? Prisma.sql` AND t.artist_id <> ALL(${[...scope.hiddenArtists]}::int[])` : Prisma.empty;
+  if (scope.admin) return Prisma.sql`t.deleted_at IS NULL${hidden}`;
+  const own = scope.viewerId ? Prisma.sql` OR t.artist_id = ${scope.viewerId}` : Prisma.empty;
+  const token = scope.tokenOwnerId ? Prisma.sql` OR (t.artist_id = ${scope.tokenOwnerId} AND t.state = 'FINISHED')` : Prisma.empty;
+  return Prisma.sql`t.deleted_at IS NULL${hidden} AND (
+    (t.is_private = false AND t.state = 'FINISHED'
+      AND NOT EXISTS (SELECT 1 FROM user_summaries u WHERE u.user_id = t.artist_id AND u.is_deleted))${own}${token})`;
+}
+
+export interface PlaylistAggregate {
+  playlistId: number;
+  artistId: number;
+  genre: string;
+  n: number;
+  secs: number;
+  first: number;
+}
+
+export class PlaylistsRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  findById(id: number, db: Db = this.prisma): Promise<PlaylistRow | null> {
+    return db.playlist.findUnique({ where: { id }, select: playlistSelect });
+  }
+
+  findBySlug(playlistSlug: string): Promise<PlaylistRow | null> {
+    return this.prisma.playlist.findUnique({ where: { playlistSlug }, select: playlistSelect });
+  }
+
+  findByToken(secretToken: string): Promise<PlaylistRow | null> {
+    return this.prisma.playlist.findUnique({ where: { secretToken }, select: playlistSelect });
+  }
+
+  /** One page of a user's playlists, newest first: one query for the page, one for the total. */
+  async listByOwner(ownerId: number, publicOnly: boolean, page: number, size: number): Promise<{ rows: PlaylistRow[]; total: number }> {
+    const where: Prisma.PlaylistWhereInput = { ownerId, ...(publicOnly ? { isPrivate: false } : {}) };
+    const [rows, total] = await Promise.all([
+      this.prisma.playlist.findMany({ where, select: playlistSelect, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: page * size, take: size }),
+      this.prisma.playlist.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
+  /** The first free slug among `base`, `base-2`, … (one query). */
+  async freeSlug(base: string, db: Db): Promise<string> {
+    const taken = await db.playlist.findMany({
+      where: { OR: [{ playlistSlug: base }, { playlistSlug: { startsWith: `${base}-` } }] },
+      select: { playlistSlug: true },
+    });
+    const used = new Set(taken.map((t) => t.playlistSlug));
+    if (!used.has(base)) return base;
+    for (let n = 2; ; n++) if (!used.has(`${base}-${n}`)) return `${base}-${n}`;
+  }
+
+  /**
+   * Counts, durations and genres of the tracks each playlist shows the caller, per artist (so a
+   * later block filter can subtract an artist without another query): one query for a whole page.
+   */
+  aggregates(playlistIds: readonly number[], scope: TrackScope): Promise<PlaylistAggregate[]> {
+    if (playlistIds.length === 0) return Promise.resolve([]);
+    return this.prisma.$queryRaw<PlaylistAggregate[]>`
+      SELECT pt.playlist_id AS "playlistId", t.artist_id AS "artistId", t.genre AS "genre",
+             count(*)::int AS "n", coalesce(sum(t.duration_seconds), 0)::int AS "secs", min(pt.position)::int AS "first"
+      FROM playlist_tracks pt JOIN tracks t ON t.id = pt.track_id
+      WHERE pt.playlist_id = ANY(${[...playlistIds]}::int[]) AND ${visibleSql(scope)}
+      GROUP BY pt.playlist_id, t.artist_id, t.genre`;
+  }
+
+  /** The first `limit` visible tracks of each playlist in position order (one query for a page). */
+  async firstTrackIds(playlistIds: readonly number[], scope: TrackScope, limit: number): Promise<Array<{ playlistId: number; trackId: number }>> {
+    if (playlistIds.length === 0) return [];
+    return this.prisma.$queryRaw<Array<{ playlistId: number; trackId: number }>>`
+      SELECT x."playlistId", x."trackId" FROM (
+        SELECT pt.playlist_id AS "playlistId", pt.track_id AS "trackId", pt.position,
+               row_number() OVER (PARTITION BY pt.playlist_id ORDER BY pt.position, pt.track_id) AS rn
+        FROM playlist_tracks pt JOIN tracks t ON t.id = pt.track_id
+        WHERE pt.playlist_id = ANY(${[...playlistIds]}::int[]) AND ${visibleSql(scope)}
+      ) x WHERE x.rn <= ${limit} ORDER BY x."playlistId", x.position, x."trackId"`;
+  }
+
+  /** Every track of one playlist the caller may see, in position order (≤ 500 rows: R6 limit). */
+  async visibleEntries(playlistId: number, scope: TrackScope, db: Db = this.prisma): Promise<Array<{ trackId: number; artistId: number }>> {
+    return db.$queryRaw<Array<{ trackId: number; artistId: number }>>`
+      SELECT pt.track_id AS "trackId", t.artist_id AS "artistId"
+      FROM playlist_tracks pt JOIN tracks t ON t.id = pt.track_id
+      WHERE pt.playlist_id = ${playlistId} AND ${visibleSql(scope)}
+      ORDER BY pt.position, pt.track_id`;
+  }
+
+  tracksByIds(ids: readonly number[]): Promise<TrackRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.prisma.track.findMany({ where: { id: { in: [...new Set(ids)] } }, select: trackSelect });
+  }
+
+  userSummaries(userIds: readonly number[]) {
+    if (userIds.length === 0) return Promise.resolve([]);
+    return this.prisma.userSummary.findMany({ where: { userId: { in: [...new Set(userIds)] } }, select: { ...userSummarySourceSelect, isDeleted: true } });
+  }
+
+  findUser(idOrName: { userId?: number; username?: string }) {
+    return this.prisma.userSummary.findFirst({
+      where: { ...(idOrName.userId ? { userId: idOrName.userId } : { username: idOrName.username ?? '' }), isDeleted: false },
+      select: { userId: true, username: true },
+    });
+  }
+
+  // ───────────── membership, inside a transaction holding the playlist's row lock ─────────────
+
+  /** Locks the playlist row (FOR UPDATE): membership changes of one playlist run one at a time. */
+  async lock(tx: Prisma.TransactionClient, playlistId: number): Promise<boolean> {
+    const rows = await tx.$queryRaw<Array<{ id: number }>>`SELECT id FROM playlists WHERE id = ${playlistId} FOR UPDATE`;
+    return rows.length > 0;
+  }
+
+  /** R6: a deleted track leaves every playlist (swept here, under the lock, before counting). */
+  sweepDeleted(tx: Prisma.TransactionClient, playlistId: number): Promise<number> {
+    return tx.$executeRaw`
+      DELETE FROM playlist_tracks pt USING tracks t
+      WHERE pt.playlist_id = ${playlistId} AND t.id = pt.track_id AND t.deleted_at IS NOT NULL`;
+  }
+
+  async append(tx: Prisma.TransactionClient, playlistId: number, trackId: number): Promise<void> {
+    await tx.$executeRaw`
+      INSERT INTO playlist_tracks (playlist_id, track_id, position)
+      SELECT ${playlistId}, ${trackId}, coalesce(max(position), 0) + 1 FROM playlist_tracks WHERE playlist_id = ${playlistId}`;
+  }
+
+  /** Track ids of the playlist in position order. */
+  async memberIds(tx: Prisma.TransactionClient, playlistId: number): Promise<number[]> {
+    const rows = await tx.$queryRaw<Array<{ trackId: number }>>`
+      SELECT track_id AS "trackId" FROM playlist_tracks WHERE playlist_id = ${playlistId} ORDER BY position, track_id`;
+    return rows.map((r) => r.trackId);
+  }
+
+  /** Positions 1…n in the given order: one statement. */
+  async renumber(tx: Prisma.TransactionClient, playlistId: number, orderedTrackIds: readonly number[]): Promise<void> {
+    if (orderedTrackIds.length === 0) return;
+    await tx.$executeRaw`
+      UPDATE playlist_tracks pt SET position = x.pos::int
+      FROM unnest(${[...orderedTrackIds]}::int[]) WITH ORDINALITY AS x(track_id, pos)
+      WHERE pt.playlist_id = ${playlistId} AND pt.track_id = x.track_id`;
+  }
+}
