@@ -221,6 +221,21 @@ describe('PLS-8 / PLS-9 / PLS-10 membership', () => {
     expect(new Set(rows.map((r) => r.position)).size).toBe(rows.length);
   });
 
+  it('TRK-9 deleting a track removes it from every playlist (R6), keeping the others in order', async () => {
+    const first = await createPlaylist(OWNER, { title: 'Keep order A' });
+    const second = await createPlaylist(OWNER, { title: 'Keep order B' });
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => insertTrack(OWNER)));
+    for (const p of [first, second]) for (const t of [a!, b!, c!]) expect((await add(OWNER, p.id, t.id)).statusCode).toBe(200);
+    const deleted = await call('DELETE', `/api/tracks/${b!.id}`, OWNER);
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect(await app.infra.prisma.playlistTrack.count({ where: { trackId: b!.id } })).toBe(0);
+    for (const p of [first, second]) {
+      const view = (await call('GET', `/api/playlists/${p.id}`, OWNER)).json() as Playlist;
+      expect(view.trackSummaryDto.map((s) => s.id)).toEqual([a!.id, c!.id]);
+      expect(view.trackCount).toBe(2);
+    }
+  });
+
   it('refuses the 501st track with PLAYLIST_FULL', async () => {
     const p = await createPlaylist(OWNER, { title: 'Full' });
     const t = await insertTrack(OWNER);

@@ -499,6 +499,8 @@ export class TracksService {
       });
       await writeOutbox(tx, TrackDeleted, { trackId, artistId: row.artistId, byAdmin }, { correlationId });
       await tx.listeningHistory.deleteMany({ where: { trackId } });
+      // R6: deleting a track removes it from every playlist.
+      await tx.playlistTrack.deleteMany({ where: { trackId } });
       if (counted(row)) await this.recount(tx, row.artistId, correlationId);
       return [full.originalKey, full.coverUploadKey, full.coverKey, full.waveformKey, full.waveformJsonKey].filter((k): k is string => !!k);
     });
