@@ -35,21 +35,18 @@ export const RelationshipsRequestSchema = z.object({
   viewerId: Id,
   userIds: z.array(Id).max(500),
 });
-export const RelationshipsResponseSchema = z.object({
-  items: z.array(
-    z.object({
-      userId: Id,
-      /** viewer follows user */
-      isFollowing: z.boolean(),
-      /** user follows viewer */
-      isFollowed: z.boolean(),
-      /** viewer has blocked user */
-      isBlocked: z.boolean(),
-      /** user has blocked viewer (R7: the user's content is then invisible to the viewer) */
-      hasBlockedViewer: z.boolean(),
-    }),
-  ),
+export const RelationshipItemSchema = z.object({
+  userId: Id,
+  /** viewer follows user */
+  isFollowing: z.boolean(),
+  /** user follows viewer */
+  isFollowed: z.boolean(),
+  /** viewer has blocked user */
+  isBlocked: z.boolean(),
+  /** user has blocked viewer (R7: the user's content is then invisible to the viewer) */
+  hasBlockedViewer: z.boolean(),
 });
+export const RelationshipsResponseSchema = z.object({ items: z.array(RelationshipItemSchema) });
 export type RelationshipsRequest = z.infer<typeof RelationshipsRequestSchema>;
 export type RelationshipsResponse = z.infer<typeof RelationshipsResponseSchema>;
 
@@ -57,10 +54,16 @@ export const EngagementRequestSchema = z.object({
   viewerId: Id,
   trackIds: z.array(Id).max(1000).default([]),
   playlistIds: z.array(Id).max(1000).default([]),
+  /**
+   * Also answer the relationships to these users, so a page of items (their artists and owners,
+   * flags, R7 hiding) costs exactly one call.
+   */
+  userIds: z.array(Id).max(500).default([]),
 });
 export const EngagementResponseSchema = z.object({
   tracks: z.array(z.object({ id: Id, isLiked: z.boolean(), isReposted: z.boolean() })),
   playlists: z.array(z.object({ id: Id, isLiked: z.boolean(), isReposted: z.boolean() })),
+  users: z.array(RelationshipItemSchema).default([]),
 });
 export type EngagementRequest = z.infer<typeof EngagementRequestSchema>;
 export type EngagementResponse = z.infer<typeof EngagementResponseSchema>;

@@ -29,14 +29,13 @@ function startFakeSocial(): Promise<Server> {
       const body = JSON.parse(raw) as { viewerId: number; userIds?: number[]; trackIds?: number[] };
       socialCalls.push({ path: req.url ?? '', body });
       res.setHeader('content-type', 'application/json');
+      const users = (body.userIds ?? []).map((userId) => ({
+        userId, isFollowing: userId === NINA, isFollowed: false, isBlocked: false, hasBlockedViewer: userId === BLOCKER && body.viewerId === VIEWER,
+      }));
       if (req.url === INTERNAL_ROUTES.relationships) {
-        res.end(JSON.stringify({
-          items: (body.userIds ?? []).map((userId) => ({
-            userId, isFollowing: userId === NINA, isFollowed: false, isBlocked: false, hasBlockedViewer: userId === BLOCKER && body.viewerId === VIEWER,
-          })),
-        }));
+        res.end(JSON.stringify({ items: users }));
       } else if (req.url === INTERNAL_ROUTES.engagement) {
-        res.end(JSON.stringify({ tracks: (body.trackIds ?? []).map((id) => ({ id, isLiked: true, isReposted: false })), playlists: [] }));
+        res.end(JSON.stringify({ tracks: (body.trackIds ?? []).map((id) => ({ id, isLiked: true, isReposted: false })), playlists: [], users }));
       } else {
         res.statusCode = 404;
         res.end('{}');
@@ -134,9 +133,8 @@ describe('INTERNAL tracks (Track (full) for another service, as TRK-6 renders it
     // R3: a PREVIEW track gives others the preview only.
     expect(preview.trackUrl).toBeNull();
     expect(preview.trackPreviewUrl).toMatch(/preview\.m4a\?/);
-    // One batched call to social per request, never per track.
-    expect(socialCalls.filter((c) => c.path === INTERNAL_ROUTES.engagement)).toHaveLength(1);
-    expect(socialCalls.filter((c) => c.path === INTERNAL_ROUTES.relationships)).toHaveLength(1);
+    // Exactly one batched call to social per request (flags and relationships together), never per track.
+    expect(socialCalls.map((c) => c.path)).toEqual([INTERNAL_ROUTES.engagement]);
   });
 
   it('is the same record TRK-6 answers for that viewer', async () => {

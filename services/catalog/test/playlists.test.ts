@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
@@ -12,6 +13,9 @@ const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url
 
 let env: ServiceTestEnv;
 let app: Awaited<ReturnType<typeof buildApp>>;
+/** A stand-in for social that counts the calls catalog makes (flags false, nobody blocked). */
+let social: Server;
+const socialCalls: string[] = [];
 
 const OWNER = 501;
 const OTHER = 502;
@@ -60,7 +64,17 @@ async function add(user: number, playlistId: number, trackId: number) {
 
 beforeAll(async () => {
   env = await startServiceTestEnv('catalog', migrations);
-  app = await buildApp(loadCatalogConfig(env.env), { logger: false });
+  social = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      socialCalls.push(req.url ?? '');
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(req.url === '/internal/relationships' ? { items: [] } : { tracks: [], playlists: [], users: [] }));
+    });
+  });
+  await new Promise<void>((resolve) => social.listen(0, '127.0.0.1', resolve));
+  const socialPort = (social.address() as { port: number }).port;
+  app = await buildApp(loadCatalogConfig({ ...env.env, SOCIAL_URL: `http://127.0.0.1:${socialPort}` }), { logger: false });
   await app.ready();
   for (const [userId, username] of [[OWNER, 'owner'], [OTHER, 'other']] as const) {
     const e = createEnvelope(UserRegistered, {
@@ -74,6 +88,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await env?.close();
+  await new Promise((resolve) => social?.close(resolve));
 });
 
 describe('PLS-3 create playlist', () => {
@@ -390,6 +405,26 @@ describe('PLS-1 playlists of the current user', () => {
     const strangers = pageSchema(PlaylistSchema).parse((await call('GET', '/api/users/me/playlists', OTHER)).json());
     expect(strangers.content.some((p) => p.owner.id === user)).toBe(false);
     expect((await call('GET', '/api/users/me/playlists', null)).statusCode).toBe(401);
+  });
+});
+
+describe('one batched call to social per page', () => {
+  it('PLS-1 with 20 playlists of 6 tracks and PLS-4 each ask social exactly once', async () => {
+    const owner = 590;
+    const tracks = await Promise.all(Array.from({ length: 6 }, () => insertTrack(owner)));
+    for (let i = 0; i < 20; i += 1) {
+      const p = await createPlaylist(owner, { title: `Batch ${i}` });
+      for (const t of tracks) expect((await add(owner, p.id, t.id)).statusCode).toBe(200);
+    }
+    socialCalls.length = 0;
+    const list = await call('GET', '/api/users/me/playlists?size=20', owner);
+    expect(list.statusCode).toBe(200);
+    expect((list.json() as { content: Playlist[] }).content).toHaveLength(20);
+    expect(socialCalls).toEqual(['/internal/engagement']);
+    socialCalls.length = 0;
+    const first = (list.json() as { content: Playlist[] }).content[0]!;
+    expect((await call('GET', `/api/playlists/${first.id}`, owner)).statusCode).toBe(200);
+    expect(socialCalls).toEqual(['/internal/engagement']);
   });
 });
 

@@ -290,6 +290,16 @@ describe('internal engagement route', () => {
   it('validates its input', async () => {
     const res = await inject({ method: 'POST', url: '/internal/engagement', payload: { viewerId: 1, trackIds: ['a'] } });
     expect(res.statusCode).toBe(400);
-    expect((await inject({ method: 'POST', url: '/internal/engagement', payload: { viewerId: 1 } })).json()).toEqual({ tracks: [], playlists: [] });
+    expect((await inject({ method: 'POST', url: '/internal/engagement', payload: { viewerId: 1 } })).json()).toEqual({ tracks: [], playlists: [], users: [] });
+  });
+
+  it('answers the relationships to the given users in the same call (one call per page)', async () => {
+    const res = await inject({ method: 'POST', url: '/internal/engagement', payload: { viewerId: 1, trackIds: [4], userIds: [1, 2, 2] } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { tracks: unknown[]; users: Array<{ userId: number }> };
+    expect(body.tracks).toHaveLength(1);
+    // The viewer is never related to themselves; duplicates collapse.
+    expect(body.users.map((u) => u.userId)).toEqual([2]);
+    expect(body.users[0]).toEqual(expect.objectContaining({ isFollowing: expect.any(Boolean), hasBlockedViewer: expect.any(Boolean) }));
   });
 });

@@ -51,30 +51,34 @@ export class SocialClient {
     return new Map((out?.items ?? []).map((r) => [r.userId, r]));
   }
 
-  /** The viewer's likes and reposts among these tracks. Empty map on failure (flags false). */
-  async trackEngagement(viewerId: number, trackIds: readonly number[]): Promise<Map<number, Engagement>> {
-    const ids = [...new Set(trackIds)].slice(0, 1000);
-    if (ids.length === 0) return new Map();
-    const out = await this.post(INTERNAL_ROUTES.engagement, { viewerId, trackIds: ids, playlistIds: [] }, (j) => EngagementResponseSchema.parse(j));
-    return new Map((out?.tracks ?? []).map((e) => [e.id, e]));
-  }
-
   /**
-   * The viewer's likes and reposts among tracks AND playlists in one call (playlist pages: the
-   * playlists and their first tracks). Empty maps on failure (flags false).
+   * Everything a page needs from social in ONE call: the viewer's relationships to the page's
+   * people (isFollowing, R7 blocks) and likes/reposts among its tracks and playlists. Empty maps
+   * on failure (no flags, nobody hidden).
    */
-  async engagement(
+  async viewerContext(
     viewerId: number,
-    trackIds: readonly number[],
-    playlistIds: readonly number[],
-  ): Promise<{ tracks: Map<number, Engagement>; playlists: Map<number, Engagement> }> {
-    const tIds = [...new Set(trackIds)].slice(0, 1000);
-    const pIds = [...new Set(playlistIds)].slice(0, 1000);
-    if (tIds.length === 0 && pIds.length === 0) return { tracks: new Map(), playlists: new Map() };
-    const out = await this.post(INTERNAL_ROUTES.engagement, { viewerId, trackIds: tIds, playlistIds: pIds }, (j) => EngagementResponseSchema.parse(j));
+    items: { userIds?: readonly number[]; trackIds?: readonly number[]; playlistIds?: readonly number[] },
+  ): Promise<ViewerContext> {
+    const userIds = [...new Set(items.userIds ?? [])].filter((id) => id !== viewerId).slice(0, 500);
+    const trackIds = [...new Set(items.trackIds ?? [])].slice(0, 1000);
+    const playlistIds = [...new Set(items.playlistIds ?? [])].slice(0, 1000);
+    if (userIds.length + trackIds.length + playlistIds.length === 0) return emptyViewerContext();
+    const out = await this.post(INTERNAL_ROUTES.engagement, { viewerId, userIds, trackIds, playlistIds }, (j) => EngagementResponseSchema.parse(j));
     return {
+      relationships: new Map((out?.users ?? []).map((r) => [r.userId, r])),
       tracks: new Map((out?.tracks ?? []).map((e) => [e.id, e])),
       playlists: new Map((out?.playlists ?? []).map((e) => [e.id, e])),
     };
   }
+}
+
+export interface ViewerContext {
+  relationships: Map<number, Relationship>;
+  tracks: Map<number, Engagement>;
+  playlists: Map<number, Engagement>;
+}
+
+export function emptyViewerContext(): ViewerContext {
+  return { relationships: new Map(), tracks: new Map(), playlists: new Map() };
 }

@@ -1,6 +1,6 @@
 import { toPage, toUserSummary, type Page, type Playlist, type TrackSummary, type UserSummary } from '@msp/contracts';
 import type { Caller } from '@msp/http';
-import type { Engagement, Relationship, SocialClient } from '../../clients/social.client.js';
+import { emptyViewerContext, type Engagement, type Relationship, type SocialClient, type ViewerContext } from '../../clients/social.client.js';
 import { callerSummary, type TrackPresenter } from '../tracks/track-presenter.js';
 import { toTrack, toTrackSummary, type TrackRow } from '../tracks/track.mapper.js';
 import type { PlaylistRow, PlaylistsRepository, TrackScope } from './playlists.repository.js';
@@ -46,11 +46,6 @@ export class PlaylistPresenter {
     return { viewerId: caller?.userId ?? null, admin: isAdmin(caller), tokenOwnerId, hiddenArtists };
   }
 
-  private async relationships(caller: Caller | null, userIds: readonly number[]): Promise<Map<number, Relationship>> {
-    if (!caller) return new Map();
-    return this.social.relationships(caller.userId, userIds);
-  }
-
   /** Users a block separates from the caller (R7); admins see through blocks. */
   private hidden(caller: Caller | null, rels: Map<number, Relationship>): Set<number> {
     if (!caller || isAdmin(caller)) return new Set();
@@ -64,16 +59,24 @@ export class PlaylistPresenter {
     const baseScope = this.scope(caller);
     const aggregates = await this.repo.aggregates(ids, baseScope);
     const people = [...new Set([...rows.map((r) => r.ownerId), ...aggregates.map((a) => a.artistId)])];
-    const rels = await this.relationships(caller, people);
+    // One call to social for the page: relationships of its people, flags of the playlists and of
+    // the first tracks as they stand before R7 hiding (known up front, so no second round trip).
+    const window = await this.repo.firstTrackIds(ids, baseScope, LIST_TRACKS);
+    const social = caller
+      ? await this.social.viewerContext(caller.userId, { userIds: people, trackIds: window.map((f) => f.trackId), playlistIds: ids })
+      : emptyViewerContext();
+    const rels = social.relationships;
     const hidden = this.hidden(caller, rels);
-    const firsts = await this.repo.firstTrackIds(ids, this.scope(caller, [...hidden]), LIST_TRACKS);
-    const [trackRows, summaries, engagement] = await Promise.all([
+    const firsts = hidden.size > 0 ? await this.repo.firstTrackIds(ids, this.scope(caller, [...hidden]), LIST_TRACKS) : window;
+    // Only when a block hides one of the first tracks do later tracks move into view: ask for those alone.
+    const asked = new Set(window.map((f) => f.trackId));
+    const late = caller ? firsts.map((f) => f.trackId).filter((id) => !asked.has(id)) : [];
+    const [trackRows, summaries, lateFlags] = await Promise.all([
       this.repo.tracksByIds(firsts.map((f) => f.trackId)),
       this.repo.userSummaries(people),
-      caller
-        ? this.social.engagement(caller.userId, firsts.map((f) => f.trackId), ids)
-        : Promise.resolve({ tracks: new Map<number, Engagement>(), playlists: new Map<number, Engagement>() }),
+      caller && late.length > 0 ? this.social.viewerContext(caller.userId, { trackIds: late }) : Promise.resolve(emptyViewerContext()),
     ]);
+    const engagement = { tracks: new Map([...social.tracks, ...lateFlags.tracks]), playlists: social.playlists };
     const trackById = new Map(trackRows.map((t) => [t.id, t]));
     const out: Playlist[] = [];
     for (const row of rows) {
@@ -99,18 +102,22 @@ export class PlaylistPresenter {
     const contents = await this.contents(row, caller, options.viaToken);
     if (!contents) return null;
     const people = [...new Set([row.ownerId, ...contents.tracks.map((t) => t.artistId)])];
-    const [summaries, engagement] = await Promise.all([
-      this.repo.userSummaries(people),
-      caller
-        ? this.social.engagement(caller.userId, contents.tracks.map((t) => t.id), [row.id])
-        : Promise.resolve({ tracks: new Map<number, Engagement>(), playlists: new Map<number, Engagement>() }),
-    ]);
-    return this.toPlaylist(row, contents, caller, { summaries, rels: contents.rels, engagement, viaToken: options.viaToken, page: { page: options.page, size: options.size } });
+    const summaries = await this.repo.userSummaries(people);
+    const engagement = { tracks: contents.social.tracks, playlists: contents.social.playlists };
+    return this.toPlaylist(row, contents, caller, { summaries, rels: contents.social.relationships, engagement, viaToken: options.viaToken, page: { page: options.page, size: options.size } });
   }
 
-  private async contents(row: PlaylistRow, caller: Caller | null, viaToken: boolean): Promise<(Contents & { rels: Map<number, Relationship> }) | null> {
+  private async contents(row: PlaylistRow, caller: Caller | null, viaToken: boolean): Promise<(Contents & { social: ViewerContext }) | null> {
     const entries = await this.repo.visibleEntries(row.id, this.scope(caller, [], viaToken ? row.ownerId : null));
-    const rels = await this.relationships(caller, [row.ownerId, ...entries.map((e) => e.artistId)]);
+    // One call to social: the people's relationships and the flags of the playlist and all its tracks (≤ 500).
+    const social = caller
+      ? await this.social.viewerContext(caller.userId, {
+          userIds: [row.ownerId, ...entries.map((e) => e.artistId)],
+          trackIds: entries.map((e) => e.trackId),
+          playlistIds: [row.id],
+        })
+      : emptyViewerContext();
+    const rels = social.relationships;
     const hidden = this.hidden(caller, rels);
     if (hidden.has(row.ownerId)) return null;
     const ids = entries.filter((e) => !hidden.has(e.artistId)).map((e) => e.trackId);
@@ -121,7 +128,7 @@ export class PlaylistPresenter {
       trackCount: tracks.length,
       totalDurationSeconds: tracks.reduce((n, t) => n + (t.durationSeconds ?? 0), 0),
       trackGenres: tracks.map((t) => t.genre),
-      rels,
+      social,
     };
   }
 

@@ -1,7 +1,7 @@
 import { toUserSummary, type Track, type UserSummary } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import type { Engagement, Relationship, SocialClient } from '../../clients/social.client.js';
+import { emptyViewerContext, type SocialClient } from '../../clients/social.client.js';
 import type { MediaGrant, MediaSigner } from '../media/media-signer.js';
 import { NO_MEDIA_URLS, toTrack, type TrackMediaUrls, type TrackRow } from './track.mapper.js';
 
@@ -78,15 +78,18 @@ export class TrackPresenter {
     if (rows.length === 0) return [];
     const artistIds = [...new Set(rows.map((r) => r.artistId))];
     const online = caller && !options.offline ? caller : null;
-    const others = online ? artistIds.filter((id) => id !== online.userId) : [];
-    const [summaries, relationships, engagement] = await Promise.all([
+    const [summaries, social] = await Promise.all([
       this.prisma.userSummary.findMany({
         where: { userId: { in: artistIds } },
         select: { userId: true, username: true, displayName: true, avatarUrl: true, tier: true, followerCount: true, trackCount: true },
       }),
-      online && others.length > 0 ? this.social.relationships(online.userId, others) : Promise.resolve(new Map<number, Relationship>()),
-      online ? this.social.trackEngagement(online.userId, rows.map((r) => r.id)) : Promise.resolve(new Map<number, Engagement>()),
+      // One call per page: artists' relationships (isFollowing, R7) and the viewer's flags.
+      online
+        ? this.social.viewerContext(online.userId, { userIds: artistIds, trackIds: rows.map((r) => r.id) })
+        : Promise.resolve(emptyViewerContext()),
     ]);
+    const relationships = social.relationships;
+    const engagement = social.tracks;
     const byId = new Map(summaries.map((s) => [s.userId, s]));
     const out: Track[] = [];
     for (const row of rows) {

@@ -76,7 +76,7 @@ export class EngagementService {
   }
 
   /** INTERNAL_ROUTES.engagement: one entry per requested id, in one query. */
-  async flags(request: EngagementRequest): Promise<EngagementResponse> {
+  async flags(request: EngagementRequest): Promise<Omit<EngagementResponse, 'users'>> {
     const trackIds = [...new Set(request.trackIds)];
     const playlistIds = [...new Set(request.playlistIds)];
     if (trackIds.length === 0 && playlistIds.length === 0) return { tracks: [], playlists: [] };

@@ -30,6 +30,13 @@ export const internalModule: FastifyPluginAsyncZod<{ engagement: EngagementServi
   app.post(
     INTERNAL_ROUTES.engagement,
     { schema: { hide: true, body: EngagementRequestSchema, response: { 200: EngagementResponseSchema } } },
-    async (request) => engagement.flags(request.body),
+    async (request) => {
+      const userIds = [...new Set(request.body.userIds)].filter((id) => id !== request.body.viewerId);
+      const [flags, related] = await Promise.all([
+        engagement.flags(request.body),
+        userIds.length > 0 ? users.relationships(request.body.viewerId, userIds) : Promise.resolve([]),
+      ]);
+      return { ...flags, users: related };
+    },
   );
 };
