@@ -26,11 +26,12 @@ async function upsertSnapshot(tx: SqlExecutor, s: UserSnapshot): Promise<void> {
     Date.now(),
   );
   await tx.$executeRawUnsafe(
-    `INSERT INTO user_summaries (user_id, username, display_name, avatar_url, tier, role, is_private, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+    `INSERT INTO user_summaries (user_id, username, display_name, avatar_url, tier, role, is_private, show_history, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8::boolean, true), now())
      ON CONFLICT (user_id) DO UPDATE SET username = EXCLUDED.username, display_name = EXCLUDED.display_name,
        avatar_url = EXCLUDED.avatar_url, tier = EXCLUDED.tier, role = EXCLUDED.role,
-       is_private = EXCLUDED.is_private, updated_at = now()`,
+       is_private = EXCLUDED.is_private,
+       show_history = COALESCE($8::boolean, user_summaries.show_history), updated_at = now()`,
     s.userId,
     s.username,
     s.displayName,
@@ -38,6 +39,8 @@ async function upsertSnapshot(tx: SqlExecutor, s: UserSnapshot): Promise<void> {
     s.tier,
     s.role,
     s.isPrivate,
+    // Older events do not carry it: keep what is stored.
+    s.showHistory ?? null,
   );
 }
 

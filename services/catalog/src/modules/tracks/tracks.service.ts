@@ -440,8 +440,9 @@ export class TracksService {
     return toPage(await this.presenter.present(rows, caller, { keepBlocked: all }), total, query.page, query.size);
   }
 
-  /** USR-17 (R8: showHistory is not in catalog's projection yet; history is kept for every signed-in listener). */
+  /** USR-17. R8: with showHistory off the page is empty; the entries come back when it is on again. */
   async history(caller: Caller, query: { page: number; size: number }): Promise<Page<Track>> {
+    if (!(await this.showsHistory(caller.userId))) return toPage([], 0, query.page, query.size);
     const { items, total } = await this.repo.history(caller.userId, query.page, query.size);
     const tracks = await this.presenter.present(items.map((i) => i.row), caller);
     const playedAt = new Map(items.map((i) => [i.row.id, i.lastPlayedAt.toISOString()]));
@@ -556,7 +557,7 @@ export class TracksService {
         data: kind === 'play' ? { playCount: { increment: 1 } } : { completedPlayCount: { increment: 1 } },
       });
     }
-    if (kind === 'play' && caller) {
+    if (kind === 'play' && caller && (await this.showsHistory(caller.userId))) {
       const now = new Date();
       await this.deps.prisma.listeningHistory.upsert({
         where: { userId_trackId: { userId: caller.userId, trackId } },
@@ -566,6 +567,12 @@ export class TracksService {
     }
     if (kind === 'play') return { message: fresh === 'OK' ? 'Play counted.' : 'Play already counted.' };
     return { message: fresh === 'OK' ? 'Completed play counted.' : 'Completed play already counted.' };
+  }
+
+  /** R8 showHistory from the user projection (true until identity says otherwise). */
+  private async showsHistory(userId: number): Promise<boolean> {
+    const user = await this.deps.prisma.userSummary.findUnique({ where: { userId }, select: { showHistory: true } });
+    return user?.showHistory ?? true;
   }
 
   /** TRK-19: PRO (server-side tier, R12), FINISHED, PLAYABLE unless the owner. */
