@@ -6,6 +6,24 @@ import type { Playlist, Track } from '@msp/contracts';
 import type { TracksService } from '../tracks/tracks.service.js';
 import type { PlaylistsService } from '../playlists/playlists.service.js';
 
+/**
+ * The waveform painter both player pages run (inline, so the page needs no other asset): bars of
+ * the peaks array, played part highlighted; `data-drawn` tells tests and embedders it has drawn.
+ */
+const DRAW_WAVEFORM_JS = `function draw() {
+    var ctx = canvas.getContext('2d');
+    var w = canvas.width, h = canvas.height;
+    ctx.clearRect(0, 0, w, h);
+    var played = audio.duration ? audio.currentTime / audio.duration : 0;
+    var bar = w / Math.max(1, peaks.length);
+    for (var i = 0; i < peaks.length; i++) {
+      var v = Math.max(0.02, peaks[i]) * h;
+      ctx.fillStyle = i / peaks.length < played ? '#f50' : '#999';
+      ctx.fillRect(i * bar, (h - v) / 2, Math.max(1, bar - 0.2), v);
+    }
+    canvas.dataset.drawn = String(peaks.length);
+  }`;
+
 const PlayerQuerySchema = z.object({ url: z.string().min(1).max(2000), token: z.string().min(1).max(200).optional() });
 const OembedQuerySchema = z.object({
   url: z.string().min(1).max(2000),
@@ -102,18 +120,7 @@ function playlistPlayerHtml(playlist: Playlist, nonce: string): string {
   var buttons = document.querySelectorAll('#tracks button');
   var peaks = [];
   var current = -1;
-  function draw() {
-    var ctx = canvas.getContext('2d');
-    var w = canvas.width, h = canvas.height;
-    ctx.clearRect(0, 0, w, h);
-    var played = audio.duration ? audio.currentTime / audio.duration : 0;
-    var bar = w / Math.max(1, peaks.length);
-    for (var i = 0; i < peaks.length; i++) {
-      var v = Math.max(0.02, peaks[i]) * h;
-      ctx.fillStyle = i / peaks.length < played ? '#f50' : '#999';
-      ctx.fillRect(i * bar, (h - v) / 2, Math.max(1, bar - 0.2), v);
-    }
-  }
+  ${DRAW_WAVEFORM_JS}
   function select(index, play) {
     var t = data.tracks[index];
     if (!t) return;
@@ -171,19 +178,7 @@ function playerHtml(track: Track, nonce: string): string {
   var canvas = document.getElementById('waveform');
   var audio = document.getElementById('audio');
   var peaks = [];
-  function draw() {
-    var ctx = canvas.getContext('2d');
-    var w = canvas.width, h = canvas.height;
-    ctx.clearRect(0, 0, w, h);
-    var played = audio.duration ? audio.currentTime / audio.duration : 0;
-    var bar = w / Math.max(1, peaks.length);
-    for (var i = 0; i < peaks.length; i++) {
-      var v = Math.max(0.02, peaks[i]) * h;
-      ctx.fillStyle = i / peaks.length < played ? '#f50' : '#999';
-      ctx.fillRect(i * bar, (h - v) / 2, Math.max(1, bar - 0.2), v);
-    }
-    canvas.dataset.drawn = String(peaks.length);
-  }
+  ${DRAW_WAVEFORM_JS}
   if (data.waveformUrl) {
     fetch(data.waveformUrl).then(function (r) { return r.json(); }).then(function (p) { peaks = p; draw(); });
   }

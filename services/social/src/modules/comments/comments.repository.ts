@@ -2,6 +2,7 @@ import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { blockedBetweenSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
+import { pagedQuery } from '../../sql/paged-query.js';
 
 export interface CommentRow {
   id: number;
@@ -127,20 +128,11 @@ export class CommentsRepository {
     const order = kind === 'track' ? 'c.created_at DESC, c.id DESC' : 'c.created_at ASC, c.id ASC';
     const from = `FROM comments c JOIN user_summaries u ON u.user_id = c.user_id AND NOT u.is_deleted
         WHERE ${where} AND ($3 OR NOT ${blockedBetweenSql('$2', 'u.user_id')})`;
-    const rows = await this.prisma.$queryRawUnsafe<CommentRow[]>(
-      `SELECT ${COMMENT_COLUMNS} ${from} ORDER BY ${order} LIMIT $4 OFFSET $5`,
-      parentId,
-      viewer.id,
-      viewer.isAdmin,
+    return pagedQuery<CommentRow>(
+      this.prisma,
+      { select: `SELECT ${COMMENT_COLUMNS}`, from, order: `ORDER BY ${order}`, params: [parentId, viewer.id, viewer.isAdmin] },
+      page,
       size,
-      page * size,
     );
-    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(
-      `SELECT count(*)::int AS total ${from}`,
-      parentId,
-      viewer.id,
-      viewer.isAdmin,
-    );
-    return { rows, total: count?.total ?? 0 };
   }
 }

@@ -2,12 +2,13 @@ import type { RepostHistoryEntry } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { playlistVisibleSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
+import { pagedQuery } from '../../sql/paged-query.js';
 import type { PlaylistListRow, TrackListRow } from './track.mapper.js';
 
 /**
  * A user's liked or reposted tracks and playlists, as the viewer may see them: only items visible
  * to the viewer (R2, R6, R7), each with its owner, the viewer's flags and isFollowing, in one
- * query per page plus one for the total.
+ * query per page plus one for the total (run together).
  */
 export class ActivityRepository {
   constructor(private readonly prisma: PrismaClient) {}
@@ -17,31 +18,24 @@ export class ActivityRepository {
          JOIN track_refs t ON t.track_id = e.track_id
          JOIN user_summaries a ON a.user_id = t.artist_id
         WHERE e.user_id = $1 AND ${trackVisibleSql('t', '$2', '$3')}`;
-    const rows = await this.prisma.$queryRawUnsafe<TrackListRow[]>(
-      `SELECT t.track_id AS "trackId", t.title, t.track_slug AS "trackSlug", t.state, t.is_private AS "isPrivate",
+    return pagedQuery<TrackListRow>(
+      this.prisma,
+      {
+        select: `SELECT t.track_id AS "trackId", t.title, t.track_slug AS "trackSlug", t.state, t.is_private AS "isPrivate",
               t.access, t.duration_seconds AS "durationSeconds", t.cover_url AS "coverUrl", t.genre,
               t.published_at AS "publishedAt", t.created_at AS "createdAt", t.like_count AS "likeCount",
               t.repost_count AS "repostCount", t.comment_count AS "commentCount", e.created_at AS "repostedAt",
               EXISTS (SELECT 1 FROM track_likes l WHERE l.user_id = $2 AND l.track_id = t.track_id) AS "isLiked",
               EXISTS (SELECT 1 FROM track_reposts r WHERE r.user_id = $2 AND r.track_id = t.track_id) AS "isReposted",
               EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $2 AND f.followee_id = a.user_id) AS "artistIsFollowing",
-              ${userColumns('a', 'artist')}
-         ${from}
-        ORDER BY e.created_at DESC, t.track_id DESC
-        LIMIT $4 OFFSET $5`,
-      userId,
-      viewer.id,
-      viewer.isAdmin,
+              ${userColumns('a', 'artist')}`,
+        from,
+        order: 'ORDER BY e.created_at DESC, t.track_id DESC',
+        params: [userId, viewer.id, viewer.isAdmin],
+      },
+      page,
       size,
-      page * size,
     );
-    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(
-      `SELECT count(*)::int AS total ${from}`,
-      userId,
-      viewer.id,
-      viewer.isAdmin,
-    );
-    return { rows, total: count?.total ?? 0 };
   }
 
   async likedPlaylists(userId: number, viewer: Viewer, page: number, size: number) {
@@ -49,30 +43,23 @@ export class ActivityRepository {
          JOIN playlist_refs p ON p.playlist_id = e.playlist_id
          JOIN user_summaries o ON o.user_id = p.owner_id
         WHERE e.user_id = $1 AND ${playlistVisibleSql('p', '$2', '$3')}`;
-    const rows = await this.prisma.$queryRawUnsafe<PlaylistListRow[]>(
-      `SELECT p.playlist_id AS "playlistId", p.title, p.playlist_slug AS "playlistSlug", p.is_private AS "isPrivate",
+    return pagedQuery<PlaylistListRow>(
+      this.prisma,
+      {
+        select: `SELECT p.playlist_id AS "playlistId", p.title, p.playlist_slug AS "playlistSlug", p.is_private AS "isPrivate",
               p.cover_art_url AS "coverArtUrl", p.created_at AS "createdAt", p.like_count AS "likeCount",
               p.repost_count AS "repostCount",
               EXISTS (SELECT 1 FROM playlist_likes l WHERE l.user_id = $2 AND l.playlist_id = p.playlist_id) AS "isLiked",
               EXISTS (SELECT 1 FROM playlist_reposts r WHERE r.user_id = $2 AND r.playlist_id = p.playlist_id) AS "isReposted",
               EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $2 AND f.followee_id = o.user_id) AS "ownerIsFollowing",
-              ${userColumns('o', 'owner')}
-         ${from}
-        ORDER BY e.created_at DESC, p.playlist_id DESC
-        LIMIT $4 OFFSET $5`,
-      userId,
-      viewer.id,
-      viewer.isAdmin,
+              ${userColumns('o', 'owner')}`,
+        from,
+        order: 'ORDER BY e.created_at DESC, p.playlist_id DESC',
+        params: [userId, viewer.id, viewer.isAdmin],
+      },
+      page,
       size,
-      page * size,
     );
-    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(
-      `SELECT count(*)::int AS total ${from}`,
-      userId,
-      viewer.id,
-      viewer.isAdmin,
-    );
-    return { rows, total: count?.total ?? 0 };
   }
 
   /** ENG-19: track and playlist reposts of the user, latest first. */
@@ -84,20 +71,16 @@ export class ActivityRepository {
          SELECT 'PLAYLIST' AS type, p.playlist_id AS id, p.title, p.playlist_slug AS slug, p.cover_art_url AS "coverUrl", r.created_at AS "repostedAt"
            FROM playlist_reposts r JOIN playlist_refs p ON p.playlist_id = r.playlist_id
           WHERE r.user_id = $1 AND ${playlistVisibleSql('p', '$2', '$3')}`;
-    const rows = await this.prisma.$queryRawUnsafe<Array<Omit<RepostHistoryEntry, 'repostedAt'> & { repostedAt: Date }>>(
-      `SELECT * FROM (${union}) h ORDER BY h."repostedAt" DESC, h.type, h.id DESC LIMIT $4 OFFSET $5`,
-      userId,
-      viewer.id,
-      viewer.isAdmin,
+    return pagedQuery<Omit<RepostHistoryEntry, 'repostedAt'> & { repostedAt: Date }>(
+      this.prisma,
+      {
+        select: 'SELECT *',
+        from: `FROM (${union}) h`,
+        order: 'ORDER BY h."repostedAt" DESC, h.type, h.id DESC',
+        params: [userId, viewer.id, viewer.isAdmin],
+      },
+      page,
       size,
-      page * size,
     );
-    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(
-      `SELECT count(*)::int AS total FROM (${union}) h`,
-      userId,
-      viewer.id,
-      viewer.isAdmin,
-    );
-    return { rows, total: count?.total ?? 0 };
   }
 }
