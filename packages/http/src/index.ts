@@ -6,3 +6,4 @@ export { requestIdFrom } from './request-id.js';
 export type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 export { registerMetrics } from './metrics.js';
 export { createJwksKeyStore, JwksUnavailableError, UnknownKeyError, type JwksKeyStore, type JwksKeyStoreOptions } from './jwks.js';
+export { configureInternalAuth, internalCallHeaders, serviceToken, verifyServiceToken, SERVICE_TOKEN_HEADER, DEV_INTERNAL_SERVICE_KEY } from './internal-auth.js';

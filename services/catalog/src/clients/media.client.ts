@@ -1,3 +1,4 @@
+import { internalCallHeaders } from '@msp/http';
 import { z } from 'zod';
 import { AppError } from '@msp/errors';
 
@@ -28,7 +29,7 @@ export class MediaClient {
     try {
       res = await fetch(`${this.baseUrl.replace(/\/+$/, '')}${PROBE_ROUTE}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...internalCallHeaders() },
         body: JSON.stringify({ bucket, key }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });

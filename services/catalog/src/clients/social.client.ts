@@ -1,3 +1,4 @@
+import { internalCallHeaders } from '@msp/http';
 import {
   EngagementResponseSchema,
   INTERNAL_ROUTES,
@@ -28,7 +29,7 @@ export class SocialClient {
     try {
       const res = await fetch(`${this.baseUrl.replace(/\/+$/, '')}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...internalCallHeaders() },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });

@@ -1,3 +1,4 @@
+import { internalCallHeaders } from '@msp/http';
 import { INTERNAL_ROUTES, InternalTracksResponseSchema, MAX_PAGE_SIZE, type Track } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 
@@ -28,7 +29,7 @@ export class CatalogClient {
     try {
       const res = await fetch(`${this.baseUrl.replace(/\/+$/, '')}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...internalCallHeaders() },
         body: JSON.stringify({ viewerId: caller?.userId ?? null, viewerRole: caller?.role ?? 'LISTENER', trackIds: ids }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });

@@ -1,3 +1,4 @@
+import { internalCallHeaders } from '@msp/http';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { INTERNAL_ROUTES, RelationshipsResponseSchema, type RelationshipsResponse } from '@msp/contracts';
@@ -23,7 +24,7 @@ export class PeersClient {
     try {
       const res = await fetch(`${this.urls.social.replace(/\/+$/, '')}${INTERNAL_ROUTES.relationships}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...internalCallHeaders() },
         body: JSON.stringify({ viewerId, userIds }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
@@ -44,7 +45,7 @@ export class PeersClient {
     let res: Response;
     try {
       res = await fetch(`${this.urls.billing.replace(/\/+$/, '')}/internal/subscriptions/${userId}`, {
-        headers: { accept: 'application/json' },
+        headers: { accept: 'application/json', ...internalCallHeaders() },
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
