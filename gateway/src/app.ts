@@ -1,8 +1,8 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
-import { errorHandler, sendError } from '@msp/errors';
-import { requestIdFrom } from '@msp/http';
+import { AppError, clientErrorHandler, errorHandler, frameworkErrorHandler, sendError } from '@msp/errors';
+import { checkUrl, guardBodyIdle, isUnsafeText, requestIdFrom, safeQuerystringParser, SERVER_TIMEOUTS } from '@msp/http';
 import { IDENTITY_HEADER_NAMES } from './auth.js';
 import type { GatewayConfig } from './config.js';
 import { registerDocs } from './docs.js';
@@ -50,6 +50,22 @@ function notFound(routeTable: RouteTable) {
   };
 }
 
+/** Every path segment must decode to text without NUL or unpaired surrogates. */
+function checkPath(url: string): void {
+  const path = url.split('?')[0] ?? '';
+  if (!path.includes('%')) return;
+  for (const segment of path.split('/')) {
+    if (!segment.includes('%')) continue;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      throw AppError.validation([{ field: 'path', message: 'The URL has an invalid percent-encoding.' }]);
+    }
+    if (isUnsafeText(decoded)) throw AppError.validation([{ field: 'path', message: 'Must not contain NUL characters or unpaired surrogates.' }]);
+  }
+}
+
 /**
  * The public entry of the platform (API.md §6), built but not listening. Request bodies are
  * never parsed (so not built on createHttpApp); request ids, error shape and /health, /ready
@@ -62,9 +78,13 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
-    // Uploads may legitimately take minutes; anything slower than the upload timeout is a stall.
-    requestTimeout: config.UPLOAD_TIMEOUT_MS,
-    routerOptions: { maxParamLength: 500 },
+    // Headers within 15 s, a body that stops for BODY_IDLE_TIMEOUT_MS ends (hook below), a whole
+    // request within the upload timeout (packages/http timeouts.ts; figures in the gateway README).
+    ...SERVER_TIMEOUTS,
+    requestTimeout: Math.max(config.UPLOAD_TIMEOUT_MS, SERVER_TIMEOUTS.http.headersTimeout + 1000),
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+    routerOptions: { maxParamLength: 500, querystringParser: safeQuerystringParser },
   });
 
   const routeTable = buildRouteTable();
@@ -126,6 +146,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    guardBodyIdle(request, config.BODY_IDLE_TIMEOUT_MS);
     // Identity headers are the gateway's word only; whatever a client sent is dropped on every
     // route (the proxies add the verified ones back).
     for (const name of IDENTITY_HEADER_NAMES) delete request.raw.headers[name];
@@ -139,10 +160,14 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
       reply.header('retry-after', String(decision.retryAfterSeconds));
       return sendError(request, reply, 429, 'RATE_LIMITED', 'Too many requests; try again later.');
     }
+    // Bad query encodings, NUL/unpaired surrogates in the path or query, multipart without a
+    // boundary: 400 here, before anything is forwarded (packages/http input.ts).
+    checkUrl(request);
+    checkPath(request.url);
   });
 
   registerHealth(app, redis, serviceUrls);
-  registerMetrics(app, 'gateway');
+  registerMetrics(app, 'gateway', { token: config.METRICS_TOKEN ?? null });
   await registerDocs(app, createOpenApiProvider({ serviceUrls, publicBaseUrl: config.PUBLIC_BASE_URL }));
   await registerWebsocketProxy(app, config);
   await app.register(proxyPlugin, { config, redis, keyStore, routeTable, serviceUrls });

@@ -17,6 +17,40 @@ export function bodyLimitFor(kind: BodyKind, audioMaxBytes: number): number {
   }
 }
 
+/**
+ * How the gateway takes a body, decided from the route and Content-Type before a byte is read:
+ * multipart on image and upload routes streams through with its route limit; every other body
+ * (JSON anywhere, the webhook's raw bytes) is read whole with the JSON limit of 1 MB, the same limit
+ * the services apply, so that an oversized JSON body is a 413 from the gateway every time.
+ */
+export function bodyPolicy(kind: BodyKind, contentType: string | undefined, audioMaxBytes: number): { limit: number; stream: boolean } {
+  const multipart = (contentType ?? '').toLowerCase().startsWith('multipart/');
+  if (multipart && (kind === 'image' || kind === 'upload')) return { limit: bodyLimitFor(kind, audioMaxBytes), stream: true };
+  return { limit: MIB, stream: false };
+}
+
+/** Reads a body whole up to `limit` bytes; rejects with BodyTooLargeError past it. */
+export function collectBody(source: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let seen = 0;
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > limit) {
+        source.off('data', onData);
+        source.resume();
+        reject(new BodyTooLargeError(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    source.on('data', onData);
+    source.once('end', () => resolve(Buffer.concat(chunks, seen)));
+    source.once('error', reject);
+    source.once('aborted', () => reject(new Error('client aborted the request')));
+  });
+}
+
 export class BodyTooLargeError extends Error {
   readonly code = 'GW_BODY_TOO_LARGE';
   constructor(readonly limit: number) {

@@ -28,13 +28,23 @@ export const configShape = {
   RATE_LIMIT_USER_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(1).default(600_000),
+  /** A request body with no byte for this long ends with a closed socket (packages/http timeouts.ts). */
+  BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   AUDIO_MAX_BYTES: z.coerce.number().int().min(1).default(200 * MIB),
   /**
-   * Which peers may set X-Forwarded-For (client address for rate limits). The default trusts
-   * loopback and private networks (ingress controller, load balancer inside the cluster), never
-   * the open internet, so a client cannot pick its own address to dodge the per-client limit.
+   * Which peers may set X-Forwarded-For (the client address for rate limits and play counting):
+   * `false` (default: the socket address, whatever a client writes), or the ingress's addresses
+   * or ranges as a comma list (k8s sets the pod network of the ingress controller). Never `true`
+   * in front of the open internet: a client could pick its own address to dodge limits.
    */
-  TRUST_PROXY: z.string().default('loopback,linklocal,uniquelocal').transform(parseTrustProxy),
+  TRUST_PROXY: z.string().default('false').transform(parseTrustProxy),
+  /**
+   * Master key of the signed X-Gateway-Assertion; each service holds only the key derived for it
+   * (`pnpm keys:derive`). Development uses a fixed development key.
+   */
+  GATEWAY_SIGNING_KEY: z.string().min(16).optional(),
+  /** Bearer token for /metrics; without it /metrics answers loopback peers only (development). */
+  METRICS_TOKEN: z.string().min(16).optional(),
   /**
    * Prefix of every Redis key the gateway reads or writes. Must stay empty in a deployment
    * (identity writes the revocation keys unprefixed); tests use it to isolate their keys.

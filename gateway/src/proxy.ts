@@ -3,9 +3,18 @@ import replyFrom from '@fastify/reply-from';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { RouteContract } from '@msp/contracts';
-import { sendError } from '@msp/errors';
+import { AppError, sendError } from '@msp/errors';
 import { authenticate, identityHeaders, IDENTITY_HEADER_NAMES, registerJwt, type Caller } from './auth.js';
-import { bodyLimitFor, countingStream, declaredTooLarge } from './body-limit.js';
+import { BodyTooLargeError, bodyPolicy, collectBody, countingStream, declaredTooLarge } from './body-limit.js';
+import {
+  ASSERTION_HEADER,
+  CLIENT_IP_HEADER,
+  deriveAssertionKey,
+  DEV_GATEWAY_SIGNING_KEY,
+  SERVICE_TOKEN_HEADER,
+  signAssertion,
+} from '@msp/http';
+import { SERVICE_NAMES, type ServiceName } from '@msp/contracts';
 import type { GatewayConfig } from './config.js';
 import type { JwksKeyStore } from '@msp/http';
 import type { RouteTable, ServiceUrls } from './route-table.js';
@@ -31,14 +40,34 @@ export interface ProxyOptions {
 /** Unreachable hosts must fail fast: a stopped service answers 503 well within 5 s. */
 export const CONNECT_TIMEOUT_MS = 3000;
 
+const closeAfterReply = new WeakSet<object>();
+
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Headers the services receive: the client's, minus forged identity, plus the verified one. */
-export function forwardHeaders(request: FastifyRequest, headers: IncomingHttpHeaders): IncomingHttpHeaders {
+/** Headers only the gateway (or a service, for internal calls) may write; dropped from clients. */
+const TRUST_HEADERS = [...IDENTITY_HEADER_NAMES, ASSERTION_HEADER, CLIENT_IP_HEADER, SERVICE_TOKEN_HEADER];
+
+/** The key the gateway signs assertions with for each owner service (derived from its master key). */
+export function assertionKeys(masterKey: string | undefined): Record<ServiceName, string> {
+  const master = masterKey ?? DEV_GATEWAY_SIGNING_KEY;
+  return Object.fromEntries(SERVICE_NAMES.map((s) => [s, deriveAssertionKey(master, s)])) as Record<ServiceName, string>;
+}
+
+/**
+ * Headers the services receive: the client's, minus anything claiming trust, plus the verified
+ * caller and client address, signed for the owner service (X-Gateway-Assertion).
+ */
+export function forwardHeaders(request: FastifyRequest, headers: IncomingHttpHeaders, signingKey?: string): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = { ...headers };
-  for (const name of IDENTITY_HEADER_NAMES) delete out[name];
+  for (const name of TRUST_HEADERS) delete out[name];
+  // A body the gateway read whole goes on with a Content-Length (set by reply-from).
+  if (Buffer.isBuffer(request.body)) delete out['transfer-encoding'];
   if (request.caller) Object.assign(out, identityHeaders(request.caller));
   out['x-request-id'] = String(request.id);
+  out[CLIENT_IP_HEADER] = request.ip;
+  if (signingKey) {
+    out[ASSERTION_HEADER] = signAssertion(signingKey, { method: request.method, url: request.url, requestId: String(request.id), headers: out });
+  }
   // The gateway is the trust boundary: services see the client address it resolved, not a chain
   // the client could have written itself.
   out['x-forwarded-for'] = request.ip;
@@ -54,9 +83,13 @@ export function forwardHeaders(request: FastifyRequest, headers: IncomingHttpHea
  */
 export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options) => {
   const { config, redis, keyStore, routeTable, serviceUrls } = options;
+  const keys = assertionKeys(config.GATEWAY_SIGNING_KEY);
 
   await app.register(replyFrom, {
-    undici: { connections: 128, pipelining: 1, connect: { timeout: CONNECT_TIMEOUT_MS } },
+    // JSON bodies are read whole before a connection is taken (below); only uploads stream, and a
+    // stalled one holds its upstream connection for at most the 30-s idle timeout. The pool is
+    // large so that a few hundred of those cannot starve other requests.
+    undici: { connections: 2048, pipelining: 1, connect: { timeout: CONNECT_TIMEOUT_MS } },
     disableRequestLogging: true,
   });
   await registerJwt(app, keyStore, config.JWT_ISSUER);
@@ -67,8 +100,25 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
   // billing exactly as sent (its signature covers the raw bytes).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (request, payload, done) => {
-    const limit = bodyLimitFor(request.gatewayRoute?.body ?? 'json', config.AUDIO_MAX_BYTES);
-    done(null, countingStream(payload, limit));
+    const policy = bodyPolicy(request.gatewayRoute?.body ?? 'json', request.headers['content-type'], config.AUDIO_MAX_BYTES);
+    if (policy.stream) {
+      done(null, countingStream(payload, policy.limit));
+      return;
+    }
+    // Small bodies are read whole here, so a client that stops mid-body never holds a connection
+    // to a service, and an oversized one is refused with 413 before anything is forwarded.
+    collectBody(payload, policy.limit).then(
+      (body) => done(null, body),
+      (err: Error) => {
+        // The rest of an oversized body is not worth reading: answer and close the connection.
+        closeAfterReply.add(request.raw);
+        done(err instanceof BodyTooLargeError ? new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.') : err, undefined);
+      },
+    );
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    if (closeAfterReply.has(request.raw)) reply.header('connection', 'close');
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -83,7 +133,7 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
     const route = match.route;
     request.gatewayRoute = route;
 
-    if (BODY_METHODS.has(request.method) && declaredTooLarge(request.headers['content-length'], bodyLimitFor(route.body, config.AUDIO_MAX_BYTES))) {
+    if (BODY_METHODS.has(request.method) && declaredTooLarge(request.headers['content-length'], bodyPolicy(route.body, request.headers['content-type'], config.AUDIO_MAX_BYTES).limit)) {
       reply.header('connection', 'close');
       return sendError(request, reply, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
     }
@@ -104,11 +154,21 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
       const route = request.gatewayRoute;
       if (!route) return sendError(request, reply, 404, 'ROUTE_NOT_FOUND');
       const base = serviceUrls[route.owner].replace(/\/+$/, '');
+      const buffered = Buffer.isBuffer(request.body) ? request.body : undefined;
       return reply.from(`${base}${request.url}`, {
+        // A body read whole is sent as the same bytes with the client's Content-Type (reply-from
+        // would JSON-encode it otherwise).
+        ...(buffered ? { body: buffered, contentType: request.headers['content-type'] ?? 'application/octet-stream' } : {}),
         timeout: route.body === 'upload' ? config.UPLOAD_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS,
         // reply-from retries GETs on a 503 answer by default; the service's answer must pass through.
         retryDelay: () => null,
-        rewriteRequestHeaders: (req, headers) => forwardHeaders(req as FastifyRequest, headers as IncomingHttpHeaders),
+        rewriteRequestHeaders: (req, headers) => forwardHeaders(req as FastifyRequest, headers as IncomingHttpHeaders, keys[route.owner]),
+        // Hop-by-hop: the client's own connection decides keep-alive, not the upstream's.
+        rewriteHeaders: (headers) => {
+          delete headers.connection;
+          delete headers['keep-alive'];
+          return headers;
+        },
         onError: onUpstreamError,
       });
     },

@@ -16,7 +16,7 @@ describe('config: defaults and derived values', () => {
       UPSTREAM_TIMEOUT_MS: 30_000,
       UPLOAD_TIMEOUT_MS: 600_000,
       AUDIO_MAX_BYTES: 200 * 1024 * 1024,
-      TRUST_PROXY: ['loopback', 'linklocal', 'uniquelocal'],
+      TRUST_PROXY: false,
       REDIS_KEY_PREFIX: '',
     });
   });
@@ -52,9 +52,15 @@ describe('config: production requires every URL explicitly', () => {
   });
 
   it('throws in production when one is missing, naming it', () => {
-    const complete = Object.fromEntries(requiredEnv.map((name) => [name, name === 'REDIS_URL' ? 'redis://redis:6379' : 'http://svc:1']));
+    const complete: Record<string, string> = {
+      ...Object.fromEntries(requiredEnv.map((name) => [name, name === 'REDIS_URL' ? 'redis://redis:6379' : 'http://svc:1'])),
+      GATEWAY_SIGNING_KEY: 'a-production-signing-key',
+      METRICS_TOKEN: 'a-production-metrics-token',
+    };
     expect(loadGatewayConfig({ NODE_ENV: 'production', ...complete }).NODE_ENV).toBe('production');
     const { SOCIAL_URL: _omitted, ...missing } = complete;
     expect(() => loadGatewayConfig({ NODE_ENV: 'production', ...missing })).toThrow(/SOCIAL_URL: required in production/);
+    const { GATEWAY_SIGNING_KEY: _key, ...unsigned } = complete;
+    expect(() => loadGatewayConfig({ NODE_ENV: 'production', ...unsigned })).toThrow(/GATEWAY_SIGNING_KEY: required in production/);
   });
 });

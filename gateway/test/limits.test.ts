@@ -7,14 +7,15 @@ const MIB = 1024 * 1024;
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({
-    env: { RATE_LIMIT_CLIENT_PER_MINUTE: '5', RATE_LIMIT_USER_PER_MINUTE: '3', AUDIO_MAX_BYTES: String(4 * MIB) },
+    // The test client stands in for the ingress: a trusted proxy whose X-Forwarded-For counts.
+    env: { RATE_LIMIT_CLIENT_PER_MINUTE: '5', RATE_LIMIT_USER_PER_MINUTE: '3', AUDIO_MAX_BYTES: String(4 * MIB), TRUST_PROXY: 'loopback' },
   });
 });
 afterAll(async () => {
   await h?.close();
 });
 
-// Every test speaks as its own client address (the gateway trusts X-Forwarded-For from loopback)
+// Every test speaks as its own client address (this gateway trusts X-Forwarded-For from loopback)
 // so that the per-client window of one test does not eat into another's.
 let clientCounter = 0;
 const client = () => ({ 'x-forwarded-for': `203.0.113.${++clientCounter}` });
@@ -45,6 +46,22 @@ describe('rate limits: per client address', () => {
     const headers = client();
     const echo = await json<Echo>(await fetch(`${h.url}/api/genres`, { headers }));
     expect(echo.headers['x-forwarded-for']).toBe(headers['x-forwarded-for']);
+    expect(echo.headers['x-client-ip']).toBe(headers['x-forwarded-for']);
+  });
+});
+
+describe('rate limits: X-Forwarded-For from an untrusted peer', () => {
+  it('counts the socket address, so rotating the header does not escape the limit', async () => {
+    const untrusted = await startHarness({ env: { RATE_LIMIT_CLIENT_PER_MINUTE: '5', REDIS_KEY_PREFIX: `xff-${Date.now()}:` } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i += 1) {
+        statuses.push((await fetch(`${untrusted.url}/api/genres`, { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+    } finally {
+      await untrusted.close();
+    }
   });
 });
 
@@ -96,12 +113,13 @@ describe('body limits (API.md §6): 413 PAYLOAD_TOO_LARGE', () => {
     expect(echo.bodySha256).toBe(createHash('sha256').update(body).digest('hex'));
   });
 
-  it('allows image routes 11 MB but not more', async () => {
+  it('allows multipart bodies on image routes 11 MB but not more', async () => {
     const token = await h.token({ sub: '7100' });
     const ok = Buffer.alloc(2 * MIB, 1);
+    const multipart = 'multipart/form-data; boundary=x-test-boundary';
     const accepted = await fetch(`${h.url}/api/users/me/images`, {
       method: 'PATCH',
-      headers: { ...client(), authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      headers: { ...client(), authorization: `Bearer ${token}`, 'content-type': multipart },
       body: ok,
     });
     expect(accepted.status).toBe(200);
@@ -109,10 +127,31 @@ describe('body limits (API.md §6): 413 PAYLOAD_TOO_LARGE', () => {
     const refused = await rawRequest(h.url, {
       method: 'PATCH',
       path: '/api/users/me/images',
-      headers: { ...client(), authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': tooBig.length },
+      headers: { ...client(), authorization: `Bearer ${token}`, 'content-type': multipart, 'content-length': tooBig.length },
       chunks: [tooBig],
     });
     expect(refused.status).toBe(413);
+  });
+
+  it('holds JSON on image routes to the JSON limit: 1.1 MB → 413 ErrorResponse, 20 times out of 20', async () => {
+    const body = Buffer.from(JSON.stringify({ title: 'x'.repeat(1.1 * MIB) }));
+    for (let i = 0; i < 20; i += 1) {
+      const token = await h.token({ sub: String(7200 + i) }); // the per-user limit here is 3/min
+      const chunked = i % 2 === 1;
+      const refused = await rawRequest(h.url, {
+        method: 'POST',
+        path: '/api/playlists',
+        headers: {
+          ...client(),
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': body.length }),
+        },
+        chunks: chunked ? [body.subarray(0, 600_000), body.subarray(600_000)] : [body],
+      });
+      expect(refused.status).toBe(413);
+      expect(JSON.parse(refused.body.toString())).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    }
   });
 });
 

@@ -7,6 +7,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** Keys with development defaults that must never reach a cluster. */
+export const FLEET_SECRETS = ['GATEWAY_ASSERTION_KEY', 'INTERNAL_SERVICE_KEY', 'GATEWAY_SIGNING_KEY', 'METRICS_TOKEN'] as const;
+
 /**
  * Parses the environment once, at boot. Unknown variables are ignored; a bad value stops the
  * process with every problem listed. In production the variables named in `requiredInProduction`
@@ -19,7 +22,9 @@ export function loadConfig<Shape extends z.ZodRawShape>(
   const env = options.env ?? process.env;
   const problems: string[] = [];
   if (env.NODE_ENV === 'production') {
-    for (const name of options.requiredInProduction ?? []) {
+    // Secrets every process that declares them needs in production, whatever its own list says.
+    const fleetSecrets = FLEET_SECRETS.filter((name) => name in shape);
+    for (const name of [...(options.requiredInProduction ?? []), ...fleetSecrets]) {
       if (env[name] === undefined || env[name] === '') problems.push(`${name}: required in production`);
     }
   }

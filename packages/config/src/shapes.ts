@@ -48,6 +48,14 @@ export function serviceEnvShape(service: ServiceName) {
     S3_ACCESS_KEY: z.string().min(1).default('S3RVER'),
     S3_SECRET_KEY: z.string().min(1).default('S3RVER'),
     S3_BUCKET: z.string().min(3).default(`msp-${service}`),
+    /**
+     * Verifies the gateway's signed X-Gateway-Assertion (caller and client address): the key the
+     * gateway derives for this service from its GATEWAY_SIGNING_KEY (`pnpm keys:derive`).
+     * Development derives it from the development master key.
+     */
+    GATEWAY_ASSERTION_KEY: z.string().min(16).optional(),
+    /** Shared by the fleet's services for the X-Service-Token of `/internal/*` calls. */
+    INTERNAL_SERVICE_KEY: z.string().min(16).optional(),
     /** Outbox relay poll interval; writes also wake the relay at once. */
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   } as const;

@@ -31,8 +31,9 @@ export function buildErrorResponse(input: {
     path: input.path.split('?')[0] ?? input.path,
     requestId: input.requestId,
   };
-  if (input.errors && (input.code === 'VALIDATION_FAILED' || input.code === 'WEAK_PASSWORD')) {
-    body.errors = input.errors;
+  if (input.code === 'VALIDATION_FAILED' || input.code === 'WEAK_PASSWORD') {
+    // API.md §2: present for these two codes, always as an array of {field, message}.
+    body.errors = input.errors && input.errors.length > 0 ? input.errors : [{ field: 'request', message: input.message }];
   }
   return body;
 }

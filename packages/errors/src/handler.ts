@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { reasonPhrase } from './reason.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type FieldError } from './app-error.js';
 import { codeForStatus, defaultMessage, type ErrorCode } from './codes.js';
@@ -44,6 +46,47 @@ const FRAMEWORK_CODES: Record<string, ErrorCode> = {
   FST_ERR_VALIDATION: 'VALIDATION_FAILED',
 };
 
+/** PostgreSQL SQLSTATE classes that mean "the client sent something the database cannot take". */
+function sqlState(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  for (let i = 0; i < 6 && current && typeof current === 'object' && !seen.has(current); i++) {
+    seen.add(current);
+    const c = current as { code?: unknown; originalCode?: unknown; meta?: { code?: unknown; driverAdapterError?: unknown }; cause?: unknown };
+    if (typeof c.originalCode === 'string' && /^[0-9A-Z]{5}$/.test(c.originalCode)) return c.originalCode;
+    if (typeof c.code === 'string' && /^[0-9A-Z]{5}$/.test(c.code) && !c.code.startsWith('P')) return c.code;
+    if (typeof c.meta?.code === 'string' && /^[0-9A-Z]{5}$/.test(c.meta.code)) return c.meta.code;
+    current = c.meta?.driverAdapterError ?? c.cause;
+  }
+  return undefined;
+}
+
+/**
+ * Database errors that are the client's fault, mapped once for every service (never a 500):
+ * Prisma's known request errors by their P-code, PostgreSQL errors (through the pg driver or
+ * Prisma's driver adapter) by SQLSTATE. Anything else stays a 500 and is logged.
+ */
+export function databaseError(error: unknown): Rendered | null {
+  const prismaCode = (error as { name?: string; code?: unknown })?.name === 'PrismaClientKnownRequestError'
+    ? String((error as { code?: unknown }).code) : undefined;
+  const state = sqlState(error);
+  const invalid = (message: string): Rendered => ({ status: 400, code: 'VALIDATION_FAILED', message, errors: [{ field: 'request', message }] });
+  if (prismaCode === 'P2025' || prismaCode === 'P2001' || prismaCode === 'P2015' || prismaCode === 'P2018') {
+    return { status: 404, code: 'RESOURCE_NOT_FOUND', message: 'The resource does not exist.' };
+  }
+  if (prismaCode === 'P2002' || state === '23505') {
+    return invalid('The request conflicts with data that already exists.');
+  }
+  if (prismaCode === 'P2003' || state === '23503') {
+    return { status: 404, code: 'RESOURCE_NOT_FOUND', message: 'A resource the request refers to does not exist.' };
+  }
+  if (['P2000', 'P2005', 'P2006', 'P2007', 'P2019', 'P2020', 'P2023', 'P2033'].includes(prismaCode ?? '') || (state && state.startsWith('22'))) {
+    return invalid('A value of the request is out of range or cannot be stored.');
+  }
+  if (state === '54001' || state === '54000') return invalid('The request is too complex.');
+  return null;
+}
+
 /** Turns anything thrown into the status, code and text of an ErrorResponse. */
 export function renderError(error: unknown): Rendered {
   if (error instanceof AppError) {
@@ -73,6 +116,8 @@ export function renderError(error: unknown): Rendered {
       : frameworkCode === 'PAYLOAD_TOO_LARGE' ? 413 : 415;
     return { status, code: frameworkCode, message: defaultMessage(frameworkCode) };
   }
+  const database = databaseError(error);
+  if (database) return database;
   if (err instanceof SyntaxError || err?.name === 'SyntaxError') {
     return { status: 400, code: 'MALFORMED_REQUEST', message: defaultMessage('MALFORMED_REQUEST') };
   }
@@ -80,6 +125,21 @@ export function renderError(error: unknown): Rendered {
   const code = codeForStatus(status);
   // Never show an unexpected error's own text: it may carry internals.
   return { status, code, message: status >= 500 ? defaultMessage(code) : (err?.message || defaultMessage(code)) };
+}
+
+const FRAMEWORK_URL_ERRORS: Record<string, string> = {
+  FST_ERR_BAD_URL: 'The URL has an invalid percent-encoding.',
+  FST_ERR_MAX_PARAM_LENGTH: 'A path segment is too long.',
+  FST_ERR_ASYNC_CONSTRAINT: 'The request could not be routed.',
+};
+
+/**
+ * Fastify's `frameworkErrors` option: errors raised before routing (a bad escape in the path, an
+ * overlong segment) in the ErrorResponse shape instead of Fastify's own body.
+ */
+export function frameworkErrorHandler(error: { code?: string; message?: string }, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const message = (error.code && FRAMEWORK_URL_ERRORS[error.code]) || 'The request could not be read.';
+  return sendError(request, reply, 400, 'VALIDATION_FAILED', message, [{ field: 'path', message }]);
 }
 
 /** The error handler every Fastify app of the fleet installs. */
@@ -115,4 +175,25 @@ export function sendError(
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendError(request, reply, 404, 'ROUTE_NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`);
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node-level rejections before a request exists (malformed
+ * request line or headers, headers over the size limit, Content-Length with Transfer-Encoding,
+ * a request not completed within the server's requestTimeout) answered in the ErrorResponse shape,
+ * then the socket is closed.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message]: [number, ErrorCode, string] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'MALFORMED_REQUEST', 'The request was not completed in time.']
+      : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'PAYLOAD_TOO_LARGE', 'The request headers are too large.']
+        : [400, 'MALFORMED_REQUEST', 'The request could not be read.'];
+  if (socket.writable) {
+    const body = JSON.stringify(buildErrorResponse({ status, code, message, path: '', requestId: randomUUID() }));
+    socket.write(
+      `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

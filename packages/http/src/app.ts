@@ -6,7 +6,19 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { errorHandler, notFoundHandler } from '@msp/errors';
+import { AppError, clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler } from '@msp/errors';
+import {
+  ASSERTION_HEADER,
+  CLIENT_IP_HEADER,
+  cameOverNetwork,
+  deriveAssertionKey,
+  DEV_GATEWAY_SIGNING_KEY,
+  SIGNED_IDENTITY_HEADERS,
+  verifyAssertion,
+} from './gateway-assertion.js';
+import { registerInputDiscipline, safeQuerystringParser } from './input.js';
+import { SERVICE_TOKEN_HEADER, verifyServiceToken } from './internal-auth.js';
+import { guardBodyIdle, SERVER_TIMEOUTS } from './timeouts.js';
 import { registerHealth, type ReadinessCheck } from './health.js';
 import { registerMetrics } from './metrics.js';
 import { requestIdFrom } from './request-id.js';
@@ -20,6 +32,11 @@ export interface HttpAppOptions {
   bodyLimit?: number;
   /** Pass `false` in tests to silence request logs. */
   logger?: FastifyServerOptions['logger'];
+  /**
+   * Key that verifies the gateway's X-Gateway-Assertion for this service (GATEWAY_ASSERTION_KEY);
+   * defaults to the development key derived for `service`.
+   */
+  assertionKey?: string;
 }
 
 export type App = FastifyInstance & { withTypeProvider(): FastifyInstance };
@@ -34,17 +51,50 @@ export async function createHttpApp(options: HttpAppOptions) {
     logger: options.logger ?? { level: options.logLevel ?? 'info', base: { service: options.service } },
     genReqId: requestIdFrom,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    trustProxy: true,
-    routerOptions: { maxParamLength: 500 },
+    // The client address comes from the gateway's signed assertion (clientAddress), never from a
+    // forwarded header anyone inside the network could write.
+    trustProxy: false,
+    ...SERVER_TIMEOUTS,
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+    routerOptions: { maxParamLength: 500, querystringParser: safeQuerystringParser },
   }).withTypeProvider<ZodTypeProvider>();
+  const assertionKey = options.assertionKey ?? deriveAssertionKey(DEV_GATEWAY_SIGNING_KEY, options.service);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  app.decorateRequest('clientAddress', '');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    guardBodyIdle(request);
+    const headers = request.headers;
+    const overNetwork = cameOverNetwork(request);
+    const assertion = headers[ASSERTION_HEADER];
+    const trusted = !overNetwork || (typeof assertion === 'string' && verifyAssertion(assertionKey, assertion, {
+      method: request.method,
+      url: request.url,
+      requestId: typeof headers['x-request-id'] === 'string' ? headers['x-request-id'] : '',
+      headers,
+    }));
+    if (!trusted) {
+      // Identity without the gateway's signature is anonymous, whoever sent it.
+      if (SIGNED_IDENTITY_HEADERS.some((h) => headers[h] !== undefined)) request.log.warn('unsigned identity headers dropped');
+      for (const h of SIGNED_IDENTITY_HEADERS) delete headers[h];
+      delete headers[CLIENT_IP_HEADER];
+    }
+    const socketAddress = request.socket?.remoteAddress ?? '';
+    const forwarded = headers[CLIENT_IP_HEADER] ?? (overNetwork ? undefined : headers['x-forwarded-for']);
+    request.clientAddress = (typeof forwarded === 'string' && forwarded.split(',')[0]?.trim()) || socketAddress;
+    if (overNetwork && request.url.startsWith('/internal/')) {
+      const token = headers[SERVICE_TOKEN_HEADER];
+      if (verifyServiceToken(typeof token === 'string' ? token : undefined) === null) {
+        throw new AppError('FORBIDDEN', 'Internal routes need a service credential.');
+      }
+    }
   });
+  registerInputDiscipline(app, { parseJson: true });
 
   await app.register(swagger, {
     openapi: {

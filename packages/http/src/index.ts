@@ -7,3 +7,26 @@ export type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provid
 export { registerMetrics } from './metrics.js';
 export { createJwksKeyStore, JwksUnavailableError, UnknownKeyError, type JwksKeyStore, type JwksKeyStoreOptions } from './jwks.js';
 export { configureInternalAuth, internalCallHeaders, serviceToken, verifyServiceToken, SERVICE_TOKEN_HEADER, DEV_INTERNAL_SERVICE_KEY } from './internal-auth.js';
+export {
+  ASSERTION_HEADER,
+  CLIENT_IP_HEADER,
+  SIGNED_IDENTITY_HEADERS,
+  DEV_GATEWAY_SIGNING_KEY,
+  cameOverNetwork,
+  clientAddress,
+  deriveAssertionKey,
+  signAssertion,
+  verifyAssertion,
+} from './gateway-assertion.js';
+export {
+  MAX_JSON_DEPTH,
+  checkUrl,
+  isUnsafeText,
+  jsonDepthExceeds,
+  multipartWithoutBoundary,
+  parseJsonBody,
+  registerInputDiscipline,
+  safeQuerystringParser,
+  unsafeStrings,
+} from './input.js';
+export { BODY_IDLE_TIMEOUT_MS, guardBodyIdle, SERVER_TIMEOUTS } from './timeouts.js';

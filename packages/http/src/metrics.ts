@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Histogram, register } from 'prom-client';
+import { sendError } from '@msp/errors';
 
 let defaultsCollected = false;
 
@@ -10,8 +11,20 @@ const httpDuration = new Histogram({
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
 });
 
+export interface MetricsOptions {
+  /**
+   * When set, /metrics answers only `Authorization: Bearer <token>`; when `null`, only peers on the
+   * loopback interface (development). Absent: open (services, reachable only inside the cluster).
+   */
+  token?: string | null;
+}
+
+function loopback(address: string | undefined): boolean {
+  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
+}
+
 /** Prometheus metrics at /metrics (process defaults, request durations, event counters). */
-export function registerMetrics(app: FastifyInstance, service: string): void {
+export function registerMetrics(app: FastifyInstance, service: string, options: MetricsOptions = {}): void {
   if (!defaultsCollected) {
     collectDefaultMetrics();
     defaultsCollected = true;
@@ -23,7 +36,16 @@ export function registerMetrics(app: FastifyInstance, service: string): void {
       reply.elapsedTime / 1000,
     );
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (options.token !== undefined) {
+      const allowed = options.token === null
+        ? loopback(request.socket?.remoteAddress) && request.headers['x-forwarded-for'] === undefined
+        : request.headers.authorization === `Bearer ${options.token}`;
+      if (!allowed) {
+        // Indistinguishable from a path that does not exist.
+        return sendError(request, reply, 404, 'ROUTE_NOT_FOUND', `No route for GET ${request.url.split('?')[0]}.`);
+      }
+    }
     reply.type(register.contentType);
     return register.metrics();
   });

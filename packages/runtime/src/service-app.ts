@@ -1,6 +1,6 @@
 import type { PrismaPg } from '@prisma/adapter-pg';
 import type { ServiceName } from '@msp/contracts';
-import { createHttpApp, type ReadinessCheck } from '@msp/http';
+import { configureInternalAuth, createHttpApp, DEV_INTERNAL_SERVICE_KEY, type ReadinessCheck } from '@msp/http';
 import { startInfrastructure, type Infrastructure, type InfrastructureConfig } from './infrastructure.js';
 
 export interface Stoppable {
@@ -9,7 +9,7 @@ export interface Stoppable {
 
 export interface ServiceAppOptions<P> {
   service: ServiceName;
-  config: InfrastructureConfig & { LOG_LEVEL: string };
+  config: InfrastructureConfig & { LOG_LEVEL: string; GATEWAY_ASSERTION_KEY?: string; INTERNAL_SERVICE_KEY?: string };
   /** The service's `prisma/migrations` folder. */
   migrationsDir: string;
   createPrisma: (adapter: PrismaPg) => P;
@@ -24,8 +24,10 @@ export interface ServiceAppOptions<P> {
  */
 export async function createServiceApp<P extends { $disconnect(): Promise<void> }>(options: ServiceAppOptions<P>) {
   const readiness: Record<string, ReadinessCheck> = {};
+  configureInternalAuth({ key: options.config.INTERNAL_SERVICE_KEY ?? DEV_INTERNAL_SERVICE_KEY, service: options.service });
   const app = await createHttpApp({
     service: options.service,
+    assertionKey: options.config.GATEWAY_ASSERTION_KEY,
     readiness,
     logLevel: options.config.LOG_LEVEL,
     logger: options.logger === false ? false : undefined,

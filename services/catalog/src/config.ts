@@ -9,6 +9,8 @@ export const configShape = {
   ...serviceUrlsShape,
   /** R11: audio size limit of TRK-1/TRK-2 (the gateway's own limit is this + 11 MB). */
   AUDIO_MAX_BYTES: z.coerce.number().int().min(1).default(200 * MIB),
+  /** Longest audio accepted (3 h): judged by ffprobe before 201, so a tiny file cannot buy hours of CPU. */
+  AUDIO_MAX_DURATION_SECONDS: z.coerce.number().int().min(1).max(86_400).default(10_800),
   /** R11: cover image limit. */
   COVER_MAX_BYTES: z.coerce.number().int().min(1).default(10 * MIB),
   /** R12: tracks a FREE account may own at once. */

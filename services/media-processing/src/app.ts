@@ -66,6 +66,8 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
     maxRuns: config.JOB_MAX_RUNS,
     pollMs: config.JOB_POLL_MS,
     scratchRoot: defaultScratchRoot(config.SCRATCH_DIR),
+    maxDurationSeconds: config.AUDIO_MAX_DURATION_SECONDS,
+    jobMaxMs: config.JOB_MAX_MS,
   });
   // Stopped in reverse order: the consumer first (no new jobs), then the runner (hands jobs back).
   stopOnClose({ stop: () => runner.stop() });

@@ -26,6 +26,8 @@ const execFileAsync = promisify(execFile);
 const fleet = new Fleet();
 const WEB = 'http://web.test';
 const AUDIO_MAX_BYTES = 4 * 1024 * 1024;
+/** Configured below one hour so that an hour of silence is over it (the default is 3 h). */
+const MAX_DURATION = 3000;
 
 let dir: string;
 let ffmpeg: string;
@@ -122,7 +124,7 @@ async function probeDuration(bytes: Buffer, name: string): Promise<number> {
 
 beforeAll(async () => {
   await fleet.start({ AUDIO_MAX_BYTES: String(64 * 1024 * 1024) }, {
-    catalog: { AUDIO_MAX_BYTES: String(AUDIO_MAX_BYTES), WEB_BASE_URL: WEB, UPLOAD_WAIT_MS: '30000' },
+    catalog: { AUDIO_MAX_BYTES: String(AUDIO_MAX_BYTES), WEB_BASE_URL: WEB, UPLOAD_WAIT_MS: '30000', AUDIO_MAX_DURATION_SECONDS: String(MAX_DURATION) },
     identity: { WEB_BASE_URL: WEB },
     'media-processing': { JOB_POLL_MS: '200', JOB_LEASE_MS: '5000', WORKER_CONCURRENCY: '2' },
   });
@@ -422,4 +424,24 @@ describe('TRK-16 embed player and oEmbed', () => {
       await browser.close();
     }
   }, 40_000);
+});
+
+describe('TRK-2 audio duration limit (issue 13: a tiny file cannot buy hours of CPU)', () => {
+  it('refuses an hour of silent FLAC over the configured limit with 400 before 201, and processes a silent FLAC under it', async () => {
+    const hour = await lavfi(path.join(dir, 'hour-silence.flac'), 'anullsrc=r=8000:cl=mono', ['-t', '3600', '-c:a', 'flac']);
+    expect((await readFile(hour)).length).toBeLessThan(AUDIO_MAX_BYTES);
+    const before = (await uploadedKeys()).length;
+    const refused = await upload(hour, { title: 'An hour of nothing' });
+    expect(refused.status).toBe(400);
+    const error = (await refused.json()) as { code: string; message: string; errors: Array<{ field: string; message: string }> };
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.errors[0]?.field).toBe('audioFile');
+    expect(error.message).toContain('50 min');
+    expect((await uploadedKeys()).length).toBe(before);
+
+    const short = await lavfi(path.join(dir, 'short-silence.flac'), 'anullsrc=r=8000:cl=mono', ['-t', '90', '-c:a', 'flac']);
+    const accepted = await uploadAccepted(short, { title: 'Ninety seconds of nothing' });
+    const done = await finished(accepted.id);
+    expect(done.trackResponse?.trackDurationSeconds).toBe(90);
+  }, 90_000);
 });

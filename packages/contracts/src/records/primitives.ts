@@ -2,7 +2,12 @@ import { z } from 'zod';
 
 /** Building blocks shared by the records of API.md §2 and by request schemas. */
 
-export const IdSchema = z.number().int().positive();
+/**
+ * Ids are PostgreSQL `integer` (int4) columns: a path or body id past 2^31 − 1 cannot exist and is
+ * refused with 400 VALIDATION_FAILED before it reaches the database (ARCHITECTURE.md, input discipline).
+ */
+export const MAX_ID = 2_147_483_647;
+export const IdSchema = z.number().int().positive().max(MAX_ID);
 export const CountSchema = z.number().int().nonnegative();
 
 /**

@@ -5,10 +5,12 @@ import { coercedNumber, IdSchema } from './primitives.js';
 /** Max page size of API.md §1 Paging. */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE = 10_000_000;
 
 /** `page,size` of the Params column; services `.extend()` it with their own filters. */
 export const PageQuerySchema = z.object({
-  page: coercedNumber(z.number().int().min(0)).default(0),
+  // Bounded so that page × size stays a valid OFFSET; no list has ten million pages.
+  page: coercedNumber(z.number().int().min(0).max(MAX_PAGE)).default(0),
   size: coercedNumber(z.number().int().min(1).max(MAX_PAGE_SIZE)).default(DEFAULT_PAGE_SIZE),
 });
 export type PageQuery = z.output<typeof PageQuerySchema>;

@@ -20,6 +20,17 @@ export interface JobRunnerOptions {
   maxRuns: number;
   pollMs: number;
   scratchRoot: string;
+  /** Longest audio the pipeline transcodes (AUDIO_MAX_DURATION_SECONDS). */
+  maxDurationSeconds: number;
+  /** Wall time of one run; past it the job ends FAILED (JOB_MAX_MS), it is not retried. */
+  jobMaxMs: number;
+}
+
+class JobTimeLimitError extends Error {
+  constructor(ms: number) {
+    super(`processing took longer than ${Math.round(ms / 1000)} s`);
+    this.name = 'JobTimeLimitError';
+  }
 }
 
 interface ClaimedJob {
@@ -145,6 +156,7 @@ export class JobRunner {
       );
     }, Math.max(250, Math.floor(leaseMs / 3)));
     const started = Date.now();
+    const timeLimit = setTimeout(() => controller.abort(new JobTimeLimitError(this.options.jobMaxMs)), this.options.jobMaxMs);
     try {
       const output = await processUpload(
         {
@@ -159,6 +171,7 @@ export class JobRunner {
           binaries: this.options.binaries,
           storage: this.options.storageFor(job.bucket),
           scratchRoot: this.options.scratchRoot,
+          maxDurationSeconds: this.options.maxDurationSeconds,
           signal: controller.signal,
           logger,
           progress: (stepName, progress) => this.progress(job, stepName, progress, controller.signal),
@@ -169,7 +182,9 @@ export class JobRunner {
     } catch (err) {
       // Whatever happens here, the job row stays consistent: at worst its lease expires and it runs again.
       const settle = async () => {
-        if (controller.signal.aborted) {
+        if (controller.signal.reason instanceof JobTimeLimitError) {
+          await this.fail(job, FAILED_MESSAGES.undecodable, controller.signal.reason.message);
+        } else if (controller.signal.aborted) {
           if (this.stopped) await this.release(job);
           logger.warn({ jobId: job.id, reason: String(controller.signal.reason) }, 'job interrupted; it will run again');
         } else if (err instanceof UndecodableMediaError) {
@@ -184,6 +199,7 @@ export class JobRunner {
       await settle().catch((e: unknown) => logger.error({ err: e, jobId: job.id }, 'could not record the job outcome'));
     } finally {
       clearInterval(heartbeat);
+      clearTimeout(timeLimit);
     }
   }
 

@@ -42,6 +42,8 @@ export interface PipelineContext {
   /** The bucket the upload event names (catalog's). */
   storage: ObjectStorage;
   scratchRoot: string;
+  /** Audio longer than this is refused (catalog refuses it at upload already when the header says so). */
+  maxDurationSeconds: number;
   signal: AbortSignal;
   /** Reports an API.md §4 UploadStep; awaited, so steps reach catalog in order. */
   progress: (stepName: string, progress: number) => Promise<void>;
@@ -133,6 +135,11 @@ export async function processUpload(input: PipelineInput, ctx: PipelineContext):
       throw new UndecodableMediaError('ffprobe could not read the audio', { cause: err });
     }
     if (probed.audioStreams < 1) throw new UndecodableMediaError('no audio stream');
+    if (probed.durationSeconds > ctx.maxDurationSeconds) {
+      throw new UndecodableMediaError(`the audio is longer than the ${ctx.maxDurationSeconds}-s limit`);
+    }
+    // Whatever a header claims, never decode more than the limit (an input option: both outputs).
+    const limit = ['-t', String(ctx.maxDurationSeconds)];
     await ctx.progress('Duration extracted', 30);
 
     await ctx.progress('Transcoding audio', 40);
@@ -143,7 +150,7 @@ export async function processUpload(input: PipelineInput, ctx: PipelineContext):
     const progressive = runMedia(
       binaries.ffmpeg.path,
       [
-        '-hide_banner', '-nostdin', '-v', 'error', '-i', original,
+        '-hide_banner', '-nostdin', '-v', 'error', ...limit, '-i', original,
         '-map', '0:a:0', '-vn', ...AAC, '-b:a', PROGRESSIVE_KBPS, '-movflags', '+faststart', '-f', 'mp4', '-y', full,
       ],
       { signal, timeoutMs: COMMAND_TIMEOUT_MS },
@@ -151,7 +158,7 @@ export async function processUpload(input: PipelineInput, ctx: PipelineContext):
     const hls = runMedia(
       binaries.ffmpeg.path,
       [
-        '-hide_banner', '-nostdin', '-v', 'error', '-i', original,
+        '-hide_banner', '-nostdin', '-v', 'error', ...limit, '-i', original,
         '-map', '0:a:0', '-vn', ...AAC, '-b:a', HLS_KBPS,
         '-f', 'hls', '-hls_time', HLS_SEGMENT_SECONDS, '-hls_playlist_type', 'vod', '-hls_list_size', '0',
         '-hls_segment_filename', path.join(hlsDir, 'seg_%04d.ts'), '-y', path.join(hlsDir, 'index.m3u8'),

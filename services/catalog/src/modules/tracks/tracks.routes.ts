@@ -21,7 +21,7 @@ import {
   type DeviceInfo,
 } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import { callerFrom, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { callerFrom, clientAddress, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
 import { sendObject } from '../media/send-object.js';
 import { sniffImage } from '../uploads/audio-format.js';
@@ -107,7 +107,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     return { input: parsed.data, coverKey };
   }
 
-  const listener = (request: FastifyRequest) => ({ ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '') });
+  const listener = (request: FastifyRequest) => ({ ip: clientAddress(request), userAgent: String(request.headers['user-agent'] ?? '') });
 
   app.post(
     '/tracks/upload',

@@ -196,6 +196,11 @@ export class TracksService {
       if (!probeMatches(audio.format, probe)) {
         throw new AppError('UNSUPPORTED_AUDIO_FORMAT', 'The file is not playable audio in an accepted format.');
       }
+      const maxSeconds = this.deps.config.AUDIO_MAX_DURATION_SECONDS;
+      if (probe.durationSeconds !== null && probe.durationSeconds > maxSeconds) {
+        const message = `Audio may be at most ${formatDuration(maxSeconds)} long; this file is ${formatDuration(Math.round(probe.durationSeconds))}.`;
+        throw AppError.validation([{ field: 'audioFile', message }], message);
+      }
 
       const uploadId = fields.uploadId ?? randomUUID();
       const correlationId = String(request.id);
@@ -590,3 +595,11 @@ export class TracksService {
 }
 
 export { PUBLIC_TRACK };
+
+/** 10800 → "3 h", 5400 → "1 h 30 min", 90 → "1 min 30 s". */
+function formatDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return [h ? `${h} h` : '', m ? `${m} min` : '', s || (!h && !m) ? `${s} s` : ''].filter(Boolean).join(' ');
+}

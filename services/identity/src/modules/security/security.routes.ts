@@ -1,6 +1,6 @@
 import { MessageResponseSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import { requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { clientAddress, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import {
   ChangePasswordBodySchema,
   ForgotPasswordBodySchema,
@@ -20,7 +20,7 @@ export const securityModule: FastifyPluginAsyncZod<{ security: SecurityService }
   app.post(
     '/auth/forgot-password',
     { schema: { operationId: 'AUTH-8', summary: 'Start password recovery', tags: ['Authentication'], body: ForgotPasswordBodySchema, response: message } },
-    async (request) => security.forgotPassword(request.body.email, request.ip),
+    async (request) => security.forgotPassword(request.body.email, clientAddress(request)),
   );
 
   app.post(

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AdminLoginResponseSchema, LoginResponseSchema, MessageResponseSchema } from '@msp/contracts';
-import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { callerFrom, clientAddress, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { IdentityConfig } from '../../config.js';
 import type { LoginService } from './login.service.js';
 import { LoginBodySchema, RefreshBodySchema } from './sessions.schemas.js';
@@ -12,7 +12,7 @@ const COOKIE_PATH = '/api/auth';
 
 export function clientOf(request: FastifyRequest, deviceInfo?: ClientContext['deviceInfo']): ClientContext {
   const ua = request.headers['user-agent'];
-  return { ip: request.ip, userAgent: typeof ua === 'string' ? ua : '', deviceInfo };
+  return { ip: clientAddress(request), userAgent: typeof ua === 'string' ? ua : '', deviceInfo };
 }
 
 export function wantsBodyDelivery(request: FastifyRequest): boolean {
