@@ -11,6 +11,7 @@ import {
   VerifyEmailChangeBodySchema,
   VerifyEmailChangeQuerySchema,
 } from './security.schemas.js';
+import { clientAddress } from '../../http/client-address.js';
 import type { SecurityService } from './security.service.js';
 
 const bearer = [{ bearerAuth: [] }];
@@ -20,7 +21,7 @@ export const securityModule: FastifyPluginAsyncZod<{ security: SecurityService }
   app.post(
     '/auth/forgot-password',
     { schema: { operationId: 'AUTH-8', summary: 'Start password recovery', tags: ['Authentication'], body: ForgotPasswordBodySchema, response: message } },
-    async (request) => security.forgotPassword(request.body.email, request.ip),
+    async (request) => security.forgotPassword(request.body.email, clientAddress(request)),
   );
 
   app.post(

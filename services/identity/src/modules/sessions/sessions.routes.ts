@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AdminLoginResponseSchema, LoginResponseSchema, MessageResponseSchema } from '@msp/contracts';
 import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { IdentityConfig } from '../../config.js';
+import { clientAddress } from '../../http/client-address.js';
 import type { LoginService } from './login.service.js';
 import { LoginBodySchema, RefreshBodySchema } from './sessions.schemas.js';
 import type { ClientContext, IssuedTokens, SessionsService } from './sessions.service.js';
@@ -12,7 +13,7 @@ const COOKIE_PATH = '/api/auth';
 
 export function clientOf(request: FastifyRequest, deviceInfo?: ClientContext['deviceInfo']): ClientContext {
   const ua = request.headers['user-agent'];
-  return { ip: request.ip, userAgent: typeof ua === 'string' ? ua : '', deviceInfo };
+  return { ip: clientAddress(request), userAgent: typeof ua === 'string' ? ua : '', deviceInfo };
 }
 
 export function wantsBodyDelivery(request: FastifyRequest): boolean {
