@@ -16,6 +16,13 @@ import { usernameBase, usernameProblem } from './username.js';
 
 const MIN_AGE_YEARS = 13;
 export const RESEND_COOLDOWN_SECONDS = 60;
+/** Tries to insert a derived username before giving up (each retry derives again). */
+const USERNAME_ATTEMPTS = 10;
+/**
+ * Registrations of one base queue on its advisory lock while holding a pooled connection, so a
+ * burst may wait longer than Prisma's default 2 s for a connection.
+ */
+const DERIVATION_TX = { maxWait: 10_000, timeout: 15_000 };
 
 function ageInYears(dateOfBirth: string, now = new Date()): number {
   const [y, m, d] = dateOfBirth.split('-').map(Number) as [number, number, number];
@@ -92,10 +99,10 @@ export class AccountsService {
     if (input.username && (await repo.usernameExists(this.prisma, input.username))) {
       throw new AppError('USERNAME_TAKEN', 'This username is already taken.');
     }
-    for (let attempt = 0; attempt < 5; attempt += 1) {
-      const username = input.username ?? (await this.freeUsername(input.displayName));
+    for (let attempt = 0; attempt < USERNAME_ATTEMPTS; attempt += 1) {
       try {
         const user = await this.prisma.$transaction(async (tx) => {
+          const username = input.username ?? (await this.freeUsername(tx, input.displayName));
           const created = await repo.create(
             tx,
             {
@@ -117,7 +124,7 @@ export class AccountsService {
             await enqueueMail(tx, created.email, mailTemplates.verifyEmail(created.displayName, this.links.webLink('verify-email', token)));
           }
           return created;
-        });
+        }, DERIVATION_TX);
         // No resend cooldown starts here: AUTH-7 would then answer differently for a fresh account.
         if (!input.emailVerified) this.onMailQueued();
         return user;
@@ -126,7 +133,10 @@ export class AccountsService {
         if (isUniqueViolation(err, 'google_sub')) throw new AppError('EMAIL_TAKEN', 'This account already exists.');
         if (isUniqueViolation(err, 'username')) {
           if (input.username) throw new AppError('USERNAME_TAKEN', 'This username is already taken.');
-          continue; // a concurrent registration took the derived name: derive again
+          // Derived names are serialised per base (freeUsername), so this is a name chosen through
+          // USR-7 or AUTH-5 (or a neighbouring base's suffix) committed meanwhile: derive again,
+          // the next derivation sees it.
+          continue;
         }
         throw err;
       }
@@ -196,9 +206,16 @@ export class AccountsService {
     return { isAvailable: true, message: 'Available.', errorField: null };
   }
 
-  async freeUsername(displayName: string): Promise<string> {
+  /**
+   * R1 derivation inside the registering transaction. A transaction-scoped advisory lock on the
+   * base makes concurrent derivations of the same base take turns: each sees the names committed
+   * before it, so parallel registrations with one displayName get distinct suffixes instead of
+   * colliding on the unique index.
+   */
+  async freeUsername(tx: Prisma.TransactionClient, displayName: string): Promise<string> {
     const base = usernameBase(displayName);
-    const taken = new Set(await repo.usernamesLike(this.prisma, base));
+    await repo.lockUsernameBase(tx, base);
+    const taken = new Set(await repo.usernamesLike(tx, base));
     if (!taken.has(base)) return base;
     for (let n = 2; ; n += 1) {
       const candidate = `${base}-${n}`;
