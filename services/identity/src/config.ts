@@ -55,6 +55,10 @@ export const configShape = {
   /** Failed logins per account (15-min window) before it is locked, with doubling lock times. */
   LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
   FORGOT_PASSWORD_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  /** Reset mails (AUTH-8) one account receives per hour at most; later requests send nothing. */
+  RESET_MAILS_PER_ACCOUNT_PER_HOUR: z.coerce.number().int().min(1).default(3),
+  /** Verification mails (registration + AUTH-7) one account receives per hour at most. */
+  VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR: z.coerce.number().int().min(1).default(5),
 
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_CLIENT_SECRET: z.string().optional(),

@@ -6,6 +6,7 @@ import type { IdentityConfig } from '../../config.js';
 import type { Links } from '../../links.js';
 import { mailTemplates } from '../mail/mail.templates.js';
 import { enqueueMail } from '../mail/mail.outbox.js';
+import type { MailRequestOutcome, MailRequests } from '../mail/mail-requests.js';
 import { emailKey } from '../sessions/secrets.js';
 import { accountsRepository as repo } from './accounts.repository.js';
 import { snapshotOf } from './accounts.events.js';
@@ -59,6 +60,7 @@ export class AccountsService {
     private readonly links: Links,
     private readonly redis: Redis,
     private readonly onMailQueued: () => void,
+    private readonly mailRequests: MailRequests,
   ) {}
 
   checkCaptcha(token: string | null | undefined): void {
@@ -163,8 +165,9 @@ export class AccountsService {
   }
 
   /**
-   * AUTH-7. The same answer (and the same cooldown) whether or not an unverified account has the
-   * address, so it cannot be used to find accounts.
+   * AUTH-7. The same answer, cooldown, work and time whether or not an unverified account has the
+   * address, so it cannot be used to find accounts: after the cooldown, one queued request (see
+   * `sendVerification`).
    */
   async resendVerification(email: string) {
     const cooldownKey = `auth:resend:${emailKey(email)}`;
@@ -174,18 +177,30 @@ export class AccountsService {
       const wait = ttl > 0 ? ttl : RESEND_COOLDOWN_SECONDS;
       throw new AppError('RESEND_COOLDOWN', `Wait ${wait} s before asking for another e-mail.`, { headers: { 'retry-after': String(wait) } });
     }
-    const found = await repo.findByEmail(this.prisma, email);
-    if (found && !found.addressVerified && found.user.email === email) {
-      await this.prisma.$transaction(async (tx) => {
-        const token = await oneTimeTokens.issue(tx, found.user.id, 'VERIFY_EMAIL', email);
-        await enqueueMail(tx, email, mailTemplates.verifyEmail(found.user.displayName, this.links.webLink('verify-email', token)));
-      });
-      this.onMailQueued();
-    }
+    await this.mailRequests.enqueue('VERIFY_EMAIL', email);
     return {
       message: 'If an unverified account uses this address, a new verification e-mail is on its way.',
       coolDown: RESEND_COOLDOWN_SECONDS,
     };
+  }
+
+  /**
+   * The queued part of AUTH-7: a new link when the address is the unverified primary address of
+   * an account, at most VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR per account (the registration
+   * mail included).
+   */
+  async sendVerification(email: string): Promise<MailRequestOutcome> {
+    const found = await repo.findByEmail(this.prisma, email);
+    if (!found || found.addressVerified || found.user.email !== email) return 'none';
+    const sent = await this.prisma.$transaction(async (tx) => {
+      const token = await oneTimeTokens.issueCapped(tx, found.user.id, 'VERIFY_EMAIL', email, this.config.VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR);
+      if (!token) return false;
+      await enqueueMail(tx, email, mailTemplates.verifyEmail(found.user.displayName, this.links.webLink('verify-email', token)));
+      return true;
+    });
+    if (!sent) return 'capped';
+    this.onMailQueued();
+    return 'sent';
   }
 
   /** AUTH-15. */

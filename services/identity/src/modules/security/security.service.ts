@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../accounts/accounts.service.js';
 import { oneTimeTokens } from '../accounts/one-time-tokens.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../accounts/passwords.js';
 import { enqueueMail } from '../mail/mail.outbox.js';
+import type { MailRequestOutcome, MailRequests } from '../mail/mail-requests.js';
 import { mailTemplates } from '../mail/mail.templates.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { emailKey } from '../sessions/secrets.js';
@@ -28,21 +29,37 @@ export class SecurityService {
     private readonly redis: Redis,
     private readonly sessions: SessionsService,
     private readonly onMailQueued: () => void,
+    private readonly mailRequests: MailRequests,
   ) {}
 
-  /** AUTH-8: the same answer whether or not the address has an account; 5 per address per hour. */
+  /**
+   * AUTH-8: the same answer, the same work and so the same time whether or not the address has an
+   * account: after the per-address limit, one queued request (see `sendPasswordReset`).
+   */
   async forgotPassword(email: string, ip: string) {
     await hitLimit(this.redis, `auth:forgot:ip:${ip}`, this.config.FORGOT_PASSWORD_PER_ADDRESS_PER_HOUR, HOUR_MS, 'Too many password recovery requests; try again later.');
+    await this.mailRequests.enqueue('RESET_PASSWORD', email);
+    return { message: 'If an account uses this address, a password reset link is on its way.' };
+  }
+
+  /**
+   * The queued part of AUTH-8: a reset link for the account holding the address, at most
+   * RESET_MAILS_PER_ACCOUNT_PER_HOUR per account (any of its addresses), so rotating addresses or
+   * headers cannot flood its owner.
+   */
+  async sendPasswordReset(email: string): Promise<MailRequestOutcome> {
     const found = await accounts.findByEmail(this.prisma, email);
     // Admin accounts are managed in configuration; their passwords are not reset by mail.
-    if (found && found.user.role !== 'ADMIN') {
-      await this.prisma.$transaction(async (tx) => {
-        const token = await oneTimeTokens.issue(tx, found.user.id, 'RESET_PASSWORD', email);
-        await enqueueMail(tx, email, mailTemplates.resetPassword(found.user.displayName, this.links.webLink('change-password', token)));
-      });
-      this.onMailQueued();
-    }
-    return { message: 'If an account uses this address, a password reset link is on its way.' };
+    if (!found || found.user.role === 'ADMIN') return 'none';
+    const sent = await this.prisma.$transaction(async (tx) => {
+      const token = await oneTimeTokens.issueCapped(tx, found.user.id, 'RESET_PASSWORD', email, this.config.RESET_MAILS_PER_ACCOUNT_PER_HOUR);
+      if (!token) return false;
+      await enqueueMail(tx, email, mailTemplates.resetPassword(found.user.displayName, this.links.webLink('change-password', token)));
+      return true;
+    });
+    if (!sent) return 'capped';
+    this.onMailQueued();
+    return 'sent';
   }
 
   /** AUTH-9. The reset link also proves the address, so an unverified one becomes verified. */
