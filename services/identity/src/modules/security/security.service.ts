@@ -11,8 +11,8 @@ import { enqueueMail } from '../mail/mail.outbox.js';
 import type { MailRequestOutcome, MailRequests } from '../mail/mail-requests.js';
 import { mailTemplates } from '../mail/mail.templates.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
-import { emailKey } from '../sessions/secrets.js';
-import { hitLimit } from '../sessions/throttle.js';
+import type { KnownDevices } from '../sessions/known-devices.js';
+import { hitLimit, LoginThrottle } from '../sessions/throttle.js';
 
 const HOUR_MS = 3600_000;
 
@@ -30,6 +30,8 @@ export class SecurityService {
     private readonly sessions: SessionsService,
     private readonly onMailQueued: () => void,
     private readonly mailRequests: MailRequests,
+    private readonly throttle: LoginThrottle,
+    private readonly devices: KnownDevices,
   ) {}
 
   /**
@@ -62,8 +64,13 @@ export class SecurityService {
     return 'sent';
   }
 
-  /** AUTH-9. The reset link also proves the address, so an unverified one becomes verified. */
-  async resetPassword(token: string, newPassword: string, logoutAll: boolean) {
+  /**
+   * AUTH-9. The reset link also proves the address, so an unverified one becomes verified; it
+   * proves control of the account too, so its failed-login backoff is lifted and this client
+   * becomes a known device (the way back in for an owner whose account is under attack). Returns
+   * the known-device token for the cookie.
+   */
+  async resetPassword(token: string, newPassword: string, logoutAll: boolean, presentedDevice: string | null) {
     const hashed = await this.prisma.$transaction(async (tx) => {
       const row = await oneTimeTokens.consume(tx, token, ['RESET_PASSWORD']);
       if (!row?.live) return null;
@@ -77,10 +84,15 @@ export class SecurityService {
       return user;
     }, { timeout: 15_000 });
     if (!hashed) throw new AppError('INVALID_TOKEN', 'This reset link is invalid or has expired.');
-    // The lock from failed logins is lifted: the owner just proved control of the address.
-    await this.redis.del(`auth:login-fail:acct:${emailKey(hashed.email)}`, `auth:login-lock:acct:${emailKey(hashed.email)}`).catch(() => undefined);
-    if (logoutAll) await this.sessions.revokeAllOf(hashed.id, 'password-reset');
-    return { message: 'Your password has been changed.' };
+    await this.throttle.clear(LoginThrottle.subject(hashed.id, hashed.email)).catch(() => undefined);
+    if (logoutAll) {
+      await this.sessions.revokeAllOf(hashed.id, 'password-reset');
+      // Devices that knew the old password may be the intruder's: they start over.
+      await this.devices.forgetAll(hashed.id);
+    }
+    const device = logoutAll ? null : await this.devices.find(presentedDevice);
+    const knownDevice = await this.devices.remember(hashed.id, device);
+    return { message: 'Your password has been changed.', knownDevice };
   }
 
   /** SEC-4: other sessions are revoked; the caller's stays. */
