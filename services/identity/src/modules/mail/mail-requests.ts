@@ -47,9 +47,13 @@ export class MailRequests {
     this.handlers.set(kind, handler);
   }
 
+  /**
+   * Not followed by a wake-up: the worker picks requests up at its next poll (MAIL_POLL_MS), so
+   * its work, which differs for known and unknown addresses, is not tied in time to the answer
+   * of the request that caused it.
+   */
   async enqueue(kind: MailRequestKind, email: string): Promise<void> {
     await this.options.prisma.mailRequest.create({ data: { kind, email }, select: { id: true } });
-    this.loop.wake();
   }
 
   start(): void {
