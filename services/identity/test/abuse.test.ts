@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@msp/testing';
-import { hashSecret } from '../src/modules/sessions/secrets.js';
+import { emailKey, hashSecret } from '../src/modules/sessions/secrets.js';
 import { PASSWORD, startIdentity, verifiedUser, type Harness } from './helpers.js';
 
 // Per-address limits set high: these tests show the per-account limits, whatever address the
@@ -70,6 +70,21 @@ describe('AUTH-8 start password recovery: per-account cap and queued work', () =
     await queueDrained();
     expect(await prisma().oneTimeToken.count()).toBe(tokensBefore + 1);
     await h.mail.tokenFor('quiet@example.com', /reset/i);
+  });
+});
+
+describe('AUTH-7 resend verification email: per-account cap', () => {
+  it('sends at most 5 verification mails per account and hour, the registration mail included', async () => {
+    await post('/api/auth/register/local', { email: 'unverified@example.com', displayName: 'Unverified', password: PASSWORD, dateOfBirth: '1990-01-01' });
+    const answers = [];
+    for (let i = 0; i < 8; i += 1) {
+      // Past the 60-s cooldown of the address (it is what a patient attacker would wait for).
+      await h.app.redis.del(`auth:resend:${emailKey('unverified@example.com')}`);
+      answers.push(await post('/api/auth/resend-verification', { email: 'unverified@example.com' }));
+    }
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(8).fill(200));
+    await queueDrained();
+    expect(await prisma().mailOutbox.count({ where: { recipient: 'unverified@example.com' } })).toBe(5);
   });
 });
 

@@ -59,7 +59,7 @@ export class LoginService {
       throw new AppError('INVALID_CREDENTIALS', BAD_CREDENTIALS);
     }
     loginAttempts.inc({ outcome: 'success' });
-    await this.throttle.clear(subject);
+    await this.throttle.clear(subject, presentedDevice?.userId === found.user.id ? presentedDevice : null);
     if (needsRehash(found.user.passwordHash)) {
       const upgraded = await hashPassword(password);
       await this.prisma.user.update({ where: { id: found.user.id }, data: { passwordHash: upgraded }, select: { id: true } });

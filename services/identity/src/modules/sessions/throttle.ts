@@ -117,10 +117,13 @@ export class LoginThrottle {
     if (device) await this.redis.eval(HIT_SCRIPT, 1, this.deviceKey(device), DEVICE_WINDOW_MS);
   }
 
-  /** A successful login or a password reset clears the account's count and lock, not the address's. */
-  async clear(subject: string): Promise<void> {
+  /**
+   * A successful login or a password reset clears the account's count and lock (and, for a login
+   * from a known device of the account, the device's count), not the address's.
+   */
+  async clear(subject: string, device: KnownDevice | null = null): Promise<void> {
     const k = this.keys(subject);
-    await this.redis.del(k.count, k.lock);
+    await this.redis.del(k.count, k.lock, ...(device ? [this.deviceKey(device)] : []));
   }
 }
 
