@@ -106,6 +106,27 @@ describe('AUTH-1 login with email and password: the per-account limit cannot be 
   });
 });
 
+describe('AUTH-8 and AUTH-9 password recovery: the way back in from a new device', () => {
+  it('the reset lifts the backoff and makes the client a known device that logs in while the attack goes on', async () => {
+    await verifiedUser('roaming@example.com', 'Roaming');
+    const fail = async () => {
+      for (let i = 0; i < 8; i += 1) await login('roaming@example.com', `guess ${i}`, { 'x-forwarded-for': `203.0.113.${100 + i}` });
+    };
+    await fail();
+    expect((await login('roaming@example.com', PASSWORD)).status).toBe(429);
+    const before = mails.length;
+    expect((await fleet.fetch('/api/auth/forgot-password', json({ email: 'roaming@example.com' }))).status).toBe(200);
+    const mail = await waitFor(() => mails.slice(before).find((m) => m.to === 'roaming@example.com' && /reset/i.test(m.subject)), { timeoutMs: 10_000, message: 'no reset mail' });
+    const token = new URL(/https?:\/\/\S+\?token=[\w-]+/.exec(mail.text)![0]).searchParams.get('token')!;
+    const reset = await fleet.fetch('/api/auth/reset-password', json({ token, newPassword: 'a fresh long secret' }));
+    expect(reset.status).toBe(200);
+    const knownDevice = reset.headers.getSetCookie().find((c) => c.startsWith('knownDevice='))!.split(';')[0]!;
+    await fail();
+    expect((await login('roaming@example.com', 'a fresh long secret')).status).toBe(429);
+    expect((await login('roaming@example.com', 'a fresh long secret', { cookie: knownDevice })).status).toBe(200);
+  });
+});
+
 describe('AUTH-8 start password recovery: at most 3 mails per account, whatever the headers', () => {
   it('answers 10 requests with rotating headers alike and queues at most 3 mails for the account', async () => {
     await verifiedUser('victim@example.com', 'Victim');
