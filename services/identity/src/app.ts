@@ -11,8 +11,10 @@ import { accountsModule } from './modules/accounts/accounts.routes.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
 import { dummyHash } from './modules/accounts/passwords.js';
 import { MailSender } from './modules/mail/mail.sender.js';
+import { MailRequests } from './modules/mail/mail-requests.js';
 import { createIdentityRedis, RevocationStore } from './modules/sessions/redis-store.js';
 import { LoginThrottle } from './modules/sessions/throttle.js';
+import { KnownDevices } from './modules/sessions/known-devices.js';
 import { SessionsService } from './modules/sessions/sessions.service.js';
 import { LoginService } from './modules/sessions/login.service.js';
 import { sessionsModule } from './modules/sessions/sessions.routes.js';
@@ -76,12 +78,22 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   );
   mail.start();
   const mailQueued = () => mail.wake();
+  const mailRequests = stopOnClose(new MailRequests({ prisma, logger: app.log, pollMs: config.MAIL_POLL_MS, maxAttempts: config.MAIL_MAX_ATTEMPTS }));
 
   const revocation = new RevocationStore(redis, config.ACCESS_TOKEN_TTL_SECONDS);
   const sessions = new SessionsService(prisma, keys, revocation, config, links);
-  const login = new LoginService(prisma, sessions, new LoginThrottle(redis, config.LOGIN_FAILURES_PER_ADDRESS, config.LOGIN_FAILURES_PER_ACCOUNT));
-  const accounts = new AccountsService(prisma, config, links, redis, mailQueued);
-  const security = new SecurityService(prisma, config, links, redis, sessions, mailQueued);
+  const throttle = new LoginThrottle(redis, {
+    perAddress: config.LOGIN_FAILURES_PER_ADDRESS,
+    perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
+    perDevice: config.LOGIN_FAILURES_PER_KNOWN_DEVICE,
+  });
+  const devices = new KnownDevices(prisma);
+  const login = new LoginService(prisma, sessions, throttle, devices);
+  const accounts = new AccountsService(prisma, config, links, redis, mailQueued, mailRequests);
+  const security = new SecurityService(prisma, config, links, redis, sessions, mailQueued, mailRequests, throttle, devices);
+  mailRequests.handle('VERIFY_EMAIL', (email) => accounts.sendVerification(email));
+  mailRequests.handle('RESET_PASSWORD', (email) => security.sendPasswordReset(email));
+  mailRequests.start();
   const peers = new PeersClient({ social: config.SOCIAL_URL, billing: config.BILLING_URL }, config.PEER_TIMEOUT_MS, app.log);
   const profiles = new ProfilesService(prisma, links, peers, sessions);
   const images = new ImagesService(infra.storage, profiles, links, app.log);
@@ -96,7 +108,7 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   await app.register(keysModule, { keys });
   await app.register(accountsModule, { prefix: '/api', accounts });
   await app.register(sessionsModule, { prefix: '/api', sessions, login, config });
-  await app.register(securityModule, { prefix: '/api', security });
+  await app.register(securityModule, { prefix: '/api', security, config });
   await app.register(profilesModule, { prefix: '/api', profiles, config });
   await app.register(imagesModule, { prefix: '/api', images, maxBytes: config.IMAGE_MAX_BYTES });
   await app.register(oauthModule, { prefix: '/api', oauth, config });

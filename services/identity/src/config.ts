@@ -52,9 +52,18 @@ export const configShape = {
 
   /** Failed logins per client address per 15 min before 429 (R13). */
   LOGIN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(10),
-  /** Failed logins per account (15-min window) before it is locked, with doubling lock times. */
+  /**
+   * Failed logins per account before its backoff starts (30 s, doubling per further failure, at
+   * most 15 min; known devices pass). See the README, "Throttling".
+   */
   LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
+  /** Failed logins from one known device per 15 min before it stops passing the limits. */
+  LOGIN_FAILURES_PER_KNOWN_DEVICE: z.coerce.number().int().min(1).default(5),
   FORGOT_PASSWORD_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  /** Reset mails (AUTH-8) one account receives per hour at most; later requests send nothing. */
+  RESET_MAILS_PER_ACCOUNT_PER_HOUR: z.coerce.number().int().min(1).default(3),
+  /** Verification mails (registration + AUTH-7) one account receives per hour at most. */
+  VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR: z.coerce.number().int().min(1).default(5),
 
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_CLIENT_SECRET: z.string().optional(),

@@ -60,6 +60,17 @@ describe('AUTH-5 register with email and password', () => {
     expect(twin.json().username).toBe('alice-smith-2');
   });
 
+  it('gives 50 parallel registrations with one displayName 50 × 201 and distinct derived usernames (R1)', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => register({ ...valid, email: `crowd${i}@example.com`, displayName: 'Crowd Member' })),
+    );
+    expect(results.map((r) => r.statusCode)).toEqual(Array(50).fill(201));
+    const names = results.map((r) => r.json().username as string);
+    expect(new Set(names).size).toBe(50);
+    expect(names).toContain('crowd-member');
+    expect(names.every((n) => /^crowd-member(-\d+)?$/.test(n))).toBe(true);
+  }, 60_000);
+
   it('answers 409 USERNAME_TAKEN for a chosen username in use', async () => {
     const res = await register({ ...valid, email: 'x@example.com', username: 'alice-smith' });
     expect(res.statusCode).toBe(409);

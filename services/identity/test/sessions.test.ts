@@ -36,8 +36,10 @@ describe('AUTH-1 login with email and password', () => {
     expect(Object.keys(body).sort()).toEqual(['accessToken', 'expiresIn', 'tokenType', 'user']);
     expect(body).toMatchObject({ tokenType: 'Bearer', expiresIn: 1800, user: { username: 'carol', displayName: 'Carol', tier: 'FREE', role: 'LISTENER', isNewUser: false, avatarUrl: null } });
     expect(body.user.profileUrl).toBe('http://localhost:3000/carol');
-    const cookie = String(res.headers['set-cookie']);
+    const [cookie, device] = res.headers['set-cookie'] as string[];
     expect(cookie).toMatch(/^refreshToken=[\w-]{43}; Max-Age=2592000; Path=\/api\/auth; HttpOnly; SameSite=Lax$/);
+    // The client becomes a known device of the account (README, Throttling).
+    expect(device).toMatch(/^knownDevice=[\w-]{43}; Max-Age=15552000; Path=\/api\/auth; HttpOnly; SameSite=Lax$/);
     const claims = callerHeaders(body.accessToken);
     expect(claims['x-user-id']).toBe(String(body.user.id));
   });
@@ -58,7 +60,7 @@ describe('AUTH-1 login with email and password', () => {
     expect(wrong.ms).toBeGreaterThan(10);
   });
 
-  it('locks an account after repeated failures with 429 RATE_LIMITED and Retry-After, even for the right password', async () => {
+  it('locks an account after repeated failures with 429 RATE_LIMITED and Retry-After, even for the right password from a device it does not know', async () => {
     await verifiedUser(h, 'dave@example.com', 'Dave');
     for (let i = 0; i < 3; i += 1) {
       const res = await h.app.inject({ method: 'POST', url: '/api/auth/login/local', headers: { 'x-forwarded-for': `10.3.0.${i}` }, payload: { email: 'dave@example.com', password: 'guess number ' + i } });

@@ -38,6 +38,11 @@ export const accountsRepository = {
 
   usernameExists: async (db: Db, username: string) => (await db.user.count({ where: { username } })) > 0,
 
+  /** Serialises username derivations of one base until the transaction ends (R1 suffixes). */
+  lockUsernameBase: async (tx: Prisma.TransactionClient, base: string) => {
+    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`username:${base}`}))`;
+  },
+
   /** Usernames that start with `base`, to find a free numeric suffix in one query. */
   usernamesLike: async (db: Db, base: string) =>
     (await db.user.findMany({ where: { username: { startsWith: base } }, select: { username: true } })).map((u) => u.username),

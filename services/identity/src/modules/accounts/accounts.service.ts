@@ -6,6 +6,7 @@ import type { IdentityConfig } from '../../config.js';
 import type { Links } from '../../links.js';
 import { mailTemplates } from '../mail/mail.templates.js';
 import { enqueueMail } from '../mail/mail.outbox.js';
+import type { MailRequestOutcome, MailRequests } from '../mail/mail-requests.js';
 import { emailKey } from '../sessions/secrets.js';
 import { accountsRepository as repo } from './accounts.repository.js';
 import { snapshotOf } from './accounts.events.js';
@@ -16,6 +17,13 @@ import { usernameBase, usernameProblem } from './username.js';
 
 const MIN_AGE_YEARS = 13;
 export const RESEND_COOLDOWN_SECONDS = 60;
+/** Tries to insert a derived username before giving up (each retry derives again). */
+const USERNAME_ATTEMPTS = 10;
+/**
+ * Registrations of one base queue on its advisory lock while holding a pooled connection, so a
+ * burst may wait longer than Prisma's default 2 s for a connection.
+ */
+const DERIVATION_TX = { maxWait: 10_000, timeout: 15_000 };
 
 function ageInYears(dateOfBirth: string, now = new Date()): number {
   const [y, m, d] = dateOfBirth.split('-').map(Number) as [number, number, number];
@@ -52,6 +60,7 @@ export class AccountsService {
     private readonly links: Links,
     private readonly redis: Redis,
     private readonly onMailQueued: () => void,
+    private readonly mailRequests: MailRequests,
   ) {}
 
   checkCaptcha(token: string | null | undefined): void {
@@ -92,10 +101,10 @@ export class AccountsService {
     if (input.username && (await repo.usernameExists(this.prisma, input.username))) {
       throw new AppError('USERNAME_TAKEN', 'This username is already taken.');
     }
-    for (let attempt = 0; attempt < 5; attempt += 1) {
-      const username = input.username ?? (await this.freeUsername(input.displayName));
+    for (let attempt = 0; attempt < USERNAME_ATTEMPTS; attempt += 1) {
       try {
         const user = await this.prisma.$transaction(async (tx) => {
+          const username = input.username ?? (await this.freeUsername(tx, input.displayName));
           const created = await repo.create(
             tx,
             {
@@ -117,7 +126,7 @@ export class AccountsService {
             await enqueueMail(tx, created.email, mailTemplates.verifyEmail(created.displayName, this.links.webLink('verify-email', token)));
           }
           return created;
-        });
+        }, DERIVATION_TX);
         // No resend cooldown starts here: AUTH-7 would then answer differently for a fresh account.
         if (!input.emailVerified) this.onMailQueued();
         return user;
@@ -126,7 +135,10 @@ export class AccountsService {
         if (isUniqueViolation(err, 'google_sub')) throw new AppError('EMAIL_TAKEN', 'This account already exists.');
         if (isUniqueViolation(err, 'username')) {
           if (input.username) throw new AppError('USERNAME_TAKEN', 'This username is already taken.');
-          continue; // a concurrent registration took the derived name: derive again
+          // Derived names are serialised per base (freeUsername), so this is a name chosen through
+          // USR-7 or AUTH-5 (or a neighbouring base's suffix) committed meanwhile: derive again,
+          // the next derivation sees it.
+          continue;
         }
         throw err;
       }
@@ -153,8 +165,9 @@ export class AccountsService {
   }
 
   /**
-   * AUTH-7. The same answer (and the same cooldown) whether or not an unverified account has the
-   * address, so it cannot be used to find accounts.
+   * AUTH-7. The same answer, cooldown, work and time whether or not an unverified account has the
+   * address, so it cannot be used to find accounts: after the cooldown, one queued request (see
+   * `sendVerification`).
    */
   async resendVerification(email: string) {
     const cooldownKey = `auth:resend:${emailKey(email)}`;
@@ -164,18 +177,30 @@ export class AccountsService {
       const wait = ttl > 0 ? ttl : RESEND_COOLDOWN_SECONDS;
       throw new AppError('RESEND_COOLDOWN', `Wait ${wait} s before asking for another e-mail.`, { headers: { 'retry-after': String(wait) } });
     }
-    const found = await repo.findByEmail(this.prisma, email);
-    if (found && !found.addressVerified && found.user.email === email) {
-      await this.prisma.$transaction(async (tx) => {
-        const token = await oneTimeTokens.issue(tx, found.user.id, 'VERIFY_EMAIL', email);
-        await enqueueMail(tx, email, mailTemplates.verifyEmail(found.user.displayName, this.links.webLink('verify-email', token)));
-      });
-      this.onMailQueued();
-    }
+    await this.mailRequests.enqueue('VERIFY_EMAIL', email);
     return {
       message: 'If an unverified account uses this address, a new verification e-mail is on its way.',
       coolDown: RESEND_COOLDOWN_SECONDS,
     };
+  }
+
+  /**
+   * The queued part of AUTH-7: a new link when the address is the unverified primary address of
+   * an account, at most VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR per account (the registration
+   * mail included).
+   */
+  async sendVerification(email: string): Promise<MailRequestOutcome> {
+    const found = await repo.findByEmail(this.prisma, email);
+    if (!found || found.addressVerified || found.user.email !== email) return 'none';
+    const sent = await this.prisma.$transaction(async (tx) => {
+      const token = await oneTimeTokens.issueCapped(tx, found.user.id, 'VERIFY_EMAIL', email, this.config.VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR);
+      if (!token) return false;
+      await enqueueMail(tx, email, mailTemplates.verifyEmail(found.user.displayName, this.links.webLink('verify-email', token)));
+      return true;
+    });
+    if (!sent) return 'capped';
+    this.onMailQueued();
+    return 'sent';
   }
 
   /** AUTH-15. */
@@ -196,9 +221,16 @@ export class AccountsService {
     return { isAvailable: true, message: 'Available.', errorField: null };
   }
 
-  async freeUsername(displayName: string): Promise<string> {
+  /**
+   * R1 derivation inside the registering transaction. A transaction-scoped advisory lock on the
+   * base makes concurrent derivations of the same base take turns: each sees the names committed
+   * before it, so parallel registrations with one displayName get distinct suffixes instead of
+   * colliding on the unique index.
+   */
+  async freeUsername(tx: Prisma.TransactionClient, displayName: string): Promise<string> {
     const base = usernameBase(displayName);
-    const taken = new Set(await repo.usernamesLike(this.prisma, base));
+    await repo.lockUsernameBase(tx, base);
+    const taken = new Set(await repo.usernamesLike(tx, base));
     if (!taken.has(base)) return base;
     for (let n = 2; ; n += 1) {
       const candidate = `${base}-${n}`;

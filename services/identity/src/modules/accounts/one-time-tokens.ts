@@ -38,6 +38,18 @@ export const oneTimeTokens = {
     return token;
   },
 
+  /**
+   * `issue`, unless `perHour` tokens of this purpose were issued to the user within the last hour
+   * (then null: nothing is written). The user's row is locked first, so workers of several
+   * replicas count one after the other and the cap holds.
+   */
+  async issueCapped(tx: Prisma.TransactionClient, userId: number, purpose: TokenPurpose, email: string, perHour: number): Promise<string | null> {
+    await tx.$queryRaw`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
+    const recent = await tx.oneTimeToken.count({ where: { userId, purpose, createdAt: { gt: new Date(Date.now() - 3600_000) } } });
+    if (recent >= perHour) return null;
+    return oneTimeTokens.issue(tx, userId, purpose, email);
+  },
+
   /** The live token's row, marked used; null when unknown, expired, used or of another purpose. */
   async consume(db: Db, token: string, purposes: TokenPurpose[]) {
     const row = await db.oneTimeToken.findUnique({ where: { tokenHash: hashSecret(token) }, select: { id: true, userId: true, purpose: true, email: true, expiresAt: true, usedAt: true } });

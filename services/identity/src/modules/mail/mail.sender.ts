@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { PrismaClient } from '../../generated/prisma/client.js';
+import { DrainLoop } from './drain-loop.js';
 
 interface ClaimedMail {
   id: number;
@@ -36,59 +37,33 @@ export interface MailSenderOptions {
 export class MailSender {
   private readonly transport: Transporter;
   private readonly toFiles: boolean;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private wakeRequested = false;
-  private stopped = false;
+  private readonly loop: DrainLoop;
 
   constructor(private readonly options: MailSenderOptions) {
     this.toFiles = !options.smtpUrl;
     this.transport = options.smtpUrl
       ? nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as never)
       : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    this.loop = new DrainLoop(() => this.drain(), options.pollMs, (err) => options.logger.warn({ err }, 'mail outbox drain failed'));
   }
 
   start(): void {
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Called after a transaction that queued mail committed: send now instead of at the next poll. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.wakeRequested = true;
-      return;
-    }
-    this.schedule(0);
+    this.loop.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     this.transport.close();
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.drain()
-        .catch((err) => this.options.logger.warn({ err }, 'mail outbox drain failed'))
-        .finally(() => {
-          this.running = null;
-          const again = this.wakeRequested;
-          this.wakeRequested = false;
-          this.schedule(again ? 0 : this.options.pollMs);
-        });
-    }, ms);
-    this.timer.unref();
   }
 
   private async drain(): Promise<void> {
     for (;;) {
-      if (this.stopped) return;
+      if (this.loop.isStopped) return;
       const batch = await this.options.prisma.$queryRawUnsafe<ClaimedMail[]>(
         `UPDATE mail_outbox SET locked_until = now() + interval '${CLAIM_SECONDS} seconds', attempts = attempts + 1
          WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'PENDING' AND next_attempt_at <= now()

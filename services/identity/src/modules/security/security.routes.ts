@@ -1,6 +1,6 @@
 import { MessageResponseSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import { clientAddress, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import {
   ChangePasswordBodySchema,
   ForgotPasswordBodySchema,
@@ -11,12 +11,16 @@ import {
   VerifyEmailChangeBodySchema,
   VerifyEmailChangeQuerySchema,
 } from './security.schemas.js';
+import type { IdentityConfig } from '../../config.js';
+import { clientAddress } from '../../http/client-address.js';
+import { KNOWN_DEVICE_COOKIE } from '../sessions/known-devices.js';
+import { rememberDevice } from '../sessions/sessions.routes.js';
 import type { SecurityService } from './security.service.js';
 
 const bearer = [{ bearerAuth: [] }];
 const message = { 200: MessageResponseSchema };
 
-export const securityModule: FastifyPluginAsyncZod<{ security: SecurityService }> = async (app, { security }) => {
+export const securityModule: FastifyPluginAsyncZod<{ security: SecurityService; config: IdentityConfig }> = async (app, { security, config }) => {
   app.post(
     '/auth/forgot-password',
     { schema: { operationId: 'AUTH-8', summary: 'Start password recovery', tags: ['Authentication'], body: ForgotPasswordBodySchema, response: message } },
@@ -26,7 +30,12 @@ export const securityModule: FastifyPluginAsyncZod<{ security: SecurityService }
   app.post(
     '/auth/reset-password',
     { schema: { operationId: 'AUTH-9', summary: 'Reset password using token', tags: ['Authentication'], body: ResetPasswordBodySchema, response: message } },
-    async (request) => security.resetPassword(request.body.token, request.body.newPassword, request.body.logoutAll),
+    async (request, reply) => {
+      const { token, newPassword, logoutAll } = request.body;
+      const { message, knownDevice } = await security.resetPassword(token, newPassword, logoutAll, request.cookies[KNOWN_DEVICE_COOKIE] ?? null);
+      rememberDevice(reply, knownDevice, config);
+      return { message };
+    },
   );
 
   app.patch(

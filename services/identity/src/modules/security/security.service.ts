@@ -8,10 +8,11 @@ import { isUniqueViolation } from '../accounts/accounts.service.js';
 import { oneTimeTokens } from '../accounts/one-time-tokens.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../accounts/passwords.js';
 import { enqueueMail } from '../mail/mail.outbox.js';
+import type { MailRequestOutcome, MailRequests } from '../mail/mail-requests.js';
 import { mailTemplates } from '../mail/mail.templates.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
-import { emailKey } from '../sessions/secrets.js';
-import { hitLimit } from '../sessions/throttle.js';
+import type { KnownDevices } from '../sessions/known-devices.js';
+import { hitLimit, LoginThrottle } from '../sessions/throttle.js';
 
 const HOUR_MS = 3600_000;
 
@@ -28,25 +29,48 @@ export class SecurityService {
     private readonly redis: Redis,
     private readonly sessions: SessionsService,
     private readonly onMailQueued: () => void,
+    private readonly mailRequests: MailRequests,
+    private readonly throttle: LoginThrottle,
+    private readonly devices: KnownDevices,
   ) {}
 
-  /** AUTH-8: the same answer whether or not the address has an account; 5 per address per hour. */
+  /**
+   * AUTH-8: the same answer, the same work and so the same time whether or not the address has an
+   * account: after the per-address limit, one queued request (see `sendPasswordReset`).
+   */
   async forgotPassword(email: string, ip: string) {
     await hitLimit(this.redis, `auth:forgot:ip:${ip}`, this.config.FORGOT_PASSWORD_PER_ADDRESS_PER_HOUR, HOUR_MS, 'Too many password recovery requests; try again later.');
-    const found = await accounts.findByEmail(this.prisma, email);
-    // Admin accounts are managed in configuration; their passwords are not reset by mail.
-    if (found && found.user.role !== 'ADMIN') {
-      await this.prisma.$transaction(async (tx) => {
-        const token = await oneTimeTokens.issue(tx, found.user.id, 'RESET_PASSWORD', email);
-        await enqueueMail(tx, email, mailTemplates.resetPassword(found.user.displayName, this.links.webLink('change-password', token)));
-      });
-      this.onMailQueued();
-    }
+    await this.mailRequests.enqueue('RESET_PASSWORD', email);
     return { message: 'If an account uses this address, a password reset link is on its way.' };
   }
 
-  /** AUTH-9. The reset link also proves the address, so an unverified one becomes verified. */
-  async resetPassword(token: string, newPassword: string, logoutAll: boolean) {
+  /**
+   * The queued part of AUTH-8: a reset link for the account holding the address, at most
+   * RESET_MAILS_PER_ACCOUNT_PER_HOUR per account (any of its addresses), so rotating addresses or
+   * headers cannot flood its owner.
+   */
+  async sendPasswordReset(email: string): Promise<MailRequestOutcome> {
+    const found = await accounts.findByEmail(this.prisma, email);
+    // Admin accounts are managed in configuration; their passwords are not reset by mail.
+    if (!found || found.user.role === 'ADMIN') return 'none';
+    const sent = await this.prisma.$transaction(async (tx) => {
+      const token = await oneTimeTokens.issueCapped(tx, found.user.id, 'RESET_PASSWORD', email, this.config.RESET_MAILS_PER_ACCOUNT_PER_HOUR);
+      if (!token) return false;
+      await enqueueMail(tx, email, mailTemplates.resetPassword(found.user.displayName, this.links.webLink('change-password', token)));
+      return true;
+    });
+    if (!sent) return 'capped';
+    this.onMailQueued();
+    return 'sent';
+  }
+
+  /**
+   * AUTH-9. The reset link also proves the address, so an unverified one becomes verified; it
+   * proves control of the account too, so its failed-login backoff is lifted and this client
+   * becomes a known device (the way back in for an owner whose account is under attack). Returns
+   * the known-device token for the cookie.
+   */
+  async resetPassword(token: string, newPassword: string, logoutAll: boolean, presentedDevice: string | null) {
     const hashed = await this.prisma.$transaction(async (tx) => {
       const row = await oneTimeTokens.consume(tx, token, ['RESET_PASSWORD']);
       if (!row?.live) return null;
@@ -60,10 +84,15 @@ export class SecurityService {
       return user;
     }, { timeout: 15_000 });
     if (!hashed) throw new AppError('INVALID_TOKEN', 'This reset link is invalid or has expired.');
-    // The lock from failed logins is lifted: the owner just proved control of the address.
-    await this.redis.del(`auth:login-fail:acct:${emailKey(hashed.email)}`, `auth:login-lock:acct:${emailKey(hashed.email)}`).catch(() => undefined);
-    if (logoutAll) await this.sessions.revokeAllOf(hashed.id, 'password-reset');
-    return { message: 'Your password has been changed.' };
+    await this.throttle.clear(LoginThrottle.subject(hashed.id, hashed.email)).catch(() => undefined);
+    if (logoutAll) {
+      await this.sessions.revokeAllOf(hashed.id, 'password-reset');
+      // Devices that knew the old password may be the intruder's: they start over.
+      await this.devices.forgetAll(hashed.id);
+    }
+    const device = logoutAll ? null : await this.devices.find(presentedDevice);
+    const knownDevice = await this.devices.remember(hashed.id, device);
+    return { message: 'Your password has been changed.', knownDevice };
   }
 
   /** SEC-4: other sessions are revoked; the caller's stays. */

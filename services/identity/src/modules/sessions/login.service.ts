@@ -1,55 +1,88 @@
 import { AppError } from '@msp/errors';
 import type { PrismaClient } from '../../generated/prisma/client.js';
+import { loginAttempts } from '../../metrics.js';
 import { accountsRepository as accounts, type TokenUser } from '../accounts/accounts.repository.js';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../accounts/passwords.js';
+import type { KnownDevice, KnownDevices } from './known-devices.js';
 import { assertNotLocked, type ClientContext, type IssuedTokens, type SessionsService } from './sessions.service.js';
-import type { LoginThrottle } from './throttle.js';
+import { LoginThrottle, rateLimited } from './throttle.js';
 
 const BAD_CREDENTIALS = 'The e-mail address or password is wrong.';
 
+export interface LocalLogin {
+  issued: IssuedTokens;
+  /** A new known-device token for the cookie, or null to keep the presented one. */
+  knownDevice: string | null;
+}
+
 /**
- * AUTH-1 and MOD-1. Every attempt costs exactly one argon2 verification (against a dummy hash for
- * unknown addresses and password-less accounts), and the account's state (verified, banned, admin)
- * is only revealed after the right password, so answers and timings do not tell whether an
- * address has an account.
+ * AUTH-1 and MOD-1. Every attempt that is not refused by a limit costs exactly one argon2
+ * verification (against a dummy hash for unknown addresses and password-less accounts), and the
+ * account's state (verified, banned, admin) is only revealed after the right password, so answers
+ * and timings do not tell whether an address has an account.
  */
 export class LoginService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly sessions: SessionsService,
     private readonly throttle: LoginThrottle,
+    private readonly devices: KnownDevices,
   ) {}
 
   /** The user behind the e-mail and password, or 401/429 after counting the failure. */
-  async authenticate(email: string, password: string, ip: string): Promise<{ user: TokenUser; addressVerified: boolean }> {
-    await this.throttle.check(email, ip);
-    const found = await accounts.findByEmail(this.prisma, email);
+  async authenticate(
+    email: string,
+    password: string,
+    client: ClientContext,
+  ): Promise<{ user: TokenUser; addressVerified: boolean; presentedDevice: KnownDevice | null }> {
+    const [found, presentedDevice] = await Promise.all([accounts.findByEmail(this.prisma, email), this.devices.find(client.knownDevice)]);
+    const userId = found?.user.id ?? null;
+    const subject = LoginThrottle.subject(userId, email);
+    const trusted = await this.throttle.devicePasses(presentedDevice, userId);
+    if (!trusted) {
+      const refusal = await this.throttle.check(subject, client.ip);
+      if (refusal) {
+        loginAttempts.inc({ outcome: refusal.limit === 'address' ? 'throttled_address' : 'throttled_account' });
+        throw rateLimited(
+          refusal.retryMs,
+          refusal.limit === 'address'
+            ? 'Too many failed logins from this address; try again later.'
+            : 'Too many failed logins for this account; try again later, or reset the password.',
+        );
+      }
+    }
     const hash = found?.user.passwordHash ?? (await dummyHash());
     const ok = await verifyPassword(hash, password);
     if (!found || !found.user.passwordHash || !ok) {
-      await this.throttle.recordFailure(email, ip);
+      await this.throttle.recordFailure(subject, client.ip, trusted ? presentedDevice : null);
+      loginAttempts.inc({ outcome: 'invalid_credentials' });
       throw new AppError('INVALID_CREDENTIALS', BAD_CREDENTIALS);
     }
-    await this.throttle.recordSuccess(email, ip);
+    loginAttempts.inc({ outcome: 'success' });
+    await this.throttle.clear(subject, presentedDevice?.userId === found.user.id ? presentedDevice : null);
     if (needsRehash(found.user.passwordHash)) {
       const upgraded = await hashPassword(password);
       await this.prisma.user.update({ where: { id: found.user.id }, data: { passwordHash: upgraded }, select: { id: true } });
     }
-    return found;
+    return { ...found, presentedDevice };
   }
 
-  /** AUTH-1: listeners and artists with a verified address; admin accounts use MOD-1 only. */
-  async loginLocal(email: string, password: string, client: ClientContext): Promise<IssuedTokens> {
-    const { user, addressVerified } = await this.authenticate(email, password, client.ip);
+  /**
+   * AUTH-1: listeners and artists with a verified address; admin accounts use MOD-1 only. The
+   * device becomes (or stays) a known device of the account.
+   */
+  async loginLocal(email: string, password: string, client: ClientContext): Promise<LocalLogin> {
+    const { user, addressVerified, presentedDevice } = await this.authenticate(email, password, client);
     if (user.role === 'ADMIN') throw new AppError('INVALID_CREDENTIALS', BAD_CREDENTIALS);
     assertNotLocked(user);
     if (!addressVerified) throw new AppError('EMAIL_NOT_VERIFIED', 'Verify your e-mail address before logging in.');
-    return this.sessions.start(user, client, { refreshable: true });
+    const issued = await this.sessions.start(user, client, { refreshable: true });
+    return { issued, knownDevice: await this.devices.remember(user.id, presentedDevice) };
   }
 
   /** MOD-1: admin accounts only; a 30-minute token and no refresh token (R13). */
   async loginAdmin(email: string, password: string, client: ClientContext) {
-    const { user } = await this.authenticate(email, password, client.ip);
+    const { user } = await this.authenticate(email, password, client);
     if (user.role !== 'ADMIN') throw new AppError('INVALID_CREDENTIALS', BAD_CREDENTIALS);
     const issued = await this.sessions.start(user, client, { refreshable: false });
     return {

@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AdminLoginResponseSchema, LoginResponseSchema, MessageResponseSchema } from '@msp/contracts';
-import { callerFrom, clientAddress, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { IdentityConfig } from '../../config.js';
+import { clientAddress } from '../../http/client-address.js';
+import { KNOWN_DEVICE_COOKIE, KNOWN_DEVICE_TTL_SECONDS } from './known-devices.js';
 import type { LoginService } from './login.service.js';
 import { LoginBodySchema, RefreshBodySchema } from './sessions.schemas.js';
 import type { ClientContext, IssuedTokens, SessionsService } from './sessions.service.js';
@@ -12,7 +14,22 @@ const COOKIE_PATH = '/api/auth';
 
 export function clientOf(request: FastifyRequest, deviceInfo?: ClientContext['deviceInfo']): ClientContext {
   const ua = request.headers['user-agent'];
-  return { ip: clientAddress(request), userAgent: typeof ua === 'string' ? ua : '', deviceInfo };
+  return { ip: clientAddress(request), userAgent: typeof ua === 'string' ? ua : '', deviceInfo, knownDevice: request.cookies[KNOWN_DEVICE_COOKIE] ?? null };
+}
+
+/**
+ * Marks the client as a known device of the account it just proved (AUTH-1, AUTH-9): an HttpOnly
+ * cookie on the auth paths only, so it travels with login and reset requests and nowhere else.
+ */
+export function rememberDevice(reply: FastifyReply, token: string | null, config: IdentityConfig): void {
+  if (!token) return;
+  reply.setCookie(KNOWN_DEVICE_COOKIE, token, {
+    path: COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'lax',
+    maxAge: KNOWN_DEVICE_TTL_SECONDS,
+    secure: config.NODE_ENV === 'production',
+  });
 }
 
 export function wantsBodyDelivery(request: FastifyRequest): boolean {
@@ -72,7 +89,10 @@ export const sessionsModule: FastifyPluginAsyncZod<{ sessions: SessionsService; 
     },
     async (request, reply) => {
       const { email, password, deviceInfo } = request.body;
-      return deliverTokens(request, reply, await login.loginLocal(email, password, clientOf(request, deviceInfo)), config);
+      const { issued, knownDevice } = await login.loginLocal(email, password, clientOf(request, deviceInfo));
+      const body = deliverTokens(request, reply, issued, config);
+      rememberDevice(reply, knownDevice, config);
+      return body;
     },
   );
 

@@ -13,6 +13,8 @@ export interface ClientContext {
   ip: string;
   userAgent: string;
   deviceInfo?: DeviceInfo | null;
+  /** The known-device cookie the client sent, if any (KnownDevices). */
+  knownDevice?: string | null;
 }
 
 export interface IssuedTokens {

@@ -1,0 +1,105 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import { mailRequests as requestsMetric } from '../../metrics.js';
+import { DrainLoop } from './drain-loop.js';
+
+/** VERIFY_EMAIL: AUTH-7; RESET_PASSWORD: AUTH-8. */
+export type MailRequestKind = 'VERIFY_EMAIL' | 'RESET_PASSWORD';
+/** sent: a mail was queued; capped: the account's hourly cap was reached; none: no mail is due (no such account, ...). */
+export type MailRequestOutcome = 'sent' | 'capped' | 'none';
+export type MailRequestHandler = (email: string) => Promise<MailRequestOutcome>;
+
+interface ClaimedRequest {
+  id: number;
+  kind: string;
+  email: string;
+  attempts: number;
+}
+
+const BATCH = 20;
+/** A claimed request is retried by any replica after this long if its worker died mid-way. */
+const CLAIM_SECONDS = 60;
+
+export interface MailRequestsOptions {
+  prisma: PrismaClient;
+  logger: FastifyBaseLogger;
+  pollMs: number;
+  maxAttempts: number;
+}
+
+/**
+ * The queue behind AUTH-7 and AUTH-8. A request does the same work whatever the address: one
+ * insert here (after its rate limit), then it answers. Looking the account up, applying the
+ * per-account cap, issuing the token and queueing the mail happen in this worker, so neither the
+ * answer nor its timing tells whether an address has an account. Rows are claimed with
+ * `FOR UPDATE SKIP LOCKED` (safe with many replicas), deleted once handled (they hold an
+ * address), retried with backoff on failure and dropped after `maxAttempts`.
+ */
+export class MailRequests {
+  private readonly handlers = new Map<MailRequestKind, MailRequestHandler>();
+  private readonly loop: DrainLoop;
+
+  constructor(private readonly options: MailRequestsOptions) {
+    this.loop = new DrainLoop(() => this.drain(), options.pollMs, (err) => options.logger.warn({ err }, 'mail request drain failed'));
+  }
+
+  handle(kind: MailRequestKind, handler: MailRequestHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /**
+   * Not followed by a wake-up: the worker picks requests up at its next poll (MAIL_POLL_MS), so
+   * its work, which differs for known and unknown addresses, is not tied in time to the answer
+   * of the request that caused it.
+   */
+  async enqueue(kind: MailRequestKind, email: string): Promise<void> {
+    await this.options.prisma.mailRequest.create({ data: { kind, email }, select: { id: true } });
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      if (this.loop.isStopped) return;
+      const batch = await this.options.prisma.$queryRawUnsafe<ClaimedRequest[]>(
+        `UPDATE mail_requests SET locked_until = now() + interval '${CLAIM_SECONDS} seconds', attempts = attempts + 1
+         WHERE id IN (SELECT id FROM mail_requests WHERE next_attempt_at <= now()
+                      AND (locked_until IS NULL OR locked_until < now())
+                      ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+         RETURNING id, kind, email, attempts`,
+      );
+      if (batch.length === 0) return;
+      // One at a time, in request order: requests for one account are then counted in order.
+      for (const request of batch.sort((a, b) => a.id - b.id)) await this.process(request);
+    }
+  }
+
+  private async process(request: ClaimedRequest): Promise<void> {
+    const { prisma, logger } = this.options;
+    const handler = this.handlers.get(request.kind as MailRequestKind);
+    try {
+      if (!handler) throw new Error(`no handler for mail request kind ${request.kind}`);
+      const outcome = await handler(request.email);
+      requestsMetric.inc({ kind: request.kind, outcome });
+      await prisma.mailRequest.delete({ where: { id: request.id }, select: { id: true } });
+    } catch (err) {
+      const dropped = request.attempts >= this.options.maxAttempts;
+      logger.warn({ err: (err as Error).message, mailRequestId: request.id, kind: request.kind, attempt: request.attempts, dropped }, 'mail request failed');
+      if (dropped) {
+        await prisma.mailRequest.delete({ where: { id: request.id }, select: { id: true } });
+        return;
+      }
+      await prisma.mailRequest.update({
+        where: { id: request.id },
+        data: { nextAttemptAt: new Date(Date.now() + Math.min(600_000, 1000 * 2 ** request.attempts)), lockedUntil: null },
+        select: { id: true },
+      });
+    }
+  }
+}
