@@ -8,7 +8,7 @@ import { AppError, type FieldError } from '@msp/errors';
  * - query strings: invalid percent-encodings, NUL and lone UTF-16 surrogates → 400 naming the
  *   parameter (never a 500 from a decoder or the database);
  * - path parameters: the same characters → 400 (bad escapes are answered by `frameworkErrors`);
- * - JSON bodies: nesting deeper than MAX_JSON_DEPTH → 400 before JSON.parse; `__proto__` and
+ * - JSON bodies: an empty body is no body; nesting deeper than MAX_JSON_DEPTH → 400 before JSON.parse; `__proto__` and
  *   `constructor.prototype` keys refused; every string (and key) containing NUL or a lone
  *   surrogate → 400 VALIDATION_FAILED with the field's dotted path. Refused, not cleaned: silently
  *   changing what a user wrote (a title, a password) is worse than telling them.
@@ -119,7 +119,9 @@ function hasPrototypeKeys(value: unknown): boolean {
 
 /** Parses a JSON body under the discipline above; throws AppError (400) for every refusal. */
 export function parseJsonBody(text: string): unknown {
-  if (text.length === 0) throw new AppError('MALFORMED_REQUEST', 'The request body is empty.');
+  // Clients commonly send Content-Type: application/json with no body on body-less writes (follow,
+  // like, logout): that is no body; a route whose schema needs one answers 400 VALIDATION_FAILED.
+  if (text.trim() === '') return undefined;
   if (jsonDepthExceeds(text)) {
     throw new AppError('MALFORMED_REQUEST', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   }

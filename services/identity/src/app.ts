@@ -4,7 +4,6 @@ import { createServiceApp } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { IdentityConfig } from './config.js';
 import { Links } from './links.js';
-import { parseJsonBody } from './json-body.js';
 import { keysModule } from './modules/keys/keys.routes.js';
 import { SigningKeyService } from './modules/keys/keys.service.js';
 import { accountsModule } from './modules/accounts/accounts.routes.js';
@@ -50,14 +49,6 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   redis.on('error', (err) => app.log.warn({ err: err.message }, 'identity redis error'));
   stopOnClose({ stop: async () => void redis.disconnect() });
 
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
-    } catch (err) {
-      done(err as Error, undefined);
-    }
-  });
   await app.register(cookie);
 
   const links = new Links(config);

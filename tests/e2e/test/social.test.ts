@@ -13,6 +13,7 @@ import {
 } from '@msp/events';
 import { ErrorResponseSchema, INTERNAL_ROUTES, TrackSchema } from '@msp/contracts';
 import { waitFor } from '@msp/testing';
+import { internalCallHeaders } from '@msp/http';
 import type { buildApp as buildIdentity } from '@msp/identity';
 import type { buildApp as buildCatalog } from '@msp/catalog';
 import type { buildApp as buildSocial } from '@msp/social';
@@ -161,7 +162,7 @@ describe('internal engagement route: flags of a page in one call', () => {
     try {
       res = await fetch(`${fleet.urlOf('social')}${INTERNAL_ROUTES.engagement}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...internalCallHeaders() },
         body: JSON.stringify({ viewerId: LISTENERS[99], trackIds: [TRACK, ...Array.from({ length: 49 }, (_, i) => 9000 + i)] }),
       });
     } finally {
@@ -215,7 +216,7 @@ describe('R7 blocking end to end (BLK-1, FOL-1, lists, likers, comments, relatio
 
     const rel = await fetch(`${fleet.urlOf('social')}${INTERNAL_ROUTES.relationships}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...internalCallHeaders() },
       body: JSON.stringify({ viewerId: bob, userIds: [alice, carol] }),
     });
     const items = ((await rel.json()) as { items: Array<{ userId: number }> }).items;

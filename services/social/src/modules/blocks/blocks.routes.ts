@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import { MessageResponseSchema, pageSchema, PageQuerySchema, UserSummarySchema } from '@msp/contracts';
 import { requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
-import { acceptEmptyJsonBody } from '../http/empty-json-body.js';
 import { UserRefSchema } from '../users/user-ref.js';
 import type { BlocksService } from './blocks.service.js';
 
 const params = z.object({ userId: UserRefSchema });
 
 export const blocksModule: FastifyPluginAsyncZod<{ blocks: BlocksService }> = async (app, { blocks }) => {
-  acceptEmptyJsonBody(app);
   app.post(
     '/users/:userId/block',
     { schema: { operationId: 'BLK-1', summary: 'Block a user', tags: ['Block'], params, response: { 200: MessageResponseSchema } } },

@@ -7,7 +7,6 @@ import {
   UserSummarySchema,
 } from '@msp/contracts';
 import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
-import { acceptEmptyJsonBody } from '../http/empty-json-body.js';
 import type { EngagementService } from './engagement.service.js';
 
 const trackParams = IdParamSchema('trackId');
@@ -19,7 +18,6 @@ const tags = ['Engagement'];
 
 /** ENG-1 … ENG-12: likes and reposts of tracks and playlists, and who made them. */
 export const engagementModule: FastifyPluginAsyncZod<{ engagement: EngagementService }> = async (app, { engagement: svc }) => {
-  acceptEmptyJsonBody(app);
 
   app.post('/tracks/:trackId/like', { schema: { operationId: 'ENG-1', summary: 'Like a track', tags, params: trackParams, response: like } },
     async (req) => svc.like('TRACK', req.params.trackId, requireCaller(req), true, String(req.id)));

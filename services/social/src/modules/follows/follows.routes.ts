@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { coercedNumber, FollowResponseSchema, MAX_PAGE_SIZE, pageSchema, PageQuerySchema, UserSummarySchema } from '@msp/contracts';
 import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
-import { acceptEmptyJsonBody } from '../http/empty-json-body.js';
 import { UserRefSchema } from '../users/user-ref.js';
 import type { FollowsService } from './follows.service.js';
 
@@ -12,7 +11,6 @@ const followResponse = { 200: FollowResponseSchema };
 const suggestedQuery = PageQuerySchema.extend({ limit: coercedNumber(z.number().int().min(1).max(MAX_PAGE_SIZE)).optional() });
 
 export const followsModule: FastifyPluginAsyncZod<{ follows: FollowsService }> = async (app, { follows }) => {
-  acceptEmptyJsonBody(app);
   app.get(
     '/users/:userId/followers',
     {
