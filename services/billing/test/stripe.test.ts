@@ -263,6 +263,41 @@ describe('SUB-5 webhook', () => {
     expect(await storedEvents()).toBe(before);
   });
 
+  it('retries an event whose processing failed, from the stored event, and applies it once', async () => {
+    // The first write of this user's subscription fails (a sequence survives the rollback).
+    await app.infra.prisma.$executeRawUnsafe(`CREATE SEQUENCE fail_once_2108`);
+    await app.infra.prisma.$executeRawUnsafe(`
+      CREATE FUNCTION fail_once_2108() RETURNS trigger AS $$
+      BEGIN
+        IF NEW.user_id = 2108 AND nextval('fail_once_2108') = 1 THEN RAISE EXCEPTION 'injected failure'; END IF;
+        RETURN NEW;
+      END $$ LANGUAGE plpgsql`);
+    await app.infra.prisma.$executeRawUnsafe(
+      `CREATE TRIGGER fail_once_2108 BEFORE INSERT OR UPDATE ON subscriptions FOR EACH ROW EXECUTE FUNCTION fail_once_2108()`,
+    );
+    try {
+      const { session } = await paidCheckout(2108);
+      const event = stripe.event('checkout.session.completed', session);
+      expect((await deliver(event)).statusCode).toBe(200);
+      const failed = await waitFor(async () => {
+        const row = await app.infra.prisma.providerEvent.findUnique({ where: { id: String(event.id) } });
+        return row && row.attempts === 1 ? row : undefined;
+      });
+      expect(failed).toMatchObject({ processedAt: null, lastError: expect.stringContaining('injected failure') });
+      const applied = await waitFor(
+        async () => {
+          const row = await app.infra.prisma.providerEvent.findUnique({ where: { id: String(event.id) } });
+          return row?.processedAt ? row : undefined;
+        },
+        { timeoutMs: 8000, message: 'not retried' },
+      );
+      expect(applied).toMatchObject({ outcome: 'applied', attempts: 2, lastError: null });
+      expect(await app.infra.prisma.subscription.count({ where: { userId: 2108 } })).toBe(1);
+    } finally {
+      await app.infra.prisma.$executeRawUnsafe(`DROP TRIGGER fail_once_2108 ON subscriptions`);
+    }
+  });
+
   it('applies an event received before a restart after the restart, once', async () => {
     const { session, subscription } = await paidCheckout(2107);
     await deliver(stripe.event('checkout.session.completed', session));
