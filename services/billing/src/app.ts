@@ -27,7 +27,7 @@ export async function buildApp(config: BillingConfig, options: { logger?: boolea
   const stripe = new StripeClient(config);
   const subscriptions = new SubscriptionsService(infra.prisma, stripe);
   const webhookEvents = new WebhooksRepository(infra.prisma);
-  const webhookWorker = stopOnClose(new WebhookWorker(infra.prisma, webhookEvents, subscriptions.sync, app.log, config.WEBHOOK_POLL_MS));
+  const webhookWorker = stopOnClose(new WebhookWorker(infra.prisma, webhookEvents, subscriptions.sync, app.log, config.WEBHOOK_POLL_MS, config.WEBHOOK_RETENTION_DAYS * 86_400_000));
   const webhooks = new WebhooksService(stripe, webhookEvents, () => webhookWorker.kick());
 
   await app.register(subscriptionsModule, { prefix: '/api', subscriptions });

@@ -35,6 +35,11 @@ export const configShape = {
   STRIPE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** R17: a signature older than this is refused. */
   STRIPE_WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  /**
+   * Processed webhook events are kept this long (their ids catch redeliveries): longer than the
+   * 3 days Stripe keeps retrying an event.
+   */
+  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(4).max(3650).default(30),
   /** How often the webhook worker looks for stored events (receipt also wakes it at once). */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
 } as const;

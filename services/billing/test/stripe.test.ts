@@ -127,6 +127,18 @@ describe('SUB-2 checkout', () => {
     expect(stripe.requests.length).toBe(before);
   });
 
+  it('gives the user a new customer when the stored one no longer exists at Stripe', async () => {
+    expect((await call('POST', '/api/subscription/checkout', 2005)).statusCode).toBe(200);
+    const lost = stripe.customerOfUser(2005)!;
+    stripe.customers.delete(lost.id);
+    const res = await call('POST', '/api/subscription/checkout', 2005);
+    expect(res.statusCode, res.body).toBe(200);
+    const replacement = stripe.customerOfUser(2005)!;
+    expect(replacement.id).not.toBe(lost.id);
+    expect(stripe.requestsTo('POST', '/v1/checkout/sessions').at(-1)!.body.customer).toBe(replacement.id);
+    expect((await app.infra.prisma.billingCustomer.findUnique({ where: { userId: 2005 } }))?.providerCustomerId).toBe(replacement.id);
+  });
+
   it('answers 502 PROVIDER_ERROR when Stripe fails', async () => {
     stripe.failNext(500);
     stripe.failNext(500);
@@ -307,6 +319,15 @@ describe('SUB-5 webhook', () => {
     const created = stripe.event('customer.subscription.created', subscription);
     expect((await deliver(created)).statusCode).toBe(200);
     expect((await app.infra.prisma.providerEvent.findUnique({ where: { id: String(created.id) } }))?.processedAt).toBeNull();
+    // Retention: a processed event older than WEBHOOK_RETENTION_DAYS is forgotten at start, an
+    // unprocessed one never.
+    const longAgo = new Date(Date.now() - 40 * 86_400_000);
+    await app.infra.prisma.providerEvent.createMany({
+      data: [
+        { id: 'evt_old_processed', type: 'invoice.paid', createdAt: longAgo, payload: {}, receivedAt: longAgo, processedAt: longAgo, outcome: 'applied' },
+        { id: 'evt_old_waiting', type: 'invoice.paid', createdAt: longAgo, payload: {}, receivedAt: longAgo, nextAttemptAt: new Date(Date.now() + 86_400_000) },
+      ],
+    });
     await app.close();
 
     app = await buildApp(loadBillingConfig(appEnv()), { logger: false });
@@ -315,6 +336,7 @@ describe('SUB-5 webhook', () => {
     const stored = await app.infra.prisma.providerEvent.findUnique({ where: { id: String(created.id) } });
     expect(stored).toMatchObject({ outcome: 'applied', attempts: 1 });
     expect(await tierEvents(2107)).toHaveLength(1);
+    expect((await app.infra.prisma.providerEvent.findMany({ where: { id: { startsWith: 'evt_old_' } } })).map((e) => e.id)).toEqual(['evt_old_waiting']);
   });
 });
 

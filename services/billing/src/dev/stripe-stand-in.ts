@@ -91,6 +91,7 @@ class StandInError extends Error {
     readonly status: number,
     readonly type: string,
     message: string,
+    readonly extra: { code?: string; param?: string } = {},
   ) {
     super(message);
   }
@@ -343,7 +344,7 @@ export class StripeStandIn {
       send(200, answer);
     } catch (err) {
       const e = err instanceof StandInError ? err : new StandInError(500, 'api_error', (err as Error).message);
-      send(e.status, { error: { type: e.type, message: e.message } });
+      send(e.status, { error: { type: e.type, message: e.message, ...e.extra } });
     }
   }
 
@@ -365,7 +366,7 @@ export class StripeStandIn {
 
   private found(map: Map<string, StripeObject>, id: string, kind: string): StripeObject {
     const object = map.get(id);
-    if (!object) throw new StandInError(404, 'invalid_request_error', `No such ${kind}: '${id}'`);
+    if (!object) throw new StandInError(404, 'invalid_request_error', `No such ${kind}: '${id}'`, { code: 'resource_missing', param: 'id' });
     return { ...object };
   }
 
@@ -386,7 +387,7 @@ export class StripeStandIn {
   private createSession(body: Record<string, unknown>): StripeObject {
     if (body.mode !== 'subscription') throw new StandInError(400, 'invalid_request_error', 'The stand-in supports subscription mode only.');
     if (typeof body.customer === 'string' && !this.customers.has(body.customer)) {
-      throw new StandInError(400, 'invalid_request_error', `No such customer: '${body.customer}'`);
+      throw new StandInError(400, 'invalid_request_error', `No such customer: '${body.customer}'`, { code: 'resource_missing', param: 'customer' });
     }
     const id = `cs_test_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
     const session: StripeObject = {

@@ -5,6 +5,13 @@ import { stripeApiAddress, type BillingConfig } from '../../config.js';
 /** What billing needs of a provider subscription after SUB-3/SUB-4. */
 export type ProviderSubscription = Stripe.Subscription;
 
+/** The stored customer no longer exists at the provider (deleted there, or a restarted stand-in). */
+export class MissingCustomerError extends Error {
+  constructor(readonly customerId: string) {
+    super(`No such customer: ${customerId}`);
+  }
+}
+
 /**
  * The only code that talks to Stripe: the official library, pointed by configuration at Stripe
  * or at the local stand-in. Provider failures become 502 PROVIDER_ERROR; signature problems
@@ -24,19 +31,22 @@ export class StripeClient {
     });
   }
 
-  /** Creates the user's customer; the key makes a retry (or a racing request) get the same one. */
-  async createCustomer(userId: number): Promise<string> {
-    const customer = await this.call(() =>
-      this.stripe.customers.create({ metadata: { userId: String(userId) } }, { idempotencyKey: `msp-customer-user-${userId}` }),
-    );
+  /**
+   * Creates the user's customer; the key makes a retry (or a racing request) get the same one.
+   * `replacing` names a customer that vanished at the provider, so its replacement gets a new key.
+   */
+  async createCustomer(userId: number, replacing?: string): Promise<string> {
+    const idempotencyKey = `msp-customer-user-${userId}${replacing ? `-after-${replacing}` : ''}`;
+    const customer = await this.call(() => this.stripe.customers.create({ metadata: { userId: String(userId) } }, { idempotencyKey }));
     return customer.id;
   }
 
   /** R17: a subscription-mode Checkout Session for the Pro price, returning to the web app. */
   async createCheckoutSession(userId: number, customerId: string): Promise<{ id: string; url: string }> {
     const web = this.config.WEB_BASE_URL.replace(/\/+$/, '');
-    const session = await this.call(() =>
-      this.stripe.checkout.sessions.create({
+    const session = await this.call(
+      () =>
+        this.stripe.checkout.sessions.create({
         mode: 'subscription',
         customer: customerId,
         client_reference_id: String(userId),
@@ -48,6 +58,7 @@ export class StripeClient {
         subscription_data: { metadata: { userId: String(userId) } },
         metadata: { userId: String(userId) },
       }),
+      (err) => (isMissing(err, 'customer') ? new MissingCustomerError(customerId) : null),
     );
     if (!session.url) throw new AppError('PROVIDER_ERROR', 'The payment provider returned no checkout URL.');
     return { id: session.id, url: session.url };
@@ -75,12 +86,18 @@ export class StripeClient {
     }
   }
 
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
+  private async call<T>(fn: () => Promise<T>, special?: (err: unknown) => Error | null): Promise<T> {
     try {
       return await fn();
     } catch (err) {
       if (err instanceof AppError) throw err;
+      const mapped = special?.(err);
+      if (mapped) throw mapped;
       throw new AppError('PROVIDER_ERROR', 'The payment provider could not be reached or refused the request; try again.', { cause: err });
     }
   }
+}
+
+function isMissing(err: unknown, param: string): boolean {
+  return err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'resource_missing' && err.param === param;
 }

@@ -81,6 +81,11 @@ export class SubscriptionsRepository {
     return this.prisma.billingCustomer.findUnique({ where: { userId }, select: { providerCustomerId: true } }).then((r) => r?.providerCustomerId ?? null);
   }
 
+  /** Swaps a customer that vanished at the provider for its replacement (only if still stored). */
+  async replaceCustomer(userId: number, previous: string, replacement: string): Promise<void> {
+    await this.prisma.billingCustomer.updateMany({ where: { userId, providerCustomerId: previous }, data: { providerCustomerId: replacement } });
+  }
+
   /** Keeps the first customer stored for the user; answers the one that is stored. */
   async saveCustomer(userId: number, providerCustomerId: string): Promise<string> {
     await this.prisma.billingCustomer.createMany({ data: [{ userId, providerCustomerId }], skipDuplicates: true });

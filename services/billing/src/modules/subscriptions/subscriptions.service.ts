@@ -1,7 +1,7 @@
 import type { CheckoutSession, InternalSubscription, SubscriptionChangeResult, SubscriptionStatusResponse } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import type { StripeClient } from '../payments/stripe.client.js';
+import { MissingCustomerError, type StripeClient } from '../payments/stripe.client.js';
 import { subscriptionChange } from '../webhooks/provider-events.js';
 import { isProStatus, toSubscriptionStatus } from './subscription-status.mapper.js';
 import { SubscriptionSync } from './subscription-sync.service.js';
@@ -46,8 +46,17 @@ export class SubscriptionsService {
       throw new AppError('SUBSCRIPTION_ALREADY_ACTIVE', 'You already have an active Pro subscription.');
     }
     const customerId = (await this.repo.findCustomer(userId)) ?? (await this.repo.saveCustomer(userId, await this.stripe.createCustomer(userId)));
-    const session = await this.stripe.createCheckoutSession(userId, customerId);
-    return { checkoutUrl: session.url, sessionId: session.id };
+    try {
+      const session = await this.stripe.createCheckoutSession(userId, customerId);
+      return { checkoutUrl: session.url, sessionId: session.id };
+    } catch (err) {
+      if (!(err instanceof MissingCustomerError)) throw err;
+      // The customer is gone at the provider: the user gets a new one, once.
+      const replacement = await this.stripe.createCustomer(userId, customerId);
+      await this.repo.replaceCustomer(userId, customerId, replacement);
+      const session = await this.stripe.createCheckoutSession(userId, replacement);
+      return { checkoutUrl: session.url, sessionId: session.id };
+    }
   }
 
   /** SUB-3: cancel at the period end; access stays until then (R17). */

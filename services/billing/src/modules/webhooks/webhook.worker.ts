@@ -5,6 +5,7 @@ import { changeOf, ProviderEventSchema } from './provider-events.js';
 import type { WebhooksRepository } from './webhooks.repository.js';
 
 const MAX_BACKOFF_MS = 10 * 60 * 1000;
+const PURGE_EVERY_MS = 10 * 60 * 1000;
 
 /** Retry delay after `attempts` failures: 1 s, 2 s, 4 s, ... capped at 10 min; never given up. */
 export function backoffMs(attempts: number): number {
@@ -22,6 +23,7 @@ export class WebhookWorker {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = true;
+  private lastPurge = 0;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -29,6 +31,7 @@ export class WebhookWorker {
     private readonly sync: SubscriptionSync,
     private readonly logger: FastifyBaseLogger,
     private readonly pollMs: number,
+    private readonly retentionMs: number,
   ) {}
 
   start(): void {
@@ -65,6 +68,7 @@ export class WebhookWorker {
   }
 
   private async drain(): Promise<void> {
+    await this.purge();
     while (!this.stopped) {
       let more = false;
       try {
@@ -74,6 +78,17 @@ export class WebhookWorker {
         return;
       }
       if (!more) return;
+    }
+  }
+
+  private async purge(): Promise<void> {
+    if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = Date.now();
+    try {
+      const purged = await this.repo.purgeProcessed(new Date(Date.now() - this.retentionMs));
+      if (purged > 0) this.logger.info({ purged }, 'old provider events purged');
+    } catch (err) {
+      this.logger.warn({ err }, 'provider event purge failed');
     }
   }
 

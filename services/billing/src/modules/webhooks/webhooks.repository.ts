@@ -46,4 +46,10 @@ export class WebhooksRepository {
       data: { attempts: { increment: 1 }, lastError: error.slice(0, 1000), nextAttemptAt: new Date(Date.now() + delayMs) },
     });
   }
+
+  /** Forgets processed events received before `before`; unprocessed ones are always kept. */
+  async purgeProcessed(before: Date): Promise<number> {
+    const { count } = await this.prisma.providerEvent.deleteMany({ where: { processedAt: { not: null }, receivedAt: { lt: before } } });
+    return count;
+  }
 }
