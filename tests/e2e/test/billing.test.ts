@@ -358,6 +358,12 @@ describe('SUB-2, SUB-3, SUB-4 and SUB-5 refusals', () => {
     }
   });
 
+  it('SUB-2 accepts a request without a body', async () => {
+    const res = await fleet.fetch('/api/subscription/checkout', { method: 'POST', headers: bearer(cyd.accessToken) });
+    expect(res.status).toBe(200);
+    expect(CheckoutSessionSchema.strict().parse(await res.json()).sessionId).toMatch(/^cs_test_/);
+  });
+
   it('answers bad input with a 4xx ErrorResponse, never 500', async () => {
     const cases: Array<[string, RequestInit, number]> = [
       ['/api/subscription/checkout', json({ plan: 'gold' }, bearer(cyd.accessToken)), 400],
