@@ -97,7 +97,7 @@ async function subscribe(user: User): Promise<StripeObject> {
   const { session, subscription } = stripe.completeCheckout(sessionId);
   expect((await deliver(stripe.event('checkout.session.completed', session))).status).toBe(200);
   expect((await deliver(stripe.event('customer.subscription.created', subscription))).status).toBe(200);
-  await waitFor(async () => (await subscriptionStatus(user)).status === 'active', { message: `user ${user.userId} not active` });
+  await waitFor(async () => (await subscriptionStatus(user)).status === 'active', { timeoutMs: 10_000, message: `user ${user.userId} not active` });
   return subscription;
 }
 
@@ -224,15 +224,15 @@ describe('SUB-2 → SUB-5 → Pro everywhere (R17, R12)', () => {
     const status = await waitFor(async () => {
       const s = await subscriptionStatus(ann);
       return s.status === 'active' ? s : undefined;
-    }, { message: 'subscription not active' });
+    }, { timeoutMs: 10_000, message: 'subscription not active' });
     expect(status).toMatchObject({ status: 'active', plan: 'pro', tier: 'PRO', cancelAtPeriodEnd: false });
     expect(status.currentPeriodEnd).toBeGreaterThan(Date.now() / 1000);
-    await waitFor(async () => (await publicTier(ann)) === 'PRO', { message: 'USR-15 not PRO' });
+    await waitFor(async () => (await publicTier(ann)) === 'PRO', { timeoutMs: 15_000, message: 'USR-15 not PRO' });
     expect(await refresh(ann)).toBe('PRO');
-  });
+  }, 60_000);
 
   it('lets the Pro user upload past the free quota and use TRK-19', async () => {
-    await waitFor(async () => (await download(ann, tracks[0]!)).status === 200, { message: 'TRK-19 still refused' });
+    await waitFor(async () => (await download(ann, tracks[0]!)).status === 200, { timeoutMs: 15_000, message: 'TRK-19 still refused' });
     const res = await download(ann, tracks[0]!);
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename=".+\.wav"$/);
     expect(Buffer.from(await res.arrayBuffer()).subarray(0, 4).toString('latin1')).toBe('RIFF');
@@ -254,7 +254,7 @@ describe('SUB-2 → SUB-5 → Pro everywhere (R17, R12)', () => {
   it('invoice.payment_failed → past_due, still PRO', async () => {
     const pastDue = stripe.updateSubscription(subscription.id, { status: 'past_due' });
     expect((await deliver(stripe.event('invoice.payment_failed', stripe.invoiceFor(pastDue, 'open')))).status).toBe(200);
-    await waitFor(async () => (await subscriptionStatus(ann)).status === 'past_due');
+    await waitFor(async () => (await subscriptionStatus(ann)).status === 'past_due', { timeoutMs: 10_000 });
     expect(await subscriptionStatus(ann)).toMatchObject({ status: 'past_due', plan: 'pro', tier: 'PRO' });
     expect((await download(ann, tracks[0]!)).status).toBe(200);
   });
@@ -262,17 +262,17 @@ describe('SUB-2 → SUB-5 → Pro everywhere (R17, R12)', () => {
   it('customer.subscription.deleted → cancelled and FREE: uploads over the quota refused, tracks kept', async () => {
     const ended = stripe.updateSubscription(subscription.id, { status: 'canceled' });
     expect((await deliver(stripe.event('customer.subscription.deleted', ended))).status).toBe(200);
-    await waitFor(async () => (await subscriptionStatus(ann)).status === 'cancelled');
+    await waitFor(async () => (await subscriptionStatus(ann)).status === 'cancelled', { timeoutMs: 10_000 });
     expect(await subscriptionStatus(ann)).toMatchObject({ status: 'cancelled', plan: 'free', tier: 'FREE' });
-    await waitFor(async () => (await publicTier(ann)) === 'FREE', { message: 'USR-15 still PRO' });
-    await waitFor(async () => (await download(ann, tracks[0]!)).status === 403, { message: 'TRK-19 still allowed' });
+    await waitFor(async () => (await publicTier(ann)) === 'FREE', { timeoutMs: 15_000, message: 'USR-15 still PRO' });
+    await waitFor(async () => (await download(ann, tracks[0]!)).status === 403, { timeoutMs: 15_000, message: 'TRK-19 still allowed' });
     expect(await refresh(ann)).toBe('FREE');
     const over = await upload(ann, 'After downgrade');
     expect(over.status).toBe(403);
     expect(ErrorResponseSchema.parse(await over.json()).code).toBe('UPLOAD_QUOTA_EXCEEDED');
     const mine = (await (await fleet.fetch('/api/users/me/tracks', { headers: bearer(ann.accessToken) })).json()) as { content: Array<{ id: number }> };
     expect(mine.content.map((t) => t.id).sort()).toEqual([...tracks].sort());
-  });
+  }, 60_000);
 });
 
 describe('SUB-5 webhook through the gateway', () => {
@@ -317,7 +317,7 @@ describe('SUB-5 webhook through the gateway', () => {
     const newer = stripe.event('customer.subscription.updated', stripe.updateSubscription(subscription.id, { cancel_at_period_end: true }), { created: now + 10 });
     const older = stripe.event('customer.subscription.updated', stripe.updateSubscription(subscription.id, { cancel_at_period_end: false }), { created: now + 5 });
     expect((await deliver(newer)).status).toBe(200);
-    await waitFor(async () => (await subscriptionStatus(bea)).cancelAtPeriodEnd);
+    await waitFor(async () => (await subscriptionStatus(bea)).cancelAtPeriodEnd, { timeoutMs: 10_000 });
     const twice = await deliver(newer);
     expect(twice.status).toBe(200);
     expect(await billing().infra.prisma.providerEvent.count({ where: { id: newer.id } })).toBe(1);
@@ -339,7 +339,7 @@ describe('SUB-5 webhook through the gateway', () => {
       .map((e) => (e.payload as { data: { userId: number; tier: string } }).data)
       .filter((d) => d.userId === bea.userId);
     expect(tierEvents.map((d) => d.tier)).toEqual(['PRO', 'FREE']);
-    await waitFor(async () => (await publicTier(bea)) === 'FREE', { message: 'identity still PRO' });
+    await waitFor(async () => (await publicTier(bea)) === 'FREE', { timeoutMs: 15_000, message: 'identity still PRO' });
   }, 30_000);
 });
 
