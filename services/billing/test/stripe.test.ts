@@ -347,6 +347,9 @@ describe('SUB-3 cancel and SUB-4 renew', () => {
       expect(res.statusCode).toBe(409);
       expect(ErrorResponseSchema.parse(res.json()).code).toBe('SUBSCRIPTION_STATE_CONFLICT');
       expect((await call('POST', url)).statusCode).toBe(401);
+      const broken = await call('POST', url, 2201, '{"x":');
+      expect(broken.statusCode).toBe(400);
+      expect(ErrorResponseSchema.parse(broken.json()).code).toBe('MALFORMED_REQUEST');
     }
   });
 
