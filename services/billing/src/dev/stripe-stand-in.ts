@@ -1,8 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Stripe from 'stripe';
-
 /**
  * A local stand-in of the few Stripe API endpoints billing calls, answering with Stripe's object
  * shapes (API version of the installed `stripe` library), so development and tests run the real
@@ -16,8 +11,24 @@ import Stripe from 'stripe';
  * GET /checkout/:sessionId (the checkout page: pays the session and delivers its events) and
  * POST /_stand-in/trigger {type, userId} (used by `pnpm --filter @msp/billing stripe:trigger`).
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+import {
+  customerObject,
+  decodeStripeForm,
+  eventObject,
+  invoiceObject,
+  newId,
+  itemsOf,
+  now,
+  periodEndOf,
+  sessionObject,
+  subscriptionObject,
+  type StripeObject,
+} from './stripe-objects.js';
 
-export type StripeObject = Record<string, unknown> & { id: string; object: string };
+export { decodeStripeForm, type StripeObject } from './stripe-objects.js';
 
 export interface RecordedRequest {
   method: string;
@@ -45,9 +56,6 @@ export interface StandInEventOptions {
   created?: number;
 }
 
-const DAY = 24 * 60 * 60;
-const API_VERSION = Stripe.API_VERSION;
-
 export const TRIGGER_TYPES = [
   'checkout.session.completed',
   'customer.subscription.created',
@@ -58,33 +66,6 @@ export const TRIGGER_TYPES = [
   'invoice.payment_failed',
 ] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
-
-function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
-}
-
-const now = () => Math.floor(Date.now() / 1000);
-
-/** Decodes `a[b][0][c]=v` pairs (what the library sends) into nested objects and arrays. */
-export function decodeStripeForm(raw: string): Record<string, unknown> {
-  const root: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(raw)) {
-    const parts = key.split(/\[|\]\[|\]/).filter((p) => p !== '');
-    let node: Record<string, unknown> | unknown[] = root;
-    parts.forEach((part, i) => {
-      const last = i === parts.length - 1;
-      const container = node as Record<string, unknown>;
-      if (last) {
-        container[part] = value;
-        return;
-      }
-      const nextIsIndex = /^\d+$/.test(parts[i + 1]!);
-      container[part] ??= nextIsIndex ? [] : {};
-      node = container[part] as Record<string, unknown>;
-    });
-  }
-  return root;
-}
 
 class StandInError extends Error {
   constructor(
@@ -202,43 +183,12 @@ export class StripeStandIn {
 
   /** An invoice of the subscription, in the shape of the current API (parent.subscription_details). */
   invoiceFor(subscription: StripeObject, status: 'paid' | 'open'): StripeObject {
-    const end = periodEndOf(subscription);
-    return {
-      id: newId('in'),
-      object: 'invoice',
-      customer: subscription.customer,
-      status,
-      paid: status === 'paid',
-      amount_due: 999,
-      amount_paid: status === 'paid' ? 999 : 0,
-      currency: 'usd',
-      billing_reason: 'subscription_cycle',
-      created: now(),
-      period_start: end - 30 * DAY,
-      period_end: end,
-      livemode: false,
-      parent: {
-        type: 'subscription_details',
-        quote_details: null,
-        subscription_details: { subscription: subscription.id, metadata: subscription.metadata ?? {} },
-      },
-      lines: { object: 'list', data: [], has_more: false, url: `/v1/invoices/x/lines` },
-    };
+    return invoiceObject(subscription, status);
   }
 
   /** A Stripe Event carrying a snapshot of `object`. */
   event(type: string, object: Record<string, unknown>, options: StandInEventOptions = {}): StripeObject {
-    return {
-      id: newId('evt'),
-      object: 'event',
-      api_version: API_VERSION,
-      created: options.created ?? now(),
-      data: { object: structuredClone(object) },
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-    };
+    return eventObject(type, object, options.created);
   }
 
   /** The Stripe-Signature header for a payload, signed like Stripe does. */
@@ -371,15 +321,7 @@ export class StripeStandIn {
   }
 
   private createCustomer(body: Record<string, unknown>): StripeObject {
-    const customer: StripeObject = {
-      id: newId('cus'),
-      object: 'customer',
-      created: now(),
-      email: (body.email as string | undefined) ?? null,
-      name: (body.name as string | undefined) ?? null,
-      metadata: (body.metadata as Record<string, string> | undefined) ?? {},
-      livemode: false,
-    };
+    const customer = customerObject(body);
     this.customers.set(customer.id, customer);
     return { ...customer };
   }
@@ -389,62 +331,15 @@ export class StripeStandIn {
     if (typeof body.customer === 'string' && !this.customers.has(body.customer)) {
       throw new StandInError(400, 'invalid_request_error', `No such customer: '${body.customer}'`, { code: 'resource_missing', param: 'customer' });
     }
-    const id = `cs_test_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
-    const session: StripeObject = {
-      id,
-      object: 'checkout.session',
-      mode: 'subscription',
-      status: 'open',
-      payment_status: 'unpaid',
-      customer: body.customer ?? null,
-      client_reference_id: body.client_reference_id ?? null,
-      success_url: body.success_url ?? null,
-      cancel_url: body.cancel_url ?? null,
-      line_items: body.line_items ?? [],
-      subscription_data: body.subscription_data ?? null,
-      metadata: body.metadata ?? {},
-      subscription: null,
-      url: `${this.url}/checkout/${id}`,
-      created: now(),
-      expires_at: now() + DAY,
-      livemode: false,
-    };
-    this.sessions.set(id, session);
+    const session = sessionObject(body, this.url);
+    this.sessions.set(session.id, session);
     // The creation answer has no line_items (Stripe expands them only on request).
     const { line_items: _items, subscription_data: _data, ...answer } = session;
     return answer as StripeObject;
   }
 
   private createSubscription(customer: string, userId: string, price: string, status: string): StripeObject {
-    const start = now();
-    const sub: StripeObject = {
-      id: newId('sub'),
-      object: 'subscription',
-      customer,
-      status,
-      cancel_at_period_end: false,
-      cancel_at: null,
-      canceled_at: null,
-      ended_at: null,
-      created: start,
-      start_date: start,
-      metadata: userId ? { userId } : {},
-      items: {
-        object: 'list',
-        data: [
-          {
-            id: newId('si'),
-            object: 'subscription_item',
-            price: { id: price, object: 'price', recurring: { interval: 'month', interval_count: 1 } },
-            quantity: 1,
-            current_period_start: start,
-            current_period_end: start + 30 * DAY,
-          },
-        ],
-        has_more: false,
-      },
-      livemode: false,
-    };
+    const sub = subscriptionObject(customer, userId, price, status);
     this.subscriptions.set(sub.id, sub);
     return sub;
   }
@@ -474,14 +369,6 @@ export class StripeStandIn {
     const { event, status } = await this.trigger(body.type as TriggerType, body.userId!);
     return { eventId: event.id, type: event.type, webhookUrl: this.options.webhookUrl ?? null, webhookStatus: status };
   }
-}
-
-function itemsOf(sub: StripeObject): Array<Record<string, unknown>> {
-  return ((sub.items as { data?: Array<Record<string, unknown>> })?.data ?? []) as Array<Record<string, unknown>>;
-}
-
-function periodEndOf(sub: StripeObject): number {
-  return Math.max(0, ...itemsOf(sub).map((i) => Number(i.current_period_end ?? 0)));
 }
 
 export async function startStripeStandIn(options: StandInOptions): Promise<StripeStandIn> {
