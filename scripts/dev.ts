@@ -2,6 +2,8 @@
  * `pnpm dev`: runs the whole fleet on this machine with local defaults.
  * - checks that PostgreSQL, Redis and NATS answer (it starts nothing you did not ask for),
  * - starts the embedded object store (s3rver, data in .data/s3) unless S3_ENDPOINT is set,
+ * - starts the local Stripe stand-in (127.0.0.1:12111) unless STRIPE_API_HOST is set, delivering
+ *   signed webhook events to the gateway (see services/billing/README.md),
  * - generates the Prisma clients if they are missing,
  * - starts the seven services (each creates and migrates its own database) and the gateway,
  * - waits for /api/health and prints the URL. Ctrl-C stops everything.
@@ -12,6 +14,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import S3rver from 's3rver';
+import { startStripeStandIn, type StripeStandIn } from '../services/billing/src/dev/stripe-stand-in.ts';
+import { DEV_STRIPE } from '../services/billing/src/config.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const services = ['identity', 'catalog', 'media-processing', 'social', 'messaging', 'notification', 'billing'] as const;
@@ -86,6 +90,7 @@ function start(name: string, cwd: string, color: number, env: NodeJS.ProcessEnv)
 
 let shuttingDown = false;
 let s3: S3rver | null = null;
+let stripe: StripeStandIn | null = null;
 
 async function shutdown(code: number): Promise<void> {
   if (shuttingDown) return;
@@ -93,6 +98,7 @@ async function shutdown(code: number): Promise<void> {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
   await s3?.close().catch(() => undefined);
+  await stripe?.close().catch(() => undefined);
   process.exit(code);
 }
 
@@ -127,6 +133,22 @@ if (!process.env.S3_ENDPOINT) {
   await s3.run();
   shared.S3_ENDPOINT = `http://127.0.0.1:${port}`;
   console.log(`Embedded object store (s3rver) on ${shared.S3_ENDPOINT}, data in .data/s3`);
+}
+if (!process.env.STRIPE_API_HOST) {
+  if (await answers(`http://${DEV_STRIPE.host}:${DEV_STRIPE.port}`, DEV_STRIPE.port)) {
+    console.error(`Port ${DEV_STRIPE.port} (Stripe stand-in) is taken: stop what runs there, or point STRIPE_API_HOST/PORT/PROTOCOL at your Stripe API.`);
+    process.exit(1);
+  }
+  // Billing's development defaults (key, webhook secret, price) are the stand-in's.
+  stripe = await startStripeStandIn({
+    secretKey: process.env.STRIPE_SECRET_KEY ?? DEV_STRIPE.secretKey,
+    webhookSecret: process.env.STRIPE_WEBHOOK_SECRET ?? DEV_STRIPE.webhookSecret,
+    webhookUrl: `http://127.0.0.1:${gatewayPort}/api/webhook/stripe`,
+    autoDeliver: true,
+    host: DEV_STRIPE.host,
+    port: DEV_STRIPE.port,
+  });
+  console.log(`Stripe stand-in on ${stripe.url} (webhooks to the gateway; \`pnpm --filter @msp/billing stripe:trigger <type> --user <id>\`)`);
 }
 generateClientsIfMissing();
 services.forEach((s, i) => start(s, path.join(root, 'services', s), colors[i] ?? 37, shared));

@@ -2,16 +2,21 @@ import { fileURLToPath } from 'node:url';
 import { createServiceApp } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { BillingConfig } from './config.js';
+import { StripeClient } from './modules/payments/stripe.client.js';
 import { subscriptionsModule } from './modules/subscriptions/subscriptions.routes.js';
 import { internalSubscriptionsModule } from './modules/subscriptions/internal.routes.js';
 import { SubscriptionsService } from './modules/subscriptions/subscriptions.service.js';
+import { WebhooksRepository } from './modules/webhooks/webhooks.repository.js';
+import { WebhooksService } from './modules/webhooks/webhooks.service.js';
+import { WebhookWorker } from './modules/webhooks/webhook.worker.js';
+import { webhooksModule } from './modules/webhooks/webhooks.routes.js';
 
 export { loadBillingConfig, type BillingConfig } from './config.js';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
 export async function buildApp(config: BillingConfig, options: { logger?: boolean } = {}) {
-  const { app, infra } = await createServiceApp({
+  const { app, infra, stopOnClose } = await createServiceApp({
     service: 'billing',
     config,
     migrationsDir,
@@ -19,8 +24,15 @@ export async function buildApp(config: BillingConfig, options: { logger?: boolea
     logger: options.logger,
   });
 
-  const subscriptions = new SubscriptionsService(infra.prisma);
+  const stripe = new StripeClient(config);
+  const subscriptions = new SubscriptionsService(infra.prisma, stripe);
+  const webhookEvents = new WebhooksRepository(infra.prisma);
+  const webhookWorker = stopOnClose(new WebhookWorker(infra.prisma, webhookEvents, subscriptions.sync, app.log, config.WEBHOOK_POLL_MS, config.WEBHOOK_RETENTION_DAYS * 86_400_000));
+  const webhooks = new WebhooksService(stripe, webhookEvents, () => webhookWorker.kick());
+
   await app.register(subscriptionsModule, { prefix: '/api', subscriptions });
+  await app.register(webhooksModule, { prefix: '/api', webhooks });
   await app.register(internalSubscriptionsModule, { subscriptions });
-  return Object.assign(app, { infra });
+  webhookWorker.start();
+  return Object.assign(app, { infra, webhookWorker });
 }

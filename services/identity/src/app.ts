@@ -23,6 +23,7 @@ import { PeersClient } from './modules/profiles/peers.client.js';
 import { ProfilesService } from './modules/profiles/profiles.service.js';
 import { profilesModule } from './modules/profiles/profiles.routes.js';
 import { startCountConsumers } from './modules/profiles/counts.consumer.js';
+import { startBillingTierConsumer } from './modules/profiles/billing-tier.consumer.js';
 import { ImagesService } from './modules/images/images.service.js';
 import { imagesModule } from './modules/images/images.routes.js';
 import { GoogleClient } from './modules/oauth/google.client.js';
@@ -94,6 +95,7 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   await moderation.ensureAdmins(config.ADMIN_ACCOUNTS);
 
   for (const consumer of await startCountConsumers({ nc: infra.nc, db: prisma, logger: app.log })) stopOnClose(consumer);
+  stopOnClose(await startBillingTierConsumer({ nc: infra.nc, db: prisma, logger: app.log }));
   stopOnClose(startRevocationSync(moderation, config.ACCESS_TOKEN_TTL_SECONDS, REVOCATION_SYNC_MS, app.log));
 
   await app.register(keysModule, { keys });

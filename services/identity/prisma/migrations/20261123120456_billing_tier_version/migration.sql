@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "users" ADD COLUMN     "billing_tier_version" INTEGER NOT NULL DEFAULT 0;
+
