@@ -34,12 +34,13 @@ export async function buildApp(config: NotificationConfig, options: { logger?: b
     logger: options.logger,
   });
 
+  const endpoints = { allowPrivate: config.WEB_PUSH_ALLOW_PRIVATE_ENDPOINTS };
   const badge = new BadgeCounter(infra.redis, databaseName(config.DATABASE_URL), config.BADGE_TTL_SECONDS, (obj, msg) => app.log.warn(obj, msg));
   const notifications = new NotificationsService(infra.prisma, badge);
   // Static /notifications/settings and /notifications/unread-count live side by side.
   await app.register(preferencesModule, { prefix: '/api', preferences: new PreferencesService(infra.prisma) });
   await app.register(notificationsModule, { prefix: '/api', notifications });
-  await app.register(deviceTokensModule, { prefix: '/api', deviceTokens: new DeviceTokensService(infra.prisma) });
+  await app.register(deviceTokensModule, { prefix: '/api', deviceTokens: new DeviceTokensService(infra.prisma, endpoints) });
   const realtime = await setupRealtime({ app, config, nc: infra.nc, js: infra.js, redis: infra.redis, stopOnClose, addReadiness });
 
   const deps = { nc: infra.nc, prisma: infra.prisma, logger: app.log };
@@ -58,6 +59,6 @@ export async function buildApp(config: NotificationConfig, options: { logger?: b
     web: new WebPushSender(vapid, config.PUSH_TIMEOUT_MS, app.log),
     mobile: config.MOBILE_PUSH_URL ? new HttpMobilePushProvider(config.MOBILE_PUSH_URL, config.PUSH_TIMEOUT_MS, app.log) : null,
   };
-  stopOnClose(await startPushConsumer({ ...deps, ...push, concurrency: config.PUSH_CONCURRENCY }));
+  stopOnClose(await startPushConsumer({ ...deps, ...push, concurrency: config.PUSH_CONCURRENCY, endpoints }));
   return Object.assign(app, { infra, realtime, vapidPublicKey: vapid.publicKey });
 }

@@ -28,6 +28,8 @@ export const configShape = {
   MOBILE_PUSH_URL: z.url().optional(),
   PUSH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** WEB tokens name the endpoint we POST to: only public https hosts unless this is true (tests, local push stand-ins). */
+  WEB_PUSH_ALLOW_PRIVATE_ENDPOINTS: z.stringbool().default(false),
 } as const;
 
 export const requiredEnv = [

@@ -72,7 +72,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => pushServer.listen(0, '127.0.0.1', r));
   pushUrl = `http://127.0.0.1:${(pushServer.address() as AddressInfo).port}`;
-  app = await buildApp(loadNotificationConfig({ ...env.env, MOBILE_PUSH_URL: `${pushUrl}/mobile` }), { logger: false });
+  app = await buildApp(loadNotificationConfig({ ...env.env, MOBILE_PUSH_URL: `${pushUrl}/mobile`, WEB_PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' }), { logger: false });
   await app.ready();
   for (const [id, name] of [[OWNER, 'owner'], [FAN, 'fan'], [REPLIER, 'replier'], [BLOCKER, 'blocker'], [BANNED, 'banned'], [QUIET, 'quiet']] as const) {
     await publish(createEnvelope(UserRegistered, { userId: id, username: name, displayName: name, avatarUrl: null, tier: 'FREE', role: 'LISTENER', isPrivate: false, createdAt: at() }));

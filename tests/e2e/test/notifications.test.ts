@@ -34,7 +34,8 @@ const unread = async (userId: number) => (await call('GET', '/api/notifications/
 const badge = async (userId: number) => (await call('GET', '/api/notifications/badge', userId)).body.unreadCount as number;
 
 beforeAll(async () => {
-  await fleet.start({ RATE_LIMIT_CLIENT_PER_MINUTE: '100000', RATE_LIMIT_USER_PER_MINUTE: '100000' });
+  // The test's push service stand-in listens on 127.0.0.1 over plain http.
+  await fleet.start({ RATE_LIMIT_CLIENT_PER_MINUTE: '100000', RATE_LIMIT_USER_PER_MINUTE: '100000' }, { notification: { WEB_PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' } });
   nc = await connectNats(fleet.nats.url, 'e2e-notifications');
   await push.start();
   for (const [id, name] of [[ANN, 'ann'], [BEN, 'ben'], [CAT, 'cat'], [DAN, 'dan'], [EVE, 'eve']] as const) await client.registerUser(id, name);

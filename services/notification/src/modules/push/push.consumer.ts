@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { DurableConsumer, NotificationCreated, type NatsConnection } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { parseWebSubscription, type MobilePushProvider, type PushOutcome, type WebPushSender } from './push.providers.js';
+import { parseWebSubscription, type EndpointPolicy, type MobilePushProvider, type PushOutcome, type WebPushSender } from './push.providers.js';
 
 interface Deps {
   nc: NatsConnection;
@@ -11,6 +11,7 @@ interface Deps {
   /** null: no provider configured, mobile tokens are kept but not pushed. */
   mobile: MobilePushProvider | null;
   concurrency: number;
+  endpoints: EndpointPolicy;
 }
 
 /**
@@ -39,7 +40,7 @@ export async function startPushConsumer(deps: Deps): Promise<{ stop(): Promise<v
       tokens.map(async (t) => {
         let outcome: PushOutcome;
         if (t.deviceType === 'WEB') {
-          const subscription = parseWebSubscription(t.token);
+          const subscription = parseWebSubscription(t.token, deps.endpoints);
           outcome = subscription ? await deps.web.send(subscription, payload) : 'gone';
         } else if (deps.mobile) {
           outcome = await deps.mobile.send(t.token, t.deviceType, payload);

@@ -92,8 +92,39 @@ export class WebPushSender {
   }
 }
 
-/** Parses a WEB token; null when it is not a PushSubscription's JSON. */
-export function parseWebSubscription(token: string): WebPushSubscription | null {
+/**
+ * Where a WEB token may make this service send requests. The endpoint comes from the client, so
+ * by default only public https hosts are accepted (no SSRF into the cluster); tests and local
+ * development allow plain http and private addresses (WEB_PUSH_ALLOW_PRIVATE_ENDPOINTS). A host
+ * name that resolves to a private address is not caught here: egress rules must cover that.
+ */
+export interface EndpointPolicy {
+  allowPrivate: boolean;
+}
+
+const PRIVATE_HOST = [
+  /^localhost$/i,
+  /\.localhost$/i,
+  /\.(local|internal|cluster\.local|svc)$/i,
+  /^127\./,
+  /^10\./,
+  /^192\.168\./,
+  /^172\.(1[6-9]|2\d|3[01])\./,
+  /^169\.254\./,
+  /^0\./,
+  /^\[?(::1?|f[cd][0-9a-f]{2}:.*|fe80:.*)\]?$/i,
+];
+
+function endpointAllowed(url: URL, policy: EndpointPolicy): boolean {
+  if (policy.allowPrivate) return url.protocol === 'https:' || url.protocol === 'http:';
+  if (url.protocol !== 'https:') return false;
+  // A bare name without a dot is a cluster-internal service name.
+  if (!url.hostname.includes('.') && !url.hostname.includes(':')) return false;
+  return !PRIVATE_HOST.some((re) => re.test(url.hostname));
+}
+
+/** Parses a WEB token; null when it is not a PushSubscription's JSON or its endpoint is not allowed. */
+export function parseWebSubscription(token: string, policy: EndpointPolicy): WebPushSubscription | null {
   let value: unknown;
   try {
     value = JSON.parse(token);
@@ -108,7 +139,7 @@ export function parseWebSubscription(token: string): WebPushSubscription | null 
   } catch {
     return null;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  if (!endpointAllowed(url, policy)) return null;
   const b64url = /^[A-Za-z0-9_-]+={0,2}$/;
   if (!b64url.test(v.keys.p256dh) || !b64url.test(v.keys.auth)) return null;
   return { endpoint: v.endpoint, keys: { p256dh: v.keys.p256dh, auth: v.keys.auth } };
