@@ -64,6 +64,9 @@ describe('R15 / NOT-1 / NOT-2 / NOT-4 / WS-3 notifications from follows, likes, 
     expect((await call('POST', `/api/comments/${comment.body.id}/replies`, CAT, { body: 'agreed' })).status).toBe(201);
     // Ann's own actions never notify her.
     expect((await call('POST', `/api/tracks/${TRACK}/comments`, ANN, { body: 'thanks all' })).status).toBe(201);
+    // The DM comes through another consumer (messaging's stream): let the four social ones land
+    // first so the running unread counts on WS-3 are deterministic.
+    await eventually(async () => (await unread(ANN)) === 4, 'the social notifications did not arrive');
     const conversationId = (await call('POST', `/api/conversations/${ANN}/start`, BEN)).body.id as number;
     expect((await call('POST', `/api/conversations/${conversationId}/messages`, BEN, { body: 'loved it' })).status).toBe(201);
 
