@@ -5,6 +5,7 @@ import type { NotificationConfig } from './config.js';
 import { startActivityConsumers } from './modules/activity/activity.consumers.js';
 import { startRealtimeDelivery } from './modules/delivery/realtime-delivery.consumers.js';
 import { BadgeCounter } from './modules/notifications/badge.counter.js';
+import { startDedupSweeper } from './modules/notifications/dedup.sweeper.js';
 import { NotificationCreator } from './modules/notifications/notification.creator.js';
 import { notificationsModule } from './modules/notifications/notifications.routes.js';
 import { NotificationsService } from './modules/notifications/notifications.service.js';
@@ -47,6 +48,7 @@ export async function buildApp(config: NotificationConfig, options: { logger?: b
   stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'notification' }));
   for (const c of await startActivityConsumers({ ...deps, creator: new NotificationCreator(notifications.repo) })) stopOnClose(c);
   for (const c of await startRealtimeDelivery({ ...deps, fanout: realtime.fanout, badge })) stopOnClose(c);
+  stopOnClose(startDedupSweeper(infra.prisma, app.log));
 
   const generated = config.VAPID_PUBLIC_KEY && config.VAPID_PRIVATE_KEY ? null : generateVapidKeys();
   if (generated) app.log.warn('no VAPID keys configured: generated a pair for this process (development only)');
