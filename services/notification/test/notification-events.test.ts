@@ -145,6 +145,18 @@ describe('R15 notifications from domain events', () => {
   });
 });
 
+describe('NOT-1 actor isFollowing', () => {
+  it("is the recipient's follow of the actor, from social's follow events", async () => {
+    expect((await list(OWNER)).filter((n) => n.user.id === FAN).every((n) => !n.user.isFollowing)).toBe(true);
+    await afterSocialEvents(createEnvelope(UserFollowed, { followerId: OWNER, followeeId: FAN, followerFollowingCount: 1, followeeFollowerCount: 1, at: at() }));
+    const fromFan = (await list(OWNER)).filter((n) => n.user.id === FAN);
+    expect(fromFan.length).toBeGreaterThan(0);
+    expect(fromFan.every((n) => n.user.isFollowing)).toBe(true);
+    // Fan has followed Owner since the first test.
+    expect((await list(FAN)).find((n) => n.type === 'FOLLOW')).toMatchObject({ user: { id: OWNER, isFollowing: true } });
+  });
+});
+
 describe('NOT-1 / NOT-3 / NOT-4', () => {
   it('filters unreadOnly, keeps the badge within its TTL of the truth, and marks all read with an event', async () => {
     const badge = async () => (await app.inject({ method: 'GET', url: '/api/notifications/badge', headers: as(OWNER) })).json().unreadCount;

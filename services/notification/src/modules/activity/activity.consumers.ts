@@ -15,6 +15,7 @@ import {
   UserFollowed,
   UserUnbanned,
   UserUnblocked,
+  UserUnfollowed,
   type NatsConnection,
   type PlaylistSnapshot,
   type TrackSnapshot,
@@ -34,12 +35,13 @@ type Tx = Prisma.TransactionClient;
 /**
  * R15 from social's events, in stream order in ONE consumer, so a block and the events around it
  * apply in the order social committed them. Blocks are copied here too (R7: nothing is created
- * or shown across a block).
+ * or shown across a block), and follows (the actor's isFollowing as the recipient sees it).
  */
 function socialActivity(deps: Deps) {
   const { creator } = deps;
   return new DurableConsumer({ nc: deps.nc, db: deps.prisma, logger: deps.logger, service: 'notification', name: 'social-activity', from: 'social' })
     .on(UserFollowed, async (d, _e, tx) => {
+      await tx.$executeRaw`INSERT INTO follows (follower_id, followee_id) VALUES (${d.followerId}, ${d.followeeId}) ON CONFLICT DO NOTHING`;
       await creator.create(tx, { recipientId: d.followeeId, actorId: d.followerId, type: 'FOLLOW', resourceType: 'USER', resourceId: d.followerId }, new Date(d.at));
     })
     .on(ItemLiked, async (d, _e, tx) => {
@@ -57,7 +59,13 @@ function socialActivity(deps: Deps) {
         new Date(d.at),
       );
     })
+    .on(UserUnfollowed, async (d, _e, tx) => {
+      await tx.$executeRaw`DELETE FROM follows WHERE follower_id = ${d.followerId} AND followee_id = ${d.followeeId}`;
+    })
     .on(UserBlocked, async (d, _e, tx) => {
+      // R7: a block removes follows both ways.
+      await tx.$executeRaw`DELETE FROM follows WHERE (follower_id = ${d.blockerId} AND followee_id = ${d.blockedId})
+                                                 OR (follower_id = ${d.blockedId} AND followee_id = ${d.blockerId})`;
       await tx.$executeRaw`INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (${d.blockerId}, ${d.blockedId}, ${new Date(d.at)}) ON CONFLICT DO NOTHING`;
     })
     .on(UserUnblocked, async (d, _e, tx) => {

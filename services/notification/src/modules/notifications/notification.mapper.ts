@@ -18,7 +18,7 @@ function actorSummary(row: NotificationViewRow): UserSummary {
     displayName: row.actorDisplayName || username,
     avatarUrl: row.actorAvatarUrl,
     tier: row.actorTier === 'PRO' ? 'PRO' : 'FREE',
-    isFollowing: false,
+    isFollowing: row.actorFollowed,
     followerCount: row.actorFollowerCount ?? 0,
     trackCount: row.actorTrackCount ?? 0,
   };

@@ -21,6 +21,8 @@ export interface NotificationViewRow {
   actorTier: string | null;
   actorFollowerCount: number | null;
   actorTrackCount: number | null;
+  /** The recipient follows the actor (User summary isFollowing). */
+  actorFollowed: boolean;
   trackTitle: string | null;
   trackSlug: string | null;
   trackOwner: string | null;
@@ -50,6 +52,7 @@ const VIEW_COLUMNS = Prisma.sql`
   n.actor_id AS "actorId", n.target_title AS "storedTitle", n.target_url AS "storedUrl",
   u.username AS "actorUsername", u.display_name AS "actorDisplayName", u.avatar_url AS "actorAvatarUrl",
   u.tier AS "actorTier", u.follower_count AS "actorFollowerCount", u.track_count AS "actorTrackCount",
+  EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = n.recipient_id AND f.followee_id = n.actor_id) AS "actorFollowed",
   t.title AS "trackTitle", t.track_slug AS "trackSlug", tu.username AS "trackOwner",
   p.title AS "playlistTitle", p.playlist_slug AS "playlistSlug", pu.username AS "playlistOwner"`;
 

@@ -60,6 +60,14 @@ CREATE TABLE "blocks" (
 );
 
 -- CreateTable
+CREATE TABLE "follows" (
+    "follower_id" INTEGER NOT NULL,
+    "followee_id" INTEGER NOT NULL,
+
+    CONSTRAINT "follows_pkey" PRIMARY KEY ("follower_id","followee_id")
+);
+
+-- CreateTable
 CREATE TABLE "banned_users" (
     "user_id" INTEGER NOT NULL,
     "banned_at" TIMESTAMPTZ(3) NOT NULL,
