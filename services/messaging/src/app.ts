@@ -6,7 +6,7 @@ import { CatalogClient } from './clients/catalog.client.js';
 import { conversationsModule } from './modules/conversations/conversations.routes.js';
 import { ConversationsService } from './modules/conversations/conversations.service.js';
 import { MessagesService } from './modules/messages/messages.service.js';
-import { startBansConsumer, startBlocksConsumer } from './modules/relations/relations.consumers.js';
+import { startBansConsumer, startRelationsConsumer } from './modules/relations/relations.consumers.js';
 
 export { loadMessagingConfig, type MessagingConfig } from './config.js';
 
@@ -22,7 +22,7 @@ export async function buildApp(config: MessagingConfig, options: { logger?: bool
   });
   const consumerDeps = { nc: infra.nc, db: infra.prisma, logger: app.log };
   stopOnClose(await startUserProjection({ ...consumerDeps, service: 'messaging' }));
-  stopOnClose(await startBlocksConsumer(consumerDeps));
+  stopOnClose(await startRelationsConsumer(consumerDeps));
   stopOnClose(await startBansConsumer(consumerDeps));
 
   const catalog = new CatalogClient(config.CATALOG_URL, config.CATALOG_TIMEOUT_MS, app.log);

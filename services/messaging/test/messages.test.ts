@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jetstream } from '@nats-io/jetstream';
 import { ConversationSchema, MessageSchema, pageSchema, type Playlist, type Track } from '@msp/contracts';
-import { createEnvelope, UserBanned, UserBlocked, UserRegistered, UserUnblocked, type EventEnvelope } from '@msp/events';
+import { createEnvelope, UserBanned, UserBlocked, UserFollowed, UserRegistered, UserUnblocked, type EventEnvelope } from '@msp/events';
 import { SERVICE_TOKEN_HEADER } from '@msp/http';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadMessagingConfig } from '../src/app.js';
@@ -223,6 +223,23 @@ describe('MSG-3 messages within a thread', () => {
     catalogDown = true;
     const degraded = MessagePage.parse((await read(ANA, conversationId)).json());
     expect(degraded.content.find((m) => m.content === 'two')!.resources[0]!.track).toBeNull();
+  });
+});
+
+describe('User summaries in MSG-1 / MSG-3 / MSG-4 follow the reader (isFollowing)', () => {
+  it("sets isFollowing from messaging's copy of social's follows, per reader", async () => {
+    const conversationId = (await start(ANA, BO)).json().id;
+    await publish(createEnvelope(UserFollowed, { followerId: BO, followeeId: ANA, followerFollowingCount: 1, followeeFollowerCount: 1, at: new Date().toISOString() }));
+    await waitFor(async () => (await app.infra.prisma.follow.count()) === 1, { message: 'follow not copied' });
+    const forBo = (await app.inject({ method: 'GET', url: '/api/conversations', headers: as(BO) })).json().content.find((c: { id: number }) => c.id === conversationId);
+    expect(forBo.otherUser).toMatchObject({ id: ANA, isFollowing: true });
+    expect(forBo.participants.find((p: { id: number }) => p.id === BO).isFollowing).toBe(false);
+    const forAna = (await app.inject({ method: 'GET', url: '/api/conversations', headers: as(ANA) })).json().content.find((c: { id: number }) => c.id === conversationId);
+    expect(forAna.otherUser).toMatchObject({ id: BO, isFollowing: false });
+    const sent = MessageSchema.parse((await send(ANA, conversationId, { body: 'followed?' })).json());
+    expect(sent.sender.isFollowing).toBe(false); // Ana reading her own message
+    const [event] = (await outbox('messaging.message.sent.v1')).filter((e) => e.messageId === sent.id);
+    expect(MessageSchema.parse((event!.renderings as Record<string, unknown>)[String(BO)]).sender.isFollowing).toBe(true);
   });
 });
 

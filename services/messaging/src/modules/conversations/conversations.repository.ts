@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import { userSummarySourceSelect, type UserSummarySource } from '@msp/contracts';
+import type { UserRow } from '../users/user-rows.js';
 
 export interface ConversationListRow {
   id: number;
@@ -97,13 +97,15 @@ export class ConversationsRepository {
     return { id: existing.id, created: false };
   }
 
-  /** The summaries of the given users, in one query. */
-  async users(userIds: readonly number[], db: Db = this.prisma): Promise<Map<number, UserSummarySource>> {
+  /** The summaries of the given users, and which of `viewerIds` follow each, in one query. */
+  async users(userIds: readonly number[], viewerIds: readonly number[], db: Db = this.prisma): Promise<Map<number, UserRow>> {
     if (userIds.length === 0) return new Map();
-    const rows = await db.userSummary.findMany({
-      where: { userId: { in: [...new Set(userIds)] } },
-      select: userSummarySourceSelect,
-    });
+    const rows = await db.$queryRaw<UserRow[]>`
+      SELECT u.user_id AS "userId", u.username, u.display_name AS "displayName", u.avatar_url AS "avatarUrl", u.tier,
+             u.follower_count AS "followerCount", u.track_count AS "trackCount",
+             ARRAY(SELECT f.follower_id FROM follows f
+                    WHERE f.followee_id = u.user_id AND f.follower_id = ANY(${[...new Set(viewerIds)]}::int[])) AS "followedBy"
+        FROM user_summaries u WHERE u.user_id = ANY(${[...new Set(userIds)]}::int[])`;
     return new Map(rows.map((row) => [row.userId, row]));
   }
 

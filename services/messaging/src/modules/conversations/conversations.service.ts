@@ -14,7 +14,7 @@ export class ConversationsService {
   /** MSG-1. Only the caller's own conversations (R16); three queries whatever the page size. */
   async list(callerId: number, page: number, size: number): Promise<Page<Conversation>> {
     const { rows, total } = await this.repo.listFor(callerId, page, size);
-    const users = await this.repo.users(rows.flatMap((row) => [row.userLowId, row.userHighId]));
+    const users = await this.repo.users(rows.flatMap((row) => [row.userLowId, row.userHighId]), [callerId]);
     return toPage(
       rows.map((row) => toConversation(row, callerId, users)),
       total,
@@ -37,7 +37,7 @@ export class ConversationsService {
     const { id, created } = await this.repo.startPair(callerId, userId);
     const row = await this.repo.oneFor(callerId, id);
     if (!row) throw new AppError('USER_NOT_FOUND');
-    const users = await this.repo.users([row.userLowId, row.userHighId]);
+    const users = await this.repo.users([row.userLowId, row.userHighId], [callerId]);
     return { created, conversation: toConversation(row, callerId, users) };
   }
 }

@@ -1,6 +1,6 @@
-import { toUserSummary, type Message, type UserSummarySource } from '@msp/contracts';
+import type { Message } from '@msp/contracts';
 import type { RenderedResources } from '../../clients/catalog.client.js';
-import { unknownUserRow } from '../users/unknown-user.js';
+import { summaryFor, type UserRows } from '../users/user-rows.js';
 import { storedResources, type MessageRow, type StoredResource } from './messages.repository.js';
 
 /** Track and playlist ids a set of messages points at (one catalog call per kind renders them all). */
@@ -16,7 +16,7 @@ export function splitIds(all: readonly StoredResource[]): { trackIds: number[]; 
 }
 
 /** The Message record of API.md §2 for one reader: resources that reader cannot see are null. */
-export function toMessage(row: MessageRow, users: ReadonlyMap<number, UserSummarySource>, rendered: RenderedResources): Message {
+export function toMessage(row: MessageRow, readerId: number, users: UserRows, rendered: RenderedResources): Message {
   const resources = storedResources(row).map((r) => ({
     resourceType: r.resourceType,
     resourceId: r.resourceId,
@@ -28,7 +28,7 @@ export function toMessage(row: MessageRow, users: ReadonlyMap<number, UserSummar
     messageId: row.id,
     conversationId: row.conversationId,
     senderId: row.senderId,
-    sender: toUserSummary(users.get(row.senderId) ?? unknownUserRow(row.senderId), false),
+    sender: summaryFor(users, row.senderId, readerId),
     content: row.content,
     resources,
     resourceType: resources[0]?.resourceType ?? null,

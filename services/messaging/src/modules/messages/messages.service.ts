@@ -80,11 +80,11 @@ export class MessagesService {
     const { rows, total } = await this.repo.page(conversationId, page, size);
     const ids = resourceIds(rows);
     const [users, rendered] = await Promise.all([
-      this.conversations.users([conversation.userLowId, conversation.userHighId]),
+      this.conversations.users([conversation.userLowId, conversation.userHighId], [caller.userId]),
       this.catalog.renderOrNothing(caller, ids.trackIds, ids.playlistIds),
     ]);
     return toPage(
-      rows.map((row) => toMessage(row, users, rendered)),
+      rows.map((row) => toMessage(row, caller.userId, users, rendered)),
       total,
       page,
       size,
@@ -115,11 +115,11 @@ export class MessagesService {
     if (missingPlaylist !== undefined) throw new AppError('PLAYLIST_NOT_FOUND', `Playlist ${missingPlaylist} not found.`);
     const forRecipient = await this.catalog.renderOrNothing({ userId: recipientId }, ids.trackIds, ids.playlistIds);
 
-    const users = await this.conversations.users([caller.userId, recipientId]);
+    const users = await this.conversations.users([caller.userId, recipientId], [caller.userId, recipientId]);
     return this.prisma.$transaction(async (tx) => {
       const row = await this.repo.insert(tx, { conversationId, senderId: caller.userId, content, resources });
-      const mine = toMessage(row, users, forSender);
-      const theirs = toMessage(row, users, forRecipient);
+      const mine = toMessage(row, caller.userId, users, forSender);
+      const theirs = toMessage(row, recipientId, users, forRecipient);
       await writeOutbox(tx, MessageSent, {
         messageId: row.id,
         conversationId,

@@ -5,6 +5,8 @@ import {
   UserBlocked,
   UserUnbanned,
   UserUnblocked,
+  UserFollowed,
+  UserUnfollowed,
   type NatsConnection,
   type SqlExecutor,
   type TransactionalClient,
@@ -17,13 +19,25 @@ interface ConsumerDeps<Tx extends SqlExecutor> {
 }
 
 /**
- * Messaging's copy of social's blocks (R7): MSG-2 and MSG-4 consult it locally, so a block check
- * never depends on social answering. Events arrive in stream order (concurrency 1), so a block,
- * unblock and block again end as social left them.
+ * Messaging's copies of social's blocks (R7: MSG-2 and MSG-4 consult them locally, so a block
+ * check never depends on social answering) and follows (isFollowing in User summaries). Events
+ * arrive in stream order (concurrency 1), so block, unblock and block again end as social left them.
  */
-export async function startBlocksConsumer<Tx extends SqlExecutor>(deps: ConsumerDeps<Tx>): Promise<DurableConsumer<Tx>> {
-  const consumer = new DurableConsumer<Tx>({ ...deps, service: 'messaging', name: 'blocks', from: 'social' })
+export async function startRelationsConsumer<Tx extends SqlExecutor>(deps: ConsumerDeps<Tx>): Promise<DurableConsumer<Tx>> {
+  const consumer = new DurableConsumer<Tx>({ ...deps, service: 'messaging', name: 'relations', from: 'social' })
+    .on(UserFollowed, async (data, _e, tx) => {
+      await tx.$executeRawUnsafe('INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', data.followerId, data.followeeId);
+    })
+    .on(UserUnfollowed, async (data, _e, tx) => {
+      await tx.$executeRawUnsafe('DELETE FROM follows WHERE follower_id = $1 AND followee_id = $2', data.followerId, data.followeeId);
+    })
     .on(UserBlocked, async (data, _e, tx) => {
+      // R7: a block removes follows both ways.
+      await tx.$executeRawUnsafe(
+        'DELETE FROM follows WHERE (follower_id = $1 AND followee_id = $2) OR (follower_id = $2 AND followee_id = $1)',
+        data.blockerId,
+        data.blockedId,
+      );
       await tx.$executeRawUnsafe(
         'INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES ($1, $2, $3::timestamptz) ON CONFLICT DO NOTHING',
         data.blockerId,

@@ -11,6 +11,14 @@ CREATE TABLE "blocks" (
 );
 
 -- CreateTable
+CREATE TABLE "follows" (
+    "follower_id" INTEGER NOT NULL,
+    "followee_id" INTEGER NOT NULL,
+
+    CONSTRAINT "follows_pkey" PRIMARY KEY ("follower_id","followee_id")
+);
+
+-- CreateTable
 CREATE TABLE "banned_users" (
     "user_id" INTEGER NOT NULL,
     "banned_at" TIMESTAMPTZ(3) NOT NULL,
@@ -20,4 +28,7 @@ CREATE TABLE "banned_users" (
 
 -- CreateIndex
 CREATE INDEX "blocks_blocked_id_idx" ON "blocks"("blocked_id");
+
+-- CreateIndex
+CREATE INDEX "follows_followee_id_idx" ON "follows"("followee_id");
 
