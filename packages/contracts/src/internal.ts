@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RoleSchema } from './enums.js';
+import { PlaylistSchema } from './records/playlists.js';
 import { TrackSchema } from './records/tracks.js';
 
 /**
@@ -19,6 +20,11 @@ export const INTERNAL_ROUTES = {
    * media URLs, catalog's counts); ids the viewer may not see (R2, R7) are left out.
    */
   tracks: '/internal/tracks',
+  /**
+   * catalog: Playlist records (list form, as PLS-1 renders them) of the given ids for the viewer;
+   * ids the viewer may not see (R6, R7, R14) are left out.
+   */
+  playlists: '/internal/playlists',
 } as const;
 
 export const InternalSubscriptionSchema = z.object({
@@ -79,3 +85,15 @@ export const InternalTracksResponseSchema = z.object({
 });
 export type InternalTracksRequest = z.infer<typeof InternalTracksRequestSchema>;
 export type InternalTracksResponse = z.infer<typeof InternalTracksResponseSchema>;
+
+export const InternalPlaylistsRequestSchema = z.object({
+  /** null: an anonymous viewer. */
+  viewerId: Id.nullable(),
+  viewerRole: RoleSchema.default('LISTENER'),
+  playlistIds: z.array(Id).max(100),
+});
+export const InternalPlaylistsResponseSchema = z.object({
+  playlists: z.array(PlaylistSchema),
+});
+export type InternalPlaylistsRequest = z.infer<typeof InternalPlaylistsRequestSchema>;
+export type InternalPlaylistsResponse = z.infer<typeof InternalPlaylistsResponseSchema>;

@@ -16,6 +16,7 @@ import { stationsModule } from './modules/stations/stations.routes.js';
 import { TrackPresenter } from './modules/tracks/track-presenter.js';
 import { processingConsumer } from './modules/tracks/processing.consumer.js';
 import { internalModule } from './modules/internal/internal.routes.js';
+import { InternalPlaylistsService } from './modules/internal/internal-playlists.service.js';
 import { InternalTracksService } from './modules/internal/internal-tracks.service.js';
 import { PlaylistPresenter } from './modules/playlists/playlist-presenter.js';
 import { playlistsModule } from './modules/playlists/playlists.routes.js';
@@ -59,9 +60,10 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
 
   await app.register(tracksModule, { prefix: '/api', tracks, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
   await app.register(stationsModule, { prefix: '/api', tracks });
+  const playlistPresenter = new PlaylistPresenter(new PlaylistsRepository(infra.prisma), presenter, social);
   const playlists = new PlaylistsService({
     prisma: infra.prisma,
-    presenter: new PlaylistPresenter(new PlaylistsRepository(infra.prisma), presenter, social),
+    presenter: playlistPresenter,
     social,
     storage: infra.storage,
     webBaseUrl: config.WEB_BASE_URL,
@@ -69,6 +71,9 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   await app.register(playlistsModule, { prefix: '/api', playlists, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES, publicBaseUrl: config.PUBLIC_BASE_URL });
   await app.register(mediaModule, { prefix: '/api', prisma: infra.prisma, storage: infra.storage, signer });
   await app.register(embedModule, { prefix: '/api', tracks, playlists, webBaseUrl: config.WEB_BASE_URL, publicBaseUrl: config.PUBLIC_BASE_URL });
-  await app.register(internalModule, { tracks: new InternalTracksService(infra.prisma, presenter) });
+  await app.register(internalModule, {
+    tracks: new InternalTracksService(infra.prisma, presenter),
+    playlists: new InternalPlaylistsService(infra.prisma, playlistPresenter),
+  });
   return Object.assign(app, { infra, tracks, playlists });
 }

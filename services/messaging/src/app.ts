@@ -2,8 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { createServiceApp, startUserProjection } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { MessagingConfig } from './config.js';
+import { CatalogClient } from './clients/catalog.client.js';
 import { conversationsModule } from './modules/conversations/conversations.routes.js';
 import { ConversationsService } from './modules/conversations/conversations.service.js';
+import { MessagesService } from './modules/messages/messages.service.js';
+import { startBansConsumer, startRelationsConsumer } from './modules/relations/relations.consumers.js';
 
 export { loadMessagingConfig, type MessagingConfig } from './config.js';
 
@@ -17,8 +20,14 @@ export async function buildApp(config: MessagingConfig, options: { logger?: bool
     createPrisma: (adapter) => new PrismaClient({ adapter }),
     logger: options.logger,
   });
-  stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'messaging' }));
+  const consumerDeps = { nc: infra.nc, db: infra.prisma, logger: app.log };
+  stopOnClose(await startUserProjection({ ...consumerDeps, service: 'messaging' }));
+  stopOnClose(await startRelationsConsumer(consumerDeps));
+  stopOnClose(await startBansConsumer(consumerDeps));
 
-  await app.register(conversationsModule, { prefix: '/api', conversations: new ConversationsService(infra.prisma) });
+  const catalog = new CatalogClient(config.CATALOG_URL, config.CATALOG_TIMEOUT_MS, app.log);
+  const conversations = new ConversationsService(infra.prisma);
+  const messages = new MessagesService(infra.prisma, conversations.repo, catalog);
+  await app.register(conversationsModule, { prefix: '/api', conversations, messages });
   return Object.assign(app, { infra });
 }

@@ -1,8 +1,11 @@
+import { z } from 'zod';
 import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
 
 export const configShape = {
   ...serviceEnvShape('messaging'),
   ...serviceUrlsShape,
+  /** Timeout of catalog's batched internal reads (rendering and checking shared tracks/playlists). */
+  CATALOG_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1000),
 } as const;
 
 export const requiredEnv = [

@@ -17,6 +17,19 @@ export const configShape = {
   WS_MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(20),
   /** How often open sessions are re-checked against the revocation keys (logout, missed ban events). */
   WS_REVOCATION_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+  /** NOT-3: how long a cached unread count may live before it is recomputed from the database (R: lag ≤ 5 s). */
+  BADGE_TTL_SECONDS: z.coerce.number().int().min(1).max(5).default(4),
+  /** Web push (VAPID). Both keys or neither; without them a pair is generated at boot (development and tests only). */
+  VAPID_PUBLIC_KEY: z.string().min(1).optional(),
+  VAPID_PRIVATE_KEY: z.string().min(1).optional(),
+  /** `mailto:` or https URL the push services may contact. */
+  VAPID_SUBJECT: z.string().min(1).default('mailto:push@localhost'),
+  /** Base URL of the mobile push provider (HTTP implementation); unset: mobile tokens are not pushed. */
+  MOBILE_PUSH_URL: z.url().optional(),
+  PUSH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** WEB tokens name the endpoint we POST to: only public https hosts unless this is true (tests, local push stand-ins). */
+  WEB_PUSH_ALLOW_PRIVATE_ENDPOINTS: z.stringbool().default(false),
 } as const;
 
 export const requiredEnv = [
@@ -30,6 +43,9 @@ export const requiredEnv = [
   'PUBLIC_BASE_URL',
   // The STOMP CONNECT token is verified against identity's key set (JWKS_URL defaults from it).
   'IDENTITY_URL',
+  // Subscriptions are bound to the VAPID public key: a pair generated per boot would orphan them.
+  'VAPID_PUBLIC_KEY',
+  'VAPID_PRIVATE_KEY',
 ] as const;
 
 export type NotificationConfig = ReturnType<typeof loadNotificationConfig>;

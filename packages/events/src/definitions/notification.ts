@@ -1,5 +1,25 @@
+import { z } from 'zod';
+import { defineEvent } from '../envelope.js';
+
 /**
  * Events produced by the notification service (`notification.<aggregate>.<verb>.v<N>`). Definitions are added
  * with the features that publish them; changes are additive only.
  */
-export {};
+
+const Id = z.number().int().positive();
+
+/**
+ * A notification was stored (R15). Consumed by notification itself: one consumer sends it on WS-3,
+ * another pushes it to the recipient's device tokens, so neither delays the other nor the cause.
+ * `notification` is the Notification record of API.md §2 as the recipient sees it.
+ */
+export const NotificationCreated = defineEvent(
+  'notification.notification.created.v1',
+  z.object({ recipientId: Id, notification: z.record(z.string(), z.unknown()), unreadCount: z.number().int().min(0) }),
+);
+
+/** NOT-4 marked the recipient's notifications read (WS-3 NOTIFICATIONS_READ). */
+export const NotificationsRead = defineEvent(
+  'notification.notifications.read.v1',
+  z.object({ recipientId: Id, unreadCount: z.number().int().min(0) }),
+);

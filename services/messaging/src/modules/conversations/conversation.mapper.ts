@@ -1,11 +1,10 @@
 import type { Conversation } from '@msp/contracts';
-import { toUserSummary, type UserSummarySource } from '@msp/contracts';
-import { unknownUserRow } from '../users/unknown-user.js';
+import { summaryFor, type UserRows } from '../users/user-rows.js';
 import type { ConversationListRow } from './conversations.repository.js';
 
 /** The Conversation record of API.md §2 as seen by `callerId`, one of its two participants. */
-export function toConversation(row: ConversationListRow, callerId: number, users: ReadonlyMap<number, UserSummarySource>): Conversation {
-  const summary = (userId: number) => toUserSummary(users.get(userId) ?? unknownUserRow(userId), false);
+export function toConversation(row: ConversationListRow, callerId: number, users: UserRows): Conversation {
+  const summary = (userId: number) => summaryFor(users, userId, callerId);
   const otherId = row.userLowId === callerId ? row.userHighId : row.userLowId;
   const lastMessage =
     row.lastSenderId !== null && row.lastCreatedAt !== null

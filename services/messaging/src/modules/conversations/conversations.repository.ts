@@ -1,5 +1,5 @@
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import { userSummarySourceSelect, type UserSummarySource } from '@msp/contracts';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import type { UserRow } from '../users/user-rows.js';
 
 export interface ConversationListRow {
   id: number;
@@ -13,16 +13,27 @@ export interface ConversationListRow {
   unreadCount: number;
 }
 
+/** The participant rows of one conversation. */
+export interface ConversationRef {
+  id: number;
+  userLowId: number;
+  userHighId: number;
+}
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+/** Conversations of `userId` whose partner is not banned (R14: they disappear for others). */
+function mineAndVisible(userId: number): Prisma.Sql {
+  return Prisma.sql`(c.user_low_id = ${userId} OR c.user_high_id = ${userId})
+    AND NOT EXISTS (SELECT 1 FROM banned_users b
+                     WHERE b.user_id = CASE WHEN c.user_low_id = ${userId} THEN c.user_high_id ELSE c.user_low_id END)`;
+}
+
 export class ConversationsRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  /**
-   * One page of the user's conversations, latest activity (last message, else creation) first,
-   * each with its last message and the count of the partner's messages the user has not read:
-   * one query for the page, one for the total, whatever the page size.
-   */
-  async listFor(userId: number, page: number, size: number) {
-    const rows = await this.prisma.$queryRaw<ConversationListRow[]>`
+  private rows(userId: number, where: Prisma.Sql, page: number, size: number) {
+    return this.prisma.$queryRaw<ConversationListRow[]>`
       SELECT c.id, c.user_low_id AS "userLowId", c.user_high_id AS "userHighId",
              c.last_message_at AS "lastMessageAt", c.created_at AS "createdAt",
              lm.content AS "lastContent", lm.sender_id AS "lastSenderId", lm.created_at AS "lastCreatedAt",
@@ -38,22 +49,81 @@ export class ConversationsRepository {
           SELECT count(*)::int AS n FROM messages m
            WHERE m.conversation_id = c.id AND m.sender_id <> ${userId} AND m.read_at IS NULL
         ) unread
-       WHERE c.user_low_id = ${userId} OR c.user_high_id = ${userId}
+       WHERE ${where}
        ORDER BY COALESCE(c.last_message_at, c.created_at) DESC, c.id DESC
        LIMIT ${size} OFFSET ${page * size}`;
-    const total = await this.prisma.conversation.count({
-      where: { OR: [{ userLowId: userId }, { userHighId: userId }] },
-    });
+  }
+
+  /**
+   * One page of the user's conversations, latest activity (last message, else creation) first,
+   * each with its last message and the count of the partner's messages the user has not read:
+   * one query for the page, one for the total, whatever the page size.
+   */
+  async listFor(userId: number, page: number, size: number) {
+    const rows = await this.rows(userId, mineAndVisible(userId), page, size);
+    const [{ n: total } = { n: 0 }] = await this.prisma.$queryRaw<Array<{ n: number }>>`
+      SELECT count(*)::int AS n FROM conversations c WHERE ${mineAndVisible(userId)}`;
     return { rows, total };
   }
 
-  /** The summaries of the given users, in one query. */
-  async users(userIds: readonly number[]): Promise<Map<number, UserSummarySource>> {
-    if (userIds.length === 0) return new Map();
-    const rows = await this.prisma.userSummary.findMany({
-      where: { userId: { in: [...new Set(userIds)] } },
-      select: userSummarySourceSelect,
+  /** One conversation as its participant `userId` lists it; null when not theirs or hidden. */
+  async oneFor(userId: number, conversationId: number): Promise<ConversationListRow | null> {
+    const [row] = await this.rows(userId, Prisma.sql`c.id = ${conversationId} AND ${mineAndVisible(userId)}`, 0, 1);
+    return row ?? null;
+  }
+
+  /** The conversation when `userId` takes part in it and its partner is not banned. */
+  async refFor(userId: number, conversationId: number): Promise<ConversationRef | null> {
+    const [row] = await this.prisma.$queryRaw<ConversationRef[]>`
+      SELECT c.id, c.user_low_id AS "userLowId", c.user_high_id AS "userHighId"
+        FROM conversations c WHERE c.id = ${conversationId} AND ${mineAndVisible(userId)}`;
+    return row ?? null;
+  }
+
+  /**
+   * R16 one conversation per pair, even under concurrent starts: the insert relies on the unique
+   * (user_low_id, user_high_id) index, never on a prior check. `created` is false when it existed.
+   */
+  async startPair(a: number, b: number): Promise<{ id: number; created: boolean }> {
+    const [low, high] = a < b ? [a, b] : [b, a];
+    const inserted = await this.prisma.$queryRaw<Array<{ id: number }>>`
+      INSERT INTO conversations (user_low_id, user_high_id, created_at) VALUES (${low}, ${high}, now())
+      ON CONFLICT (user_low_id, user_high_id) DO NOTHING RETURNING id`;
+    if (inserted[0]) return { id: inserted[0].id, created: true };
+    const existing = await this.prisma.conversation.findUniqueOrThrow({
+      where: { userLowId_userHighId: { userLowId: low, userHighId: high } },
+      select: { id: true },
     });
+    return { id: existing.id, created: false };
+  }
+
+  /** The summaries of the given users, and which of `viewerIds` follow each, in one query. */
+  async users(userIds: readonly number[], viewerIds: readonly number[], db: Db = this.prisma): Promise<Map<number, UserRow>> {
+    if (userIds.length === 0) return new Map();
+    const rows = await db.$queryRaw<UserRow[]>`
+      SELECT u.user_id AS "userId", u.username, u.display_name AS "displayName", u.avatar_url AS "avatarUrl", u.tier,
+             u.follower_count AS "followerCount", u.track_count AS "trackCount",
+             ARRAY(SELECT f.follower_id FROM follows f
+                    WHERE f.followee_id = u.user_id AND f.follower_id = ANY(${[...new Set(viewerIds)]}::int[])) AS "followedBy"
+        FROM user_summaries u WHERE u.user_id = ANY(${[...new Set(userIds)]}::int[])`;
     return new Map(rows.map((row) => [row.userId, row]));
+  }
+
+  /** A user who can be messaged: known to the projection, not deleted, not banned. */
+  async reachableUser(userId: number): Promise<boolean> {
+    const [row] = await this.prisma.$queryRaw<Array<{ ok: boolean }>>`
+      SELECT true AS ok FROM user_summaries u
+       WHERE u.user_id = ${userId} AND NOT u.is_deleted
+         AND NOT EXISTS (SELECT 1 FROM banned_users b WHERE b.user_id = u.user_id)`;
+    return row?.ok === true;
+  }
+
+  /** Who blocked whom between the two users (R7), from messaging's copy of social's blocks. */
+  async blocksBetween(a: number, b: number): Promise<{ aBlockedB: boolean; bBlockedA: boolean }> {
+    const rows = await this.prisma.block.findMany({
+      where: { OR: [{ blockerId: a, blockedId: b }, { blockerId: b, blockedId: a }] },
+      select: { blockerId: true },
+    });
+    return { aBlockedB: rows.some((r) => r.blockerId === a), bBlockedA: rows.some((r) => r.blockerId === b) };
   }
 }
