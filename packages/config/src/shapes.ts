@@ -25,7 +25,8 @@ const boolFromEnv = (fallback: boolean) => z.stringbool().default(fallback);
 export const commonEnvShape = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Loopback by default: a development fleet is not reachable from the network (k8s and compose set 0.0.0.0). */
+  HOST: z.string().min(1).default('127.0.0.1'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   /** Where the web app lives; links built by the API point there. */
   WEB_BASE_URL: z.url().default('http://localhost:3000'),
