@@ -47,7 +47,10 @@ export function collectBody(source: Readable, limit: number): Promise<Buffer> {
     source.on('data', onData);
     source.once('end', () => resolve(Buffer.concat(chunks, seen)));
     source.once('error', reject);
-    source.once('aborted', () => reject(new Error('client aborted the request')));
+    // A client that goes away (or is timed out) mid-body: settle, so the request ends here.
+    source.once('close', () => {
+      if (!(source as Readable & { complete?: boolean }).complete) reject(new Error('client closed the request'));
+    });
   });
 }
 

@@ -53,8 +53,16 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  const started = Date.now();
+  await fleet.gateway.close();
+  console.log('gateway closed after', Date.now() - started);
+  for (const name of [...fleet.apps.keys()]) {
+    const t = Date.now();
+    await fleet.stopService(name);
+    console.log(name, 'closed after', Date.now() - t);
+  }
   await fleet.close();
-});
+}, 120_000);
 
 describe('stalled request bodies (issue 13)', () => {
   it(`ends ${STALLED_JSON + STALLED_UPLOADS} stalled bodies within the idle timeout while normal requests keep their latency`, async () => {

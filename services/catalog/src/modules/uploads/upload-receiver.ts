@@ -123,11 +123,27 @@ export async function receiveUpload(request: FastifyRequest, options: ReceiveOpt
   const result: ReceivedUpload = { fields: {}, audio: null, cover: null, keys: [] };
   let refusal: AppError | null = null;
   const tooLong: string[] = [];
+  // A client that goes away mid-body (or is timed out by the body idle timer) must end this
+  // handler at once: the part being stored fails, and the wait for a next part is cut short.
+  let current: NodeJS.ReadableStream & { destroy?: (err?: Error) => void } | null = null;
+  let gone: Error | null = null;
+  let wakeIterator: ((err: Error) => void) | null = null;
+  const onGone = () => {
+    if (request.raw.complete) return;
+    gone = new AppError('MALFORMED_REQUEST', 'The upload ended before its body was complete.');
+    current?.destroy?.(gone);
+    wakeIterator?.(gone);
+  };
+  request.raw.once('error', onGone);
+  request.raw.once('close', onGone);
   try {
     const parts = request.parts({
       limits: { fieldSize: FIELD_MAX_BYTES, fields: 30, files: 4, parts: 40, fileSize: Number.MAX_SAFE_INTEGER },
-    });
-    for await (const part of parts) {
+    })[Symbol.asyncIterator]();
+    const nextPart = () => (gone ? Promise.reject(gone) : Promise.race([parts.next(), new Promise<never>((_, reject) => (wakeIterator = reject))]));
+    for (let step = await nextPart(); !step.done; step = await nextPart()) {
+      const part = step.value;
+      if (part.type === 'file') current = part.file;
       if (part.type === 'field') {
         if (part.valueTruncated || part.fieldnameTruncated) tooLong.push(part.fieldname);
         else if (!(part.fieldname in result.fields)) result.fields[part.fieldname] = String(part.value ?? '');
@@ -161,10 +177,14 @@ export async function receiveUpload(request: FastifyRequest, options: ReceiveOpt
     }
   } catch (err) {
     await discard(options.storage, result.keys);
+    if (gone) throw gone;
     if (err instanceof AppError) throw err;
     const code = (err as { code?: string }).code;
     if (typeof code === 'string' && code.startsWith('FST_')) throw err;
     throw new AppError('MALFORMED_REQUEST', 'The multipart body could not be parsed.', { cause: err });
+  } finally {
+    request.raw.off('error', onGone);
+    request.raw.off('close', onGone);
   }
   if (refusal) {
     await discard(options.storage, result.keys);
