@@ -62,7 +62,13 @@ function main(argv: string[]): number {
   return 0;
 }
 
-// Runs only as a script (`tsx scripts/derive-keys.ts`), not when imported.
-if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
-  process.exitCode = main(process.argv.slice(2));
+/** True when this file is the entry point (`tsx scripts/derive-keys.ts`), not an import (tests/infra). */
+function isEntryPoint(): boolean {
+  try {
+    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+  } catch {
+    return false;
+  }
 }
+
+if (isEntryPoint()) process.exitCode = main(process.argv.slice(2));
