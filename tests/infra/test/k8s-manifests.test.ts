@@ -667,3 +667,233 @@ describe('docker-compose.yml trust keys', () => {
     expect([...internal][0]!.length).toBeGreaterThanOrEqual(16);
   });
 });
+
+// --- NetworkPolicies ------------------------------------------------------------------------------
+// A small model of NetworkPolicy semantics (networking.k8s.io/v1): a pod is isolated for a
+// direction when some policy of its namespace selects it with that policy type; traffic then needs
+// a rule of one of those policies. A connection needs the client's egress AND the server's ingress.
+// Only matchLabels selectors and numeric ports are modelled (the test rejects anything else), and
+// ipBlock peers are matched against addresses outside the cluster only.
+
+/** A pod (namespace + labels) or an address outside the cluster. */
+type Endpoint = { namespace: string; labels: Record<string, string> } | { ip: string };
+
+const policies = resources.filter((m) => m.kind === 'NetworkPolicy');
+
+function selects(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
+  if (!selector) return true;
+  return Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+}
+
+function ipv4(address: string): number | undefined {
+  const parts = address.split('.');
+  if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255)) return undefined;
+  return parts.reduce((n, p) => n * 256 + Number(p), 0);
+}
+
+/** IPv4 only; an IPv6 range never contains an IPv4 address. */
+function inCidr(ip: string, cidr: string): boolean {
+  const [base = '', bits = '32'] = cidr.split('/');
+  const address = ipv4(ip);
+  const network = ipv4(base);
+  if (address === undefined || network === undefined) return false;
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(address / size) === Math.floor(network / size);
+}
+
+function peerMatches(peer: PolicyPeer, other: Endpoint, policyNamespace: string): boolean {
+  if ('ip' in other) {
+    return peer.ipBlock !== undefined && inCidr(other.ip, peer.ipBlock.cidr) && !(peer.ipBlock.except ?? []).some((c) => inCidr(other.ip, c));
+  }
+  if (peer.ipBlock) return false;
+  const namespaceLabels = { 'kubernetes.io/metadata.name': other.namespace };
+  if (peer.namespaceSelector) return selects(peer.namespaceSelector, namespaceLabels) && selects(peer.podSelector, other.labels);
+  return other.namespace === policyNamespace && selects(peer.podSelector, other.labels);
+}
+
+function portMatches(rule: PolicyRule, port: number, protocol: string): boolean {
+  if (!rule.ports || rule.ports.length === 0) return true;
+  return rule.ports.some((p) => (p.protocol ?? 'TCP') === protocol && (p.port === undefined || p.port === port || (typeof p.port === 'number' && p.endPort !== undefined && port >= p.port && port <= p.endPort)));
+}
+
+function policyTypes(policy: Manifest): string[] {
+  return policy.spec?.policyTypes ?? ['Ingress', ...(policy.spec?.egress ? ['Egress'] : [])];
+}
+
+/** Whether `pod` may send (egress) to / receive (ingress) from `other` on port/protocol. */
+function directionAllows(direction: 'Ingress' | 'Egress', pod: Endpoint, other: Endpoint, port: number, protocol: string): boolean {
+  if ('ip' in pod) return true; // outside the cluster: not governed by these policies
+  const applying = policies.filter(
+    (p) => (p.metadata?.namespace ?? NAMESPACE) === pod.namespace && selects(p.spec?.podSelector, pod.labels) && policyTypes(p).includes(direction),
+  );
+  if (applying.length === 0) return true;
+  return applying.some((policy) =>
+    ((direction === 'Ingress' ? policy.spec?.ingress : policy.spec?.egress) ?? []).some((rule) => {
+      const peers = direction === 'Ingress' ? rule.from : rule.to;
+      const peerOk = !peers || peers.length === 0 || peers.some((peer) => peerMatches(peer, other, policy.metadata?.namespace ?? NAMESPACE));
+      return peerOk && portMatches(rule, port, protocol);
+    }),
+  );
+}
+
+function allowed(from: Endpoint, to: Endpoint, port: number, protocol = 'TCP'): boolean {
+  return directionAllows('Egress', from, to, port, protocol) && directionAllows('Ingress', to, from, port, protocol);
+}
+
+/** The pods of a Deployment or StatefulSet under k8s/. */
+function podOf(name: string): Endpoint {
+  const workload = resources.find((m) => (m.kind === 'Deployment' || m.kind === 'StatefulSet') && m.metadata?.name === name);
+  expect(workload, `a Deployment or StatefulSet named ${name}`).toBeDefined();
+  return { namespace: workload?.metadata?.namespace ?? NAMESPACE, labels: workload?.spec?.template?.metadata?.labels ?? {} };
+}
+
+const INGRESS_CONTROLLER: Endpoint = { namespace: 'ingress-nginx', labels: { 'app.kubernetes.io/name': 'ingress-nginx' } };
+const PROMETHEUS: Endpoint = { namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } };
+const KUBE_DNS: Endpoint = { namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } };
+/** Anything else: a debugging pod in the namespace, a pod of another namespace. */
+const STRANGERS: Endpoint[] = [
+  { namespace: NAMESPACE, labels: { run: 'debug' } },
+  { namespace: 'default', labels: { 'app.kubernetes.io/name': 'gateway' } },
+];
+const INTERNET: Endpoint = { ip: '203.0.113.10' };
+const CLOUD_METADATA: Endpoint = { ip: '169.254.169.254' };
+const INFRA_PORTS: Record<(typeof INFRASTRUCTURE)[number], number> = { postgres: 5432, nats: 4222, redis: 6379, minio: 9000 };
+
+/**
+ * Service-to-service calls (caller -> callee), each through a client in services/<caller>/src
+ * reading the callee's *_URL setting. The test below finds those reads in the code and fails when
+ * this table (and so network-policies.yaml) misses one or lists one the code no longer makes.
+ */
+const SERVICE_EDGES: readonly (readonly [string, string])[] = [
+  ['catalog', 'social'], // /internal/engagement, /internal/relationships
+  ['catalog', 'media-processing'], // /internal/media/probe
+  ['social', 'catalog'], // /internal/tracks
+  ['identity', 'social'], // /internal/relationships
+  ['identity', 'billing'], // /internal/subscriptions/{userId}
+  ['messaging', 'catalog'], // /internal/tracks, /internal/playlists
+  ['notification', 'identity'], // JWKS of STOMP CONNECT tokens (JWKS_URL defaults to IDENTITY_URL)
+];
+/** Processes that talk to the internet (443 unless stated): Google OAuth and SMTP, web push, Stripe. */
+const INTERNET_EGRESS: Record<string, number[]> = { identity: [443, 587, 465], notification: [443], billing: [443] };
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    // src/dev holds development stand-ins (e.g. billing's Stripe stand-in), never run in a cluster.
+    if (entry.isDirectory()) return entry.name === 'dev' ? [] : sourceFiles(full);
+    return /\.ts$/.test(entry.name) && !/\.test\.ts$/.test(entry.name) ? [full] : [];
+  });
+}
+
+/** caller -> callee for every `<x>.<CALLEE>_URL` read in a service's source. */
+function edgesInCode(): string[] {
+  const byVariable = new Map(SERVICES.map((s) => [`${s.name.toUpperCase().replace(/-/g, '_')}_URL`, s.name]));
+  const edges = new Set<string>();
+  for (const service of SERVICES) {
+    for (const file of sourceFiles(path.join(ROOT, service.dir, 'src'))) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/\.([A-Z_]+_URL)\b/g)) {
+        const callee = byVariable.get(match[1]!);
+        if (callee && callee !== service.name) edges.add(`${service.name} -> ${callee}`);
+      }
+    }
+  }
+  return [...edges].sort();
+}
+
+describe('k8s NetworkPolicies', () => {
+  it('uses only what the model understands: matchLabels selectors, numeric ports, namespace music', () => {
+    expect(policies.length).toBeGreaterThan(0);
+    for (const policy of policies) {
+      const name = policy.metadata?.name;
+      expect(policy.apiVersion, `${name}`).toBe('networking.k8s.io/v1');
+      expect(policy.metadata?.namespace, `${name}`).toBe(NAMESPACE);
+      for (const type of policy.spec?.policyTypes ?? []) expect(['Ingress', 'Egress'], `${name} policyTypes`).toContain(type);
+      const selectors = [policy.spec?.podSelector];
+      for (const rule of [...(policy.spec?.ingress ?? []), ...(policy.spec?.egress ?? [])]) {
+        for (const peer of [...(rule.from ?? []), ...(rule.to ?? [])]) selectors.push(peer.podSelector, peer.namespaceSelector);
+        for (const port of rule.ports ?? []) {
+          expect(typeof port.port, `${name}: numeric ports`).toBe('number');
+          expect(['TCP', 'UDP', undefined], `${name}: protocol`).toContain(port.protocol);
+        }
+      }
+      expect(policy.spec?.podSelector, `${name}: spec.podSelector`).toBeDefined();
+      for (const selector of selectors) expect(selector?.matchExpressions ?? [], `${name}: matchExpressions`).toEqual([]);
+    }
+  });
+
+  it('denies all ingress and egress of the namespace by default', () => {
+    const defaultDeny = policies.filter(
+      (p) =>
+        Object.keys(p.spec?.podSelector?.matchLabels ?? {}).length === 0 &&
+        (p.spec?.podSelector?.matchExpressions ?? []).length === 0 &&
+        (p.spec?.policyTypes ?? []).includes('Ingress') &&
+        (p.spec?.policyTypes ?? []).includes('Egress') &&
+        (p.spec?.ingress ?? []).length === 0 &&
+        (p.spec?.egress ?? []).length === 0,
+    );
+    expect(defaultDeny.map((p) => p.metadata?.name), 'a policy selecting every pod, both types, no rules').toHaveLength(1);
+    // Whatever a pod of the namespace is, it is isolated both ways.
+    for (const stranger of STRANGERS.filter((s) => 'namespace' in s && s.namespace === NAMESPACE)) {
+      for (const workload of WORKLOADS) {
+        expect(allowed(stranger, podOf(workload.name), workload.port), `stranger -> ${workload.name}`).toBe(false);
+        expect(allowed(podOf(workload.name), stranger, 8080), `${workload.name} -> stranger`).toBe(false);
+      }
+      expect(allowed(stranger, INTERNET, 443), 'stranger -> internet').toBe(false);
+    }
+  });
+
+  it('lets every pod resolve names with kube-dns (UDP and TCP 53) and nothing else of kube-system', () => {
+    for (const name of [...WORKLOADS.map((w) => w.name), ...INFRASTRUCTURE]) {
+      expect(allowed(podOf(name), KUBE_DNS, 53, 'UDP'), `${name} -> dns/udp`).toBe(true);
+      expect(allowed(podOf(name), KUBE_DNS, 53, 'TCP'), `${name} -> dns/tcp`).toBe(true);
+      expect(allowed(podOf(name), KUBE_DNS, 443), `${name} -> kube-system:443`).toBe(false);
+    }
+  });
+
+  it('lets the ingress controller reach the gateway (8080) and no other process', () => {
+    for (const workload of WORKLOADS) {
+      expect(allowed(INGRESS_CONTROLLER, podOf(workload.name), workload.port), `ingress controller -> ${workload.name}`).toBe(workload === GATEWAY);
+    }
+    for (const name of INFRASTRUCTURE) expect(allowed(INGRESS_CONTROLLER, podOf(name), INFRA_PORTS[name]), `ingress controller -> ${name}`).toBe(false);
+    for (const stranger of STRANGERS) expect(allowed(stranger, podOf('gateway'), 8080), 'stranger -> gateway').toBe(false);
+  });
+
+  it('lets Prometheus scrape every process on its own port', () => {
+    for (const workload of WORKLOADS) expect(allowed(PROMETHEUS, podOf(workload.name), workload.port), `prometheus -> ${workload.name}`).toBe(true);
+  });
+
+  it('finds in the code exactly the service-to-service edges of its table', () => {
+    expect(edgesInCode()).toEqual(SERVICE_EDGES.map(([from, to]) => `${from} -> ${to}`).sort());
+  });
+
+  it('allows gateway -> every service and each edge of the table, and no other path between processes', () => {
+    const edges = new Set(SERVICE_EDGES.map(([from, to]) => `${from} -> ${to}`));
+    for (const from of WORKLOADS) {
+      for (const to of WORKLOADS) {
+        if (from === to) continue;
+        const expected = from === GATEWAY || edges.has(`${from.name} -> ${to.name}`);
+        expect(allowed(podOf(from.name), podOf(to.name), to.port), `${from.name} -> ${to.name}:${to.port}`).toBe(expected);
+      }
+    }
+  });
+
+  it('allows services -> postgres, nats, redis, minio; gateway -> redis; nothing else reaches them', () => {
+    for (const name of INFRASTRUCTURE) {
+      const port = INFRA_PORTS[name];
+      for (const service of SERVICES) expect(allowed(podOf(service.name), podOf(name), port), `${service.name} -> ${name}:${port}`).toBe(true);
+      expect(allowed(podOf('gateway'), podOf(name), port), `gateway -> ${name}:${port}`).toBe(name === 'redis');
+      for (const stranger of STRANGERS) expect(allowed(stranger, podOf(name), port), `stranger -> ${name}`).toBe(false);
+    }
+    expect(allowed(podOf('nats'), podOf('nats'), 6222), 'nats cluster routes').toBe(true);
+    expect(allowed(podOf('catalog'), podOf('nats'), 6222), 'services must not join the NATS cluster').toBe(false);
+  });
+
+  it('lets only identity, notification and billing reach the internet, on their ports, never the cloud metadata address', () => {
+    for (const name of [...WORKLOADS.map((w) => w.name), ...INFRASTRUCTURE]) {
+      for (const port of [80, 443, 465, 587]) {
+        expect(allowed(podOf(name), INTERNET, port), `${name} -> internet:${port}`).toBe((INTERNET_EGRESS[name] ?? []).includes(port));
+        expect(allowed(podOf(name), CLOUD_METADATA, port), `${name} -> 169.254.169.254:${port}`).toBe(false);
+      }
+    }
+  });
+});
