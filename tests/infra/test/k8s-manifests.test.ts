@@ -2,8 +2,12 @@
  * Static checks of the deployment files (k8s/, docker-compose.yml, the Dockerfiles). Neither Docker
  * nor a cluster is available where the tests run, so the manifests are parsed and cross-checked:
  * every process gets probes, resources, its port, and every variable its config requires in
- * production (`requiredEnv`, imported from the process's own src/config.ts so the two cannot drift).
+ * production (`requiredEnv` and the FLEET_SECRETS its config shape declares, imported from the
+ * process's own src/config.ts and packages/config so the two cannot drift). The NetworkPolicies are
+ * evaluated (a small model of Kubernetes' semantics) against the service-to-service calls found in
+ * services/<name>/src, and the compose trust keys against deriveAssertionKey.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,14 +15,20 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 
-import { requiredEnv as billingRequiredEnv } from '../../../services/billing/src/config.ts';
-import { requiredEnv as catalogRequiredEnv } from '../../../services/catalog/src/config.ts';
-import { requiredEnv as identityRequiredEnv } from '../../../services/identity/src/config.ts';
-import { requiredEnv as mediaProcessingRequiredEnv } from '../../../services/media-processing/src/config.ts';
-import { requiredEnv as messagingRequiredEnv } from '../../../services/messaging/src/config.ts';
-import { requiredEnv as notificationRequiredEnv } from '../../../services/notification/src/config.ts';
-import { requiredEnv as socialRequiredEnv } from '../../../services/social/src/config.ts';
-import { requiredEnv as gatewayRequiredEnv } from '../../../gateway/src/config.ts';
+import { configShape as billingShape, requiredEnv as billingRequiredEnv } from '../../../services/billing/src/config.ts';
+import { configShape as catalogShape, requiredEnv as catalogRequiredEnv } from '../../../services/catalog/src/config.ts';
+import { configShape as identityShape, requiredEnv as identityRequiredEnv } from '../../../services/identity/src/config.ts';
+import {
+  configShape as mediaProcessingShape,
+  requiredEnv as mediaProcessingRequiredEnv,
+} from '../../../services/media-processing/src/config.ts';
+import { configShape as messagingShape, requiredEnv as messagingRequiredEnv } from '../../../services/messaging/src/config.ts';
+import { configShape as notificationShape, requiredEnv as notificationRequiredEnv } from '../../../services/notification/src/config.ts';
+import { configShape as socialShape, requiredEnv as socialRequiredEnv } from '../../../services/social/src/config.ts';
+import { configShape as gatewayShape, requiredEnv as gatewayRequiredEnv } from '../../../gateway/src/config.ts';
+import { FLEET_SECRETS } from '../../../packages/config/src/load.ts';
+import { deriveAssertionKey } from '../../../packages/http/src/gateway-assertion.ts';
+import { assertionSecretKey, deriveFleetKeys } from '../../../scripts/derive-keys.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const K8S_DIR = path.join(ROOT, 'k8s');
@@ -30,22 +40,40 @@ interface Workload {
   /** Folder of the package, relative to the repository root. */
   dir: string;
   requiredEnv: readonly string[];
+  /** The process's config shape: loadConfig also requires the FLEET_SECRETS it declares in production. */
+  shape: Record<string, unknown>;
 }
 
 const SERVICES: readonly Workload[] = [
-  { name: 'identity', port: 8081, dir: 'services/identity', requiredEnv: identityRequiredEnv },
-  { name: 'catalog', port: 8082, dir: 'services/catalog', requiredEnv: catalogRequiredEnv },
-  { name: 'media-processing', port: 8083, dir: 'services/media-processing', requiredEnv: mediaProcessingRequiredEnv },
-  { name: 'social', port: 8084, dir: 'services/social', requiredEnv: socialRequiredEnv },
-  { name: 'messaging', port: 8085, dir: 'services/messaging', requiredEnv: messagingRequiredEnv },
-  { name: 'notification', port: 8086, dir: 'services/notification', requiredEnv: notificationRequiredEnv },
-  { name: 'billing', port: 8087, dir: 'services/billing', requiredEnv: billingRequiredEnv },
+  { name: 'identity', port: 8081, dir: 'services/identity', requiredEnv: identityRequiredEnv, shape: identityShape },
+  { name: 'catalog', port: 8082, dir: 'services/catalog', requiredEnv: catalogRequiredEnv, shape: catalogShape },
+  { name: 'media-processing', port: 8083, dir: 'services/media-processing', requiredEnv: mediaProcessingRequiredEnv, shape: mediaProcessingShape },
+  { name: 'social', port: 8084, dir: 'services/social', requiredEnv: socialRequiredEnv, shape: socialShape },
+  { name: 'messaging', port: 8085, dir: 'services/messaging', requiredEnv: messagingRequiredEnv, shape: messagingShape },
+  { name: 'notification', port: 8086, dir: 'services/notification', requiredEnv: notificationRequiredEnv, shape: notificationShape },
+  { name: 'billing', port: 8087, dir: 'services/billing', requiredEnv: billingRequiredEnv, shape: billingShape },
 ];
-const GATEWAY: Workload = { name: 'gateway', port: 8080, dir: 'gateway', requiredEnv: gatewayRequiredEnv };
+const GATEWAY: Workload = { name: 'gateway', port: 8080, dir: 'gateway', requiredEnv: gatewayRequiredEnv, shape: gatewayShape };
 const WORKLOADS: readonly Workload[] = [...SERVICES, GATEWAY];
 const AUTOSCALED = ['gateway', 'media-processing'] as const;
 const INFRASTRUCTURE = ['postgres', 'nats', 'redis', 'minio'] as const;
 const DATABASES = SERVICES.map((s) => `msp_${s.name.replace(/-/g, '_')}`);
+
+/** The trust secrets each kind of process must get (and its config shape must declare). */
+const SERVICE_TRUST_SECRETS = ['GATEWAY_ASSERTION_KEY', 'INTERNAL_SERVICE_KEY'] as const;
+const GATEWAY_TRUST_SECRETS = ['GATEWAY_SIGNING_KEY', 'METRICS_TOKEN'] as const;
+/** Not required by the gateway's config (it defaults to `false`), but behind an ingress it must be the ingress's range. */
+const GATEWAY_K8S_ONLY = ['TRUST_PROXY'] as const;
+
+/** What loadConfig refuses to start without in production: requiredEnv plus the declared FLEET_SECRETS. */
+function productionEnv(workload: Workload): string[] {
+  return [...workload.requiredEnv, ...FLEET_SECRETS.filter((name) => name in workload.shape)];
+}
+
+/** Variables a Deployment must provide: the production ones, plus TRUST_PROXY for the gateway. */
+function k8sRequiredEnv(workload: Workload): string[] {
+  return [...productionEnv(workload), ...(workload === GATEWAY ? GATEWAY_K8S_ONLY : [])];
+}
 
 // --- The subset of Kubernetes objects these checks read --------------------------------------------
 
@@ -120,6 +148,11 @@ interface Manifest {
     metrics?: { type: string; resource?: { name: string; target?: { type?: string; averageUtilization?: number } } }[];
     minAvailable?: number | string;
     maxUnavailable?: number | string;
+    /** NetworkPolicy */
+    podSelector?: LabelSelector;
+    policyTypes?: string[];
+    ingress?: PolicyRule[];
+    egress?: PolicyRule[];
     rules?: {
       host?: string;
       http?: {
@@ -131,6 +164,20 @@ interface Manifest {
       };
     }[];
   };
+}
+interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: unknown[];
+}
+interface PolicyPeer {
+  podSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector;
+  ipBlock?: { cidr: string; except?: string[] };
+}
+interface PolicyRule {
+  from?: PolicyPeer[];
+  to?: PolicyPeer[];
+  ports?: { protocol?: string; port?: number | string; endPort?: number }[];
 }
 interface LoadedDocument {
   /** Path relative to k8s/. */
@@ -361,12 +408,12 @@ describe('k8s manifests', () => {
         expect(preStop?.exec?.command ?? preStop?.sleep ?? preStop?.httpGet).toBeDefined();
       });
 
-      it('gives the container every variable of its requiredEnv, from resolvable ConfigMap/Secret keys', () => {
+      it('gives the container every variable it requires in production (requiredEnv, FLEET_SECRETS), from resolvable ConfigMap/Secret keys', () => {
         expect(workload.requiredEnv.length).toBeGreaterThan(0);
         const container = containerOf(getOne('Deployment', workload.name), workload.name);
         const { names, problems } = resolveEnv(container);
         expect(problems, 'unresolvable env entries').toEqual([]);
-        expect(workload.requiredEnv.filter((name) => !names.has(name)), 'requiredEnv names missing from the container').toEqual([]);
+        expect(k8sRequiredEnv(workload).filter((name) => !names.has(name)), 'production variables missing from the container').toEqual([]);
         // PORT defaults to the service's own port; when set, it must match the containerPort.
         const port = container.env?.find((e) => e.name === 'PORT');
         if (port) expect(port.value).toBe(String(workload.port));
@@ -486,7 +533,8 @@ describe('docker-compose.yml', () => {
       for (const dependency of expected) expect(deps.get(dependency), `depends_on ${dependency}`).toBe('service_healthy');
 
       const env = composeEnvironment(service!);
-      expect(workload.requiredEnv.filter((name) => !env.get(name)), 'requiredEnv names missing from environment').toEqual([]);
+      expect(env.get('NODE_ENV')).toBe('production');
+      expect(productionEnv(workload).filter((name) => !env.get(name)), 'production variables missing from environment').toEqual([]);
       expect(env.get('PORT')).toBe(String(workload.port));
     });
   }
@@ -515,4 +563,337 @@ describe('Dockerfiles', () => {
       expect(dockerfile).toContain(`EXPOSE ${workload.port}`);
     });
   }
+});
+
+// --- Trust secrets ------------------------------------------------------------------------------
+
+describe('trust between gateway and services (secrets)', () => {
+  const secretKeys = keysOf('Secret', 'msp-secrets') ?? new Set<string>();
+  const secret = findAll('Secret', 'msp-secrets')[0];
+  const secretValues = { ...secret?.data, ...secret?.stringData } as Record<string, unknown>;
+
+  it('declares the fleet secrets in the config shapes (FLEET_SECRETS of packages/config)', () => {
+    for (const service of SERVICES) {
+      for (const name of SERVICE_TRUST_SECRETS) {
+        expect(FLEET_SECRETS, name).toContain(name);
+        expect(productionEnv(service), `${service.name} requires ${name} in production`).toContain(name);
+      }
+      for (const name of GATEWAY_TRUST_SECRETS) expect(productionEnv(service), `${service.name} must not need ${name}`).not.toContain(name);
+    }
+    for (const name of GATEWAY_TRUST_SECRETS) expect(productionEnv(GATEWAY), `gateway requires ${name} in production`).toContain(name);
+    for (const name of SERVICE_TRUST_SECRETS) expect(productionEnv(GATEWAY), `gateway must not need ${name}`).not.toContain(name);
+    expect(k8sRequiredEnv(GATEWAY)).toContain('TRUST_PROXY');
+  });
+
+  it('keeps CHANGE_ME placeholders for every trust key in k8s/secrets.yaml (real keys come from `pnpm keys:derive`)', () => {
+    const trustKeys = ['GATEWAY_SIGNING_KEY', 'METRICS_TOKEN', 'INTERNAL_SERVICE_KEY', ...SERVICES.map((s) => assertionSecretKey(s.name))];
+    for (const key of trustKeys) {
+      expect(secretKeys.has(key), `msp-secrets has ${key}`).toBe(true);
+      expect(String(secretValues[key]), key).toMatch(/^CHANGE_ME/);
+    }
+    // The script prints exactly the assertion keys the Secret holds.
+    expect(Object.keys(deriveFleetKeys('x'.repeat(32))).sort()).toEqual(SERVICES.map((s) => assertionSecretKey(s.name)).sort());
+  });
+
+  it('`pnpm keys:derive <master>` prints Secret stringData with the derived assertion keys', () => {
+    const master = 'a-master-key-for-the-infra-test-only';
+    const output = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/derive-keys.ts', master], { cwd: ROOT, encoding: 'utf8' });
+    const docs = parseAllDocuments(`stringData:\n${output}`);
+    expect(docs.flatMap((d) => d.errors)).toEqual([]);
+    const printed = (docs[0]?.toJS() as { stringData?: Record<string, unknown> }).stringData ?? {};
+    expect(printed.GATEWAY_SIGNING_KEY).toBe(master);
+    for (const service of SERVICES) expect(printed[assertionSecretKey(service.name)], service.name).toBe(deriveAssertionKey(master, service.name));
+    for (const key of ['INTERNAL_SERVICE_KEY', 'METRICS_TOKEN']) expect(String(printed[key]).length, key).toBeGreaterThanOrEqual(32);
+    for (const key of Object.keys(printed)) expect(secretKeys.has(key), `msp-secrets has ${key}`).toBe(true);
+  });
+
+  it('never hands msp-secrets whole to a container (envFrom secretRef)', () => {
+    for (const workload of WORKLOADS) {
+      const container = containerOf(getOne('Deployment', workload.name), workload.name);
+      expect(container.envFrom?.filter((e) => e.secretRef) ?? [], workload.name).toEqual([]);
+    }
+  });
+
+  for (const service of SERVICES) {
+    it(`${service.name} gets its own assertion key and the internal key from msp-secrets, never the master key`, () => {
+      const container = containerOf(getOne('Deployment', service.name), service.name);
+      const ref = (name: string) => container.env?.find((e) => e.name === name)?.valueFrom?.secretKeyRef;
+      expect(ref('GATEWAY_ASSERTION_KEY')).toEqual({ name: 'msp-secrets', key: assertionSecretKey(service.name) });
+      expect(ref('INTERNAL_SERVICE_KEY')).toEqual({ name: 'msp-secrets', key: 'INTERNAL_SERVICE_KEY' });
+      const { names } = resolveEnv(container);
+      for (const name of GATEWAY_TRUST_SECRETS) expect(names.has(name), `${service.name} must not receive ${name}`).toBe(false);
+      const foreign = (container.env ?? [])
+        .map((e) => e.valueFrom?.secretKeyRef?.key)
+        .filter((key) => key !== undefined && /_GATEWAY_ASSERTION_KEY$/.test(key) && key !== assertionSecretKey(service.name));
+      expect(foreign, 'assertion keys of other services').toEqual([]);
+    });
+  }
+
+  it('gives the gateway its master key and metrics token from msp-secrets and TRUST_PROXY as a list of ranges', () => {
+    const container = containerOf(getOne('Deployment', 'gateway'), 'gateway');
+    for (const name of GATEWAY_TRUST_SECRETS) {
+      expect(container.env?.find((e) => e.name === name)?.valueFrom?.secretKeyRef, name).toEqual({ name: 'msp-secrets', key: name });
+    }
+    const { names } = resolveEnv(container);
+    for (const name of SERVICE_TRUST_SECRETS) expect(names.has(name), `gateway must not receive ${name}`).toBe(false);
+    const trustProxy = container.env?.find((e) => e.name === 'TRUST_PROXY')?.value;
+    expect(typeof trustProxy, 'TRUST_PROXY is a literal value').toBe('string');
+    const ranges = String(trustProxy).split(',').map((r) => r.trim());
+    expect(ranges.length).toBeGreaterThan(0);
+    // Addresses or CIDRs only: `true` would believe any client's X-Forwarded-For.
+    for (const range of ranges) expect(range, 'TRUST_PROXY entry').toMatch(/^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f:]+)(\/\d{1,3})?$/i);
+  });
+});
+
+describe('docker-compose.yml trust keys', () => {
+  const gatewayEnv = composeEnvironment(compose.services?.gateway ?? {});
+  const master = gatewayEnv.get('GATEWAY_SIGNING_KEY') ?? '';
+
+  it('gives the gateway a master key, a metrics token and no proxy trust', () => {
+    expect(master.length).toBeGreaterThanOrEqual(16);
+    expect((gatewayEnv.get('METRICS_TOKEN') ?? '').length).toBeGreaterThanOrEqual(16);
+    expect(gatewayEnv.get('TRUST_PROXY') ?? 'false').toBe('false');
+  });
+
+  it('gives every service deriveAssertionKey(compose master, service) and one shared internal key', () => {
+    const internal = new Set<string>();
+    for (const service of SERVICES) {
+      const env = composeEnvironment(compose.services?.[service.name] ?? {});
+      expect(env.get('GATEWAY_ASSERTION_KEY'), service.name).toBe(deriveAssertionKey(master, service.name));
+      expect(env.has('GATEWAY_SIGNING_KEY'), `${service.name} must not get the master key`).toBe(false);
+      internal.add(env.get('INTERNAL_SERVICE_KEY') ?? '');
+    }
+    expect(internal.size).toBe(1);
+    expect([...internal][0]!.length).toBeGreaterThanOrEqual(16);
+  });
+});
+
+// --- NetworkPolicies ------------------------------------------------------------------------------
+// A small model of NetworkPolicy semantics (networking.k8s.io/v1): a pod is isolated for a
+// direction when some policy of its namespace selects it with that policy type; traffic then needs
+// a rule of one of those policies. A connection needs the client's egress AND the server's ingress.
+// Only matchLabels selectors and numeric ports are modelled (the test rejects anything else), and
+// ipBlock peers are matched against addresses outside the cluster only.
+
+/** A pod (namespace + labels) or an address outside the cluster. */
+type Endpoint = { namespace: string; labels: Record<string, string> } | { ip: string };
+
+const policies = resources.filter((m) => m.kind === 'NetworkPolicy');
+
+function selects(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
+  if (!selector) return true;
+  return Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+}
+
+function ipv4(address: string): number | undefined {
+  const parts = address.split('.');
+  if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255)) return undefined;
+  return parts.reduce((n, p) => n * 256 + Number(p), 0);
+}
+
+/** IPv4 only; an IPv6 range never contains an IPv4 address. */
+function inCidr(ip: string, cidr: string): boolean {
+  const [base = '', bits = '32'] = cidr.split('/');
+  const address = ipv4(ip);
+  const network = ipv4(base);
+  if (address === undefined || network === undefined) return false;
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(address / size) === Math.floor(network / size);
+}
+
+function peerMatches(peer: PolicyPeer, other: Endpoint, policyNamespace: string): boolean {
+  if ('ip' in other) {
+    return peer.ipBlock !== undefined && inCidr(other.ip, peer.ipBlock.cidr) && !(peer.ipBlock.except ?? []).some((c) => inCidr(other.ip, c));
+  }
+  if (peer.ipBlock) return false;
+  const namespaceLabels = { 'kubernetes.io/metadata.name': other.namespace };
+  if (peer.namespaceSelector) return selects(peer.namespaceSelector, namespaceLabels) && selects(peer.podSelector, other.labels);
+  return other.namespace === policyNamespace && selects(peer.podSelector, other.labels);
+}
+
+function portMatches(rule: PolicyRule, port: number, protocol: string): boolean {
+  if (!rule.ports || rule.ports.length === 0) return true;
+  return rule.ports.some((p) => (p.protocol ?? 'TCP') === protocol && (p.port === undefined || p.port === port || (typeof p.port === 'number' && p.endPort !== undefined && port >= p.port && port <= p.endPort)));
+}
+
+function policyTypes(policy: Manifest): string[] {
+  return policy.spec?.policyTypes ?? ['Ingress', ...(policy.spec?.egress ? ['Egress'] : [])];
+}
+
+/** Whether `pod` may send (egress) to / receive (ingress) from `other` on port/protocol. */
+function directionAllows(direction: 'Ingress' | 'Egress', pod: Endpoint, other: Endpoint, port: number, protocol: string): boolean {
+  if ('ip' in pod) return true; // outside the cluster: not governed by these policies
+  const applying = policies.filter(
+    (p) => (p.metadata?.namespace ?? NAMESPACE) === pod.namespace && selects(p.spec?.podSelector, pod.labels) && policyTypes(p).includes(direction),
+  );
+  if (applying.length === 0) return true;
+  return applying.some((policy) =>
+    ((direction === 'Ingress' ? policy.spec?.ingress : policy.spec?.egress) ?? []).some((rule) => {
+      const peers = direction === 'Ingress' ? rule.from : rule.to;
+      const peerOk = !peers || peers.length === 0 || peers.some((peer) => peerMatches(peer, other, policy.metadata?.namespace ?? NAMESPACE));
+      return peerOk && portMatches(rule, port, protocol);
+    }),
+  );
+}
+
+function allowed(from: Endpoint, to: Endpoint, port: number, protocol = 'TCP'): boolean {
+  return directionAllows('Egress', from, to, port, protocol) && directionAllows('Ingress', to, from, port, protocol);
+}
+
+/** The pods of a Deployment or StatefulSet under k8s/. */
+function podOf(name: string): Endpoint {
+  const workload = resources.find((m) => (m.kind === 'Deployment' || m.kind === 'StatefulSet') && m.metadata?.name === name);
+  expect(workload, `a Deployment or StatefulSet named ${name}`).toBeDefined();
+  return { namespace: workload?.metadata?.namespace ?? NAMESPACE, labels: workload?.spec?.template?.metadata?.labels ?? {} };
+}
+
+const INGRESS_CONTROLLER: Endpoint = { namespace: 'ingress-nginx', labels: { 'app.kubernetes.io/name': 'ingress-nginx' } };
+const PROMETHEUS: Endpoint = { namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } };
+const KUBE_DNS: Endpoint = { namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } };
+/** Anything else: a debugging pod in the namespace, a pod of another namespace. */
+const STRANGERS: Endpoint[] = [
+  { namespace: NAMESPACE, labels: { run: 'debug' } },
+  { namespace: 'default', labels: { 'app.kubernetes.io/name': 'gateway' } },
+];
+const INTERNET: Endpoint = { ip: '203.0.113.10' };
+const CLOUD_METADATA: Endpoint = { ip: '169.254.169.254' };
+const INFRA_PORTS: Record<(typeof INFRASTRUCTURE)[number], number> = { postgres: 5432, nats: 4222, redis: 6379, minio: 9000 };
+
+/**
+ * Service-to-service calls (caller -> callee), each through a client in services/<caller>/src
+ * reading the callee's *_URL setting. The test below finds those reads in the code and fails when
+ * this table (and so network-policies.yaml) misses one or lists one the code no longer makes.
+ */
+const SERVICE_EDGES: readonly (readonly [string, string])[] = [
+  ['catalog', 'social'], // /internal/engagement, /internal/relationships
+  ['catalog', 'media-processing'], // /internal/media/probe
+  ['social', 'catalog'], // /internal/tracks
+  ['identity', 'social'], // /internal/relationships
+  ['identity', 'billing'], // /internal/subscriptions/{userId}
+  ['messaging', 'catalog'], // /internal/tracks, /internal/playlists
+  ['notification', 'identity'], // JWKS of STOMP CONNECT tokens (JWKS_URL defaults to IDENTITY_URL)
+];
+/** Processes that talk to the internet (443 unless stated): Google OAuth and SMTP, web push, Stripe. */
+const INTERNET_EGRESS: Record<string, number[]> = { identity: [443, 587, 465], notification: [443], billing: [443] };
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    // src/dev holds development stand-ins (e.g. billing's Stripe stand-in), never run in a cluster.
+    if (entry.isDirectory()) return entry.name === 'dev' ? [] : sourceFiles(full);
+    return /\.ts$/.test(entry.name) && !/\.test\.ts$/.test(entry.name) ? [full] : [];
+  });
+}
+
+/** caller -> callee for every `<x>.<CALLEE>_URL` read in a service's source. */
+function edgesInCode(): string[] {
+  const byVariable = new Map(SERVICES.map((s) => [`${s.name.toUpperCase().replace(/-/g, '_')}_URL`, s.name]));
+  const edges = new Set<string>();
+  for (const service of SERVICES) {
+    for (const file of sourceFiles(path.join(ROOT, service.dir, 'src'))) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/\.([A-Z_]+_URL)\b/g)) {
+        const callee = byVariable.get(match[1]!);
+        if (callee && callee !== service.name) edges.add(`${service.name} -> ${callee}`);
+      }
+    }
+  }
+  return [...edges].sort();
+}
+
+describe('k8s NetworkPolicies', () => {
+  it('uses only what the model understands: matchLabels selectors, numeric ports, namespace music', () => {
+    expect(policies.length).toBeGreaterThan(0);
+    for (const policy of policies) {
+      const name = policy.metadata?.name;
+      expect(policy.apiVersion, `${name}`).toBe('networking.k8s.io/v1');
+      expect(policy.metadata?.namespace, `${name}`).toBe(NAMESPACE);
+      for (const type of policy.spec?.policyTypes ?? []) expect(['Ingress', 'Egress'], `${name} policyTypes`).toContain(type);
+      const selectors = [policy.spec?.podSelector];
+      for (const rule of [...(policy.spec?.ingress ?? []), ...(policy.spec?.egress ?? [])]) {
+        for (const peer of [...(rule.from ?? []), ...(rule.to ?? [])]) selectors.push(peer.podSelector, peer.namespaceSelector);
+        for (const port of rule.ports ?? []) {
+          expect(typeof port.port, `${name}: numeric ports`).toBe('number');
+          expect(['TCP', 'UDP', undefined], `${name}: protocol`).toContain(port.protocol);
+        }
+      }
+      expect(policy.spec?.podSelector, `${name}: spec.podSelector`).toBeDefined();
+      for (const selector of selectors) expect(selector?.matchExpressions ?? [], `${name}: matchExpressions`).toEqual([]);
+    }
+  });
+
+  it('denies all ingress and egress of the namespace by default', () => {
+    const defaultDeny = policies.filter(
+      (p) =>
+        Object.keys(p.spec?.podSelector?.matchLabels ?? {}).length === 0 &&
+        (p.spec?.podSelector?.matchExpressions ?? []).length === 0 &&
+        (p.spec?.policyTypes ?? []).includes('Ingress') &&
+        (p.spec?.policyTypes ?? []).includes('Egress') &&
+        (p.spec?.ingress ?? []).length === 0 &&
+        (p.spec?.egress ?? []).length === 0,
+    );
+    expect(defaultDeny.map((p) => p.metadata?.name), 'a policy selecting every pod, both types, no rules').toHaveLength(1);
+    // Whatever a pod of the namespace is, it is isolated both ways.
+    for (const stranger of STRANGERS.filter((s) => 'namespace' in s && s.namespace === NAMESPACE)) {
+      for (const workload of WORKLOADS) {
+        expect(allowed(stranger, podOf(workload.name), workload.port), `stranger -> ${workload.name}`).toBe(false);
+        expect(allowed(podOf(workload.name), stranger, 8080), `${workload.name} -> stranger`).toBe(false);
+      }
+      expect(allowed(stranger, INTERNET, 443), 'stranger -> internet').toBe(false);
+    }
+  });
+
+  it('lets every pod resolve names with kube-dns (UDP and TCP 53) and nothing else of kube-system', () => {
+    for (const name of [...WORKLOADS.map((w) => w.name), ...INFRASTRUCTURE]) {
+      expect(allowed(podOf(name), KUBE_DNS, 53, 'UDP'), `${name} -> dns/udp`).toBe(true);
+      expect(allowed(podOf(name), KUBE_DNS, 53, 'TCP'), `${name} -> dns/tcp`).toBe(true);
+      expect(allowed(podOf(name), KUBE_DNS, 443), `${name} -> kube-system:443`).toBe(false);
+    }
+  });
+
+  it('lets the ingress controller reach the gateway (8080) and no other process', () => {
+    for (const workload of WORKLOADS) {
+      expect(allowed(INGRESS_CONTROLLER, podOf(workload.name), workload.port), `ingress controller -> ${workload.name}`).toBe(workload === GATEWAY);
+    }
+    for (const name of INFRASTRUCTURE) expect(allowed(INGRESS_CONTROLLER, podOf(name), INFRA_PORTS[name]), `ingress controller -> ${name}`).toBe(false);
+    for (const stranger of STRANGERS) expect(allowed(stranger, podOf('gateway'), 8080), 'stranger -> gateway').toBe(false);
+  });
+
+  it('lets Prometheus scrape every process on its own port', () => {
+    for (const workload of WORKLOADS) expect(allowed(PROMETHEUS, podOf(workload.name), workload.port), `prometheus -> ${workload.name}`).toBe(true);
+  });
+
+  it('finds in the code exactly the service-to-service edges of its table', () => {
+    expect(edgesInCode()).toEqual(SERVICE_EDGES.map(([from, to]) => `${from} -> ${to}`).sort());
+  });
+
+  it('allows gateway -> every service and each edge of the table, and no other path between processes', () => {
+    const edges = new Set(SERVICE_EDGES.map(([from, to]) => `${from} -> ${to}`));
+    for (const from of WORKLOADS) {
+      for (const to of WORKLOADS) {
+        if (from === to) continue;
+        const expected = from === GATEWAY || edges.has(`${from.name} -> ${to.name}`);
+        expect(allowed(podOf(from.name), podOf(to.name), to.port), `${from.name} -> ${to.name}:${to.port}`).toBe(expected);
+      }
+    }
+  });
+
+  it('allows services -> postgres, nats, redis, minio; gateway -> redis; nothing else reaches them', () => {
+    for (const name of INFRASTRUCTURE) {
+      const port = INFRA_PORTS[name];
+      for (const service of SERVICES) expect(allowed(podOf(service.name), podOf(name), port), `${service.name} -> ${name}:${port}`).toBe(true);
+      expect(allowed(podOf('gateway'), podOf(name), port), `gateway -> ${name}:${port}`).toBe(name === 'redis');
+      for (const stranger of STRANGERS) expect(allowed(stranger, podOf(name), port), `stranger -> ${name}`).toBe(false);
+    }
+    expect(allowed(podOf('nats'), podOf('nats'), 6222), 'nats cluster routes').toBe(true);
+    expect(allowed(podOf('catalog'), podOf('nats'), 6222), 'services must not join the NATS cluster').toBe(false);
+  });
+
+  it('lets only identity, notification and billing reach the internet, on their ports, never the cloud metadata address', () => {
+    for (const name of [...WORKLOADS.map((w) => w.name), ...INFRASTRUCTURE]) {
+      for (const port of [80, 443, 465, 587]) {
+        expect(allowed(podOf(name), INTERNET, port), `${name} -> internet:${port}`).toBe((INTERNET_EGRESS[name] ?? []).includes(port));
+        expect(allowed(podOf(name), CLOUD_METADATA, port), `${name} -> 169.254.169.254:${port}`).toBe(false);
+      }
+    }
+  });
 });
