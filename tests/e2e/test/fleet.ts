@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, freePort, startNatsServer, startS3rver, testInfra, type NatsServerHandle, type TestDatabase } from '@msp/testing';
@@ -51,6 +52,11 @@ export class Fleet {
    * endpoints of a test); every service also gets the others' *_URL.
    */
   async start(gatewayEnv: Record<string, string> = {}, serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {}): Promise<void> {
+    // One Redis serves every test file: identity's and the gateway's keys (limits, revocations) get a
+    // prefix per fleet, so that one file's failed logins or registrations never limit another's.
+    const prefix = gatewayEnv.REDIS_KEY_PREFIX ?? `e2e-${randomUUID().slice(0, 8)}:`;
+    gatewayEnv = { REDIS_KEY_PREFIX: prefix, ...gatewayEnv };
+    serviceEnv = { ...serviceEnv, identity: { REDIS_KEY_PREFIX: prefix, ...serviceEnv.identity } };
     this.serviceEnv = serviceEnv;
     const [nats, s3] = await Promise.all([startNatsServer(), startS3rver()]);
     this.nats = nats;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorResponseSchema, ROUTES } from '@msp/contracts';
 import type { buildApp as buildIdentity } from '@msp/identity';
 import type { buildApp as buildCatalog } from '@msp/catalog';
+import { startStripeStandIn, type StripeStandIn } from '@msp/billing/stripe-stand-in';
 import { Fleet } from './fleet.js';
 import { generateCases, operationsOf, type FuzzCase, type Operation } from './fuzz-cases.js';
 
@@ -15,6 +16,7 @@ import { generateCases, operationsOf, type FuzzCase, type Operation } from './fu
  */
 
 const fleet = new Fleet();
+let stripe: StripeStandIn;
 let operations: Operation[] = [];
 let token = '';
 const USER = 4242;
@@ -79,7 +81,16 @@ const identity = () => fleet.apps.get('identity') as Awaited<ReturnType<typeof b
 const catalog = () => fleet.apps.get('catalog') as Awaited<ReturnType<typeof buildCatalog>>;
 
 beforeAll(async () => {
-  await fleet.start({ RATE_LIMIT_CLIENT_PER_MINUTE: '1000000', RATE_LIMIT_USER_PER_MINUTE: '1000000' });
+  // Third parties configured as in development (a Stripe stand-in, a Google client), so that their
+  // absence is not what answers: every operation gets to judge its input.
+  stripe = await startStripeStandIn({ secretKey: 'sk_test_fuzz', webhookSecret: 'whsec_fuzz' });
+  await fleet.start(
+    { RATE_LIMIT_CLIENT_PER_MINUTE: '1000000', RATE_LIMIT_USER_PER_MINUTE: '1000000' },
+    {
+      billing: { ...stripe.billingEnv(), STRIPE_PRICE_ID: 'price_fuzz' },
+      identity: { GOOGLE_CLIENT_ID: 'fuzz-client.apps.example', GOOGLE_CLIENT_SECRET: 'fuzz-secret' },
+    },
+  );
   token = await identity().keys.sign(
     { sub: String(USER), username: `fuzzer`, role: 'ARTIST', tier: 'FREE', sid: randomUUID(), jti: randomUUID() },
     1800,
@@ -91,6 +102,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fleet.close();
+  await stripe?.close();
 });
 
 describe('fuzz: hostile input on every operation of the OpenAPI document (issue 13)', () => {

@@ -52,17 +52,10 @@ beforeAll(async () => {
   token = await identity.keys.sign({ sub: '77', username: 'stall', role: 'ARTIST', tier: 'FREE', sid: randomUUID(), jti: randomUUID() }, 1800, 'msp-identity');
 }, 120_000);
 
+// Catalog's close waits for the 100 refused uploads to finish cleaning up (object-store aborts).
 afterAll(async () => {
-  const started = Date.now();
-  await fleet.gateway.close();
-  console.log('gateway closed after', Date.now() - started);
-  for (const name of [...fleet.apps.keys()]) {
-    const t = Date.now();
-    await fleet.stopService(name);
-    console.log(name, 'closed after', Date.now() - t);
-  }
   await fleet.close();
-}, 120_000);
+}, 150_000);
 
 describe('stalled request bodies (issue 13)', () => {
   it(`ends ${STALLED_JSON + STALLED_UPLOADS} stalled bodies within the idle timeout while normal requests keep their latency`, async () => {
@@ -99,9 +92,5 @@ describe('stalled request bodies (issue 13)', () => {
     // Generous bound for a shared 2-core machine: the median stays within 3× (or +25 ms) of baseline.
     expect(percentile(during, 50)).toBeLessThan(Math.max(3 * percentile(baseline, 50), percentile(baseline, 50) + 25));
     for (const s of stalled) s.socket.destroy();
-    const connections = (name: string) => new Promise<number>((r) => (name === 'gateway' ? fleet.gateway : fleet.apps.get(name as never)!).server.getConnections((_e, n) => r(n)));
-    console.log('open connections', await connections('gateway'), await connections('catalog'), await connections('identity'));
-    await new Promise((r) => setTimeout(r, 3000));
-    console.log('open connections after 3 s', await connections('gateway'), await connections('catalog'), await connections('identity'));
   }, 60_000);
 });

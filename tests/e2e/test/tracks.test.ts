@@ -430,8 +430,9 @@ describe('TRK-2 audio duration limit (issue 13: a tiny file cannot buy hours of 
   it('refuses an hour of silent FLAC over the configured limit with 400 before 201, and processes a silent FLAC under it', async () => {
     const hour = await lavfi(path.join(dir, 'hour-silence.flac'), 'anullsrc=r=8000:cl=mono', ['-t', '3600', '-c:a', 'flac']);
     expect((await readFile(hour)).length).toBeLessThan(AUDIO_MAX_BYTES);
+    const dora = await register('dora-tracks@example.com', 'Dora Tracks'); // a FREE quota of her own
     const before = (await uploadedKeys()).length;
-    const refused = await upload(hour, { title: 'An hour of nothing' });
+    const refused = await upload(hour, { title: 'An hour of nothing' }, { token: dora.token });
     expect(refused.status).toBe(400);
     const error = (await refused.json()) as { code: string; message: string; errors: Array<{ field: string; message: string }> };
     expect(error.code).toBe('VALIDATION_FAILED');
@@ -440,8 +441,8 @@ describe('TRK-2 audio duration limit (issue 13: a tiny file cannot buy hours of 
     expect((await uploadedKeys()).length).toBe(before);
 
     const short = await lavfi(path.join(dir, 'short-silence.flac'), 'anullsrc=r=8000:cl=mono', ['-t', '90', '-c:a', 'flac']);
-    const accepted = await uploadAccepted(short, { title: 'Ninety seconds of nothing' });
-    const done = await finished(accepted.id);
+    const accepted = await uploadAccepted(short, { title: 'Ninety seconds of nothing' }, { token: dora.token });
+    const done = await finished(accepted.id, 60_000, [], dora.token);
     expect(done.trackResponse?.trackDurationSeconds).toBe(90);
   }, 90_000);
 });

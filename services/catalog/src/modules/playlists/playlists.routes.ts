@@ -12,6 +12,7 @@ import {
   PlaylistSecretLinkSchema,
   ResolveResultSchema,
   TrackSummarySchema,
+  MAX_ID,
 } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
@@ -57,7 +58,11 @@ async function bearer(request: FastifyRequest) {
 }
 
 function userRef(value: string): { userId?: number; username?: string } {
-  return /^\d+$/.test(value) ? { userId: Number(value) } : { username: value.toLowerCase() };
+  if (!/^\d+$/.test(value)) return { username: value.toLowerCase() };
+  // An all-digit reference is an id; past the int4 range no such user can exist (never a 500).
+  const id = Number(value);
+  if (!Number.isSafeInteger(id) || id > MAX_ID) throw new AppError('USER_NOT_FOUND', 'No such user.');
+  return { userId: id };
 }
 
 export interface PlaylistsModuleOptions {

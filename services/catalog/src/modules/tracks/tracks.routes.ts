@@ -19,6 +19,7 @@ import {
   UploadStatusMessageSchema,
   WaveformUrlSchema,
   type DeviceInfo,
+  MAX_ID,
 } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import { callerFrom, clientAddress, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
@@ -53,7 +54,11 @@ async function admin(request: FastifyRequest) {
 }
 
 function userRef(value: string): { userId?: number; username?: string } {
-  return /^\d+$/.test(value) ? { userId: Number(value) } : { username: value.toLowerCase() };
+  if (!/^\d+$/.test(value)) return { username: value.toLowerCase() };
+  // An all-digit reference is an id; past the int4 range no such user can exist (never a 500).
+  const id = Number(value);
+  if (!Number.isSafeInteger(id) || id > MAX_ID) throw new AppError('USER_NOT_FOUND', 'No such user.');
+  return { userId: id };
 }
 
 export interface TracksModuleOptions {
