@@ -46,13 +46,18 @@ function randomValue(depth = 0): unknown {
   }
 }
 
+/** encodeURIComponent, except that an unpaired surrogate goes out as its CESU-8 bytes (which no decoder accepts). */
+function enc(text: string): string {
+  return text.replace(/[\ud800-\udfff]/g, '\u0000').split('\u0000').map((part) => encodeURIComponent(part)).join('%ED%A0%80');
+}
+
 function mutations(op: Operation): FuzzCase[] {
   const operation = `${op.method} ${op.path}`;
   const out: FuzzCase[] = [];
   for (let i = 0; i < perOp; i += 1) {
-    const segment = () => encodeURIComponent(String(randomValue())).slice(0, 200) || '1';
+    const segment = () => enc(String(randomValue())).slice(0, 200) || '1';
     const path = op.path.replace(/\{[^}]+\}/g, () => (random() < 0.5 ? String(Math.floor(random() * 10)) : segment()));
-    const query = op.queryParams.map((p) => `${encodeURIComponent(p.name)}=${random() < 0.3 ? '%' + randomText(2) : encodeURIComponent(String(randomValue()))}`).join('&');
+    const query = op.queryParams.map((p) => `${enc(p.name)}=${random() < 0.3 ? '%' + enc(randomText(2)) : enc(String(randomValue()))}`).join('&');
     let body: string | undefined;
     if (op.body?.kind === 'json') {
       const fields = Object.keys(op.body.properties);
