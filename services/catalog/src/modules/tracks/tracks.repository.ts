@@ -70,30 +70,6 @@ export class TracksRepository {
     });
   }
 
-  /**
-   * DSC-5: public FINISHED PLAYABLE tracks of a genre (case-insensitive, through genre_key) in an
-   * order fixed for the day (hash of id and date), artists deleted or banned left out.
-   */
-  async stationByGenre(genreKey: string, day: string, page: number, size: number): Promise<{ rows: TrackRow[]; total: number }> {
-    const filter = `genre_key = $1 AND state = 'FINISHED' AND is_private = false AND access = 'PLAYABLE' AND deleted_at IS NULL
-      AND artist_id NOT IN (SELECT user_id FROM user_summaries WHERE is_deleted)`;
-    const [ids, counted] = await Promise.all([
-      this.prisma.$queryRawUnsafe<Array<{ id: number }>>(
-        `SELECT id FROM tracks WHERE ${filter} ORDER BY md5(id::text || $2), id LIMIT $3 OFFSET $4`,
-        genreKey,
-        day,
-        size,
-        page * size,
-      ),
-      this.prisma.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT count(*) AS n FROM tracks WHERE ${filter}`, genreKey),
-    ]);
-    const rows = ids.length
-      ? await this.prisma.track.findMany({ where: { id: { in: ids.map((r) => r.id) } }, select: trackSelect })
-      : [];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return { rows: ids.map((r) => byId.get(r.id)).filter((r): r is TrackRow => !!r), total: Number(counted[0]?.n ?? 0) };
-  }
-
   /** USR-17: the caller's history, latest play first, tracks still visible to them (R2). */
   async history(userId: number, page: number, size: number) {
     const where: Prisma.ListeningHistoryWhereInput = { userId };
