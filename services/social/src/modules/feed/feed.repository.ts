@@ -1,0 +1,112 @@
+import type { FeedItemType } from '@msp/contracts';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import { playlistVisibleSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
+import type { PlaylistListRow, TrackListRow } from '../engagement/track.mapper.js';
+
+export interface FeedRow {
+  feedId: number;
+  type: FeedItemType;
+  resourceType: 'TRACK' | 'PLAYLIST';
+  resourceId: number;
+  actorId: number;
+  at: Date;
+}
+
+/**
+ * Every action of the followed users inside the window, one row per action. Each source is read
+ * through its (user, time) index for the followed users only; `prio` breaks ties of the same
+ * instant (a post before a repost before a like).
+ */
+const EVENTS = `
+  SELECT 'TRACK_POSTED' AS type, 'TRACK' AS rtype, t.track_id AS rid, t.artist_id AS actor, t.published_at AS at, t.feed_id AS fid, 0 AS prio
+    FROM track_refs t WHERE t.artist_id IN (SELECT uid FROM fol) AND t.published_at >= $2
+  UNION ALL
+  SELECT 'TRACK_REPOSTED', 'TRACK', r.track_id, r.user_id, r.created_at, r.feed_id, 1
+    FROM track_reposts r WHERE r.user_id IN (SELECT uid FROM fol) AND r.created_at >= $2
+  UNION ALL
+  SELECT 'TRACK_LIKED', 'TRACK', l.track_id, l.user_id, l.created_at, l.feed_id, 2
+    FROM track_likes l WHERE l.user_id IN (SELECT uid FROM fol) AND l.created_at >= $2
+  UNION ALL
+  SELECT 'PLAYLIST_POSTED', 'PLAYLIST', p.playlist_id, p.owner_id, p.posted_at, p.feed_id, 0
+    FROM playlist_refs p WHERE p.owner_id IN (SELECT uid FROM fol) AND p.posted_at >= $2
+  UNION ALL
+  SELECT 'PLAYLIST_REPOSTED', 'PLAYLIST', r.playlist_id, r.user_id, r.created_at, r.feed_id, 1
+    FROM playlist_reposts r WHERE r.user_id IN (SELECT uid FROM fol) AND r.created_at >= $2
+  UNION ALL
+  SELECT 'PLAYLIST_LIKED', 'PLAYLIST', l.playlist_id, l.user_id, l.created_at, l.feed_id, 2
+    FROM playlist_likes l WHERE l.user_id IN (SELECT uid FROM fol) AND l.created_at >= $2`;
+
+/**
+ * DSC-1, fan-out on read (see README): the followed users' actions, one item per resource at its
+ * newest action (ties: post, repost, like; then the lowest actor id), only resources visible to
+ * the viewer (R2, R6, R7) and actors still present, newest first. The page and the total come
+ * from one statement, visibility applied before paging.
+ */
+const FEED = `
+  WITH fol AS (SELECT followee_id AS uid FROM follows WHERE follower_id = $1),
+  ev AS (${EVENTS}),
+  latest AS (SELECT DISTINCT ON (rtype, rid) * FROM ev ORDER BY rtype, rid, at DESC, prio, actor),
+  visible AS (
+    SELECT l.* FROM latest l
+      JOIN user_summaries a ON a.user_id = l.actor AND NOT a.is_deleted
+      LEFT JOIN track_refs t ON l.rtype = 'TRACK' AND t.track_id = l.rid
+      LEFT JOIN playlist_refs p ON l.rtype = 'PLAYLIST' AND p.playlist_id = l.rid
+     WHERE (t.track_id IS NOT NULL AND ${trackVisibleSql('t', '$1', 'false')})
+        OR (p.playlist_id IS NOT NULL AND ${playlistVisibleSql('p', '$1', 'false')}))`;
+
+export class FeedRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async page(viewerId: number, since: Date, page: number, size: number): Promise<{ rows: FeedRow[]; total: number }> {
+    const rows = await this.prisma.$queryRawUnsafe<Array<FeedRow & { total: number }>>(
+      `${FEED}
+       SELECT v.fid AS "feedId", v.type, v.rtype AS "resourceType", v.rid AS "resourceId", v.actor AS "actorId", v.at,
+              count(*) OVER ()::int AS total
+         FROM visible v ORDER BY v.at DESC, v.fid DESC LIMIT $3 OFFSET $4`,
+      viewerId,
+      since,
+      size,
+      page * size,
+    );
+    if (rows.length > 0 || page === 0) return { rows, total: rows[0]?.total ?? 0 };
+    // Past the end: the window count did not run, count alone.
+    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`${FEED} SELECT count(*)::int AS total FROM visible`, viewerId, since);
+    return { rows: [], total: count?.total ?? 0 };
+  }
+
+  /** Social's own rows of the page's tracks: the fields social owns and the fallback when catalog does not answer. */
+  tracks(ids: number[], viewerId: number): Promise<TrackListRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.prisma.$queryRawUnsafe<TrackListRow[]>(
+      `SELECT t.track_id AS "trackId", t.title, t.track_slug AS "trackSlug", t.state, t.is_private AS "isPrivate",
+              t.access, t.duration_seconds AS "durationSeconds", t.cover_url AS "coverUrl", t.genre,
+              t.published_at AS "publishedAt", t.created_at AS "createdAt", t.like_count AS "likeCount",
+              t.repost_count AS "repostCount", t.comment_count AS "commentCount",
+              EXISTS (SELECT 1 FROM track_likes l WHERE l.user_id = $2 AND l.track_id = t.track_id) AS "isLiked",
+              EXISTS (SELECT 1 FROM track_reposts r WHERE r.user_id = $2 AND r.track_id = t.track_id) AS "isReposted",
+              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $2 AND f.followee_id = a.user_id) AS "artistIsFollowing",
+              ${userColumns('a', 'artist')}
+         FROM track_refs t JOIN user_summaries a ON a.user_id = t.artist_id
+        WHERE t.track_id = ANY($1::int[])`,
+      ids,
+      viewerId,
+    );
+  }
+
+  playlists(ids: number[], viewerId: number): Promise<PlaylistListRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.prisma.$queryRawUnsafe<PlaylistListRow[]>(
+      `SELECT p.playlist_id AS "playlistId", p.title, p.playlist_slug AS "playlistSlug", p.is_private AS "isPrivate",
+              p.cover_art_url AS "coverArtUrl", p.created_at AS "createdAt", p.like_count AS "likeCount",
+              p.repost_count AS "repostCount",
+              EXISTS (SELECT 1 FROM playlist_likes l WHERE l.user_id = $2 AND l.playlist_id = p.playlist_id) AS "isLiked",
+              EXISTS (SELECT 1 FROM playlist_reposts r WHERE r.user_id = $2 AND r.playlist_id = p.playlist_id) AS "isReposted",
+              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $2 AND f.followee_id = o.user_id) AS "ownerIsFollowing",
+              ${userColumns('o', 'owner')}
+         FROM playlist_refs p JOIN user_summaries o ON o.user_id = p.owner_id
+        WHERE p.playlist_id = ANY($1::int[])`,
+      ids,
+      viewerId,
+    );
+  }
+}
