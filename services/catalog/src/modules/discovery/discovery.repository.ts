@@ -22,14 +22,16 @@ function hitsSql(kind: SearchKind, withGenre: boolean): string {
   const tier = (alias: string, whole: string) => `CASE WHEN ${whole} = $3 THEN 3
               WHEN ${alias}.search_doc @@ to_tsquery('simple', $1) THEN 2
               WHEN ${alias}.search_doc @@ to_tsquery('simple', $2) THEN 1 ELSE 0 END`;
-  const score = (alias: string) => `ts_rank(${alias}.search_doc, to_tsquery('simple', $2)) + word_similarity($3, ${alias}.search_text)`;
+  // The closer the whole name or title is to the query, the better (a shorter title wins a tie).
+  const score = (alias: string, whole: string) =>
+    `ts_rank(${alias}.search_doc, to_tsquery('simple', $2)) + word_similarity($3, ${alias}.search_text) + similarity($3, ${whole})`;
   if (kind === 'TRACK') {
-    return `SELECT 'TRACK' AS type, t.id, ${tier('t', 'msp_fold(t.title)')} AS tier, ${score('t')} AS score
+    return `SELECT 'TRACK' AS type, t.id, ${tier('t', 'msp_fold(t.title)')} AS tier, ${score('t', 'msp_fold(t.title)')} AS score
               FROM tracks t
              WHERE ${match('t')} AND ${listedTrackSql('t', '$4')}${withGenre ? ' AND t.genre_key = $5' : ''}`;
   }
   if (kind === 'PLAYLIST') {
-    return `SELECT 'PLAYLIST' AS type, p.id, ${tier('p', 'p.search_text')} AS tier, ${score('p')} AS score
+    return `SELECT 'PLAYLIST' AS type, p.id, ${tier('p', 'p.search_text')} AS tier, ${score('p', 'p.search_text')} AS score
               FROM playlists p
              WHERE ${match('p')} AND ${listedPlaylistSql('p', '$4')}${withGenre ? ' AND lower(p.genre) = $5' : ''}`;
   }
@@ -37,7 +39,7 @@ function hitsSql(kind: SearchKind, withGenre: boolean): string {
                  CASE WHEN msp_fold(u.username) = $3 OR msp_fold(u.display_name) = $3 THEN 3
                       WHEN u.search_doc @@ to_tsquery('simple', $1) THEN 2
                       WHEN u.search_doc @@ to_tsquery('simple', $2) THEN 1 ELSE 0 END AS tier,
-                 ${score('u')} AS score
+                 ${score('u', 'u.search_text')} AS score
             FROM user_summaries u
            WHERE ${match('u')} AND ${listedUserSql('u', '$4')}`;
 }
