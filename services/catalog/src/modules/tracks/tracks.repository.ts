@@ -1,6 +1,7 @@
 import type { Prisma, PrismaClient, TrackState } from '../../generated/prisma/client.js';
 import { userSummarySourceSelect } from '@msp/contracts';
 import { trackSelect, type TrackRow } from './track.mapper.js';
+import { listedTrackSql } from '../discovery/discovery-sql.js';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -70,24 +71,31 @@ export class TracksRepository {
     });
   }
 
-  /** USR-17: the caller's history, latest play first, tracks still visible to them (R2). */
+  /**
+   * USR-17: the caller's history, latest play first, tracks still visible to them (R2; R7 through
+   * catalog's copy of the blocks), filtered in SQL before paging so the total matches the content.
+   */
   async history(userId: number, page: number, size: number) {
-    const where: Prisma.ListeningHistoryWhereInput = { userId };
-    const trackVisible = { OR: [{ artistId: userId, deletedAt: null }, PUBLIC_TRACK] } satisfies Prisma.TrackWhereInput;
-    const entries = await this.prisma.listeningHistory.findMany({
-      where,
-      orderBy: [{ lastPlayedAt: 'desc' }, { trackId: 'desc' }],
-      select: { trackId: true, lastPlayedAt: true },
-    });
-    // History rows carry no track columns; visible ones are looked up in one query (bounded by the user's history).
-    const visible = entries.length
-      ? await this.prisma.track.findMany({ where: { id: { in: entries.map((e) => e.trackId) }, ...trackVisible }, select: trackSelect })
+    const from = `FROM listening_history h JOIN tracks t ON t.id = h.track_id
+      WHERE h.user_id = $1 AND ((t.artist_id = $1 AND t.deleted_at IS NULL) OR (${listedTrackSql('t', '$1')}))`;
+    const [entries, counted] = await Promise.all([
+      this.prisma.$queryRawUnsafe<Array<{ trackId: number; lastPlayedAt: Date }>>(
+        `SELECT h.track_id AS "trackId", h.last_played_at AS "lastPlayedAt" ${from}
+          ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT $2 OFFSET $3`,
+        userId,
+        size,
+        page * size,
+      ),
+      this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total ${from}`, userId),
+    ]);
+    const rows = entries.length
+      ? await this.prisma.track.findMany({ where: { id: { in: entries.map((e) => e.trackId) } }, select: trackSelect })
       : [];
-    const byId = new Map(visible.map((r) => [r.id, r]));
-    const all = entries.flatMap((e) => {
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const items = entries.flatMap((e) => {
       const row = byId.get(e.trackId);
       return row ? [{ row, lastPlayedAt: e.lastPlayedAt }] : [];
     });
-    return { items: all.slice(page * size, page * size + size), total: all.length };
+    return { items, total: counted[0]?.total ?? 0 };
   }
 }
