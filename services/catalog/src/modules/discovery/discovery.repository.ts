@@ -13,35 +13,47 @@ export interface SearchHit {
 export const FUZZY_THRESHOLD = 0.35;
 
 /**
+ * How many matches of each kind are ranked: the most played tracks, most followed users and most
+ * liked playlists among the matches. A rare word has fewer matches than this and all are ranked;
+ * a very common word (a third of the catalogue says "love") is ranked among its most popular
+ * matches only, so a search never scores hundreds of thousands of rows. Totals count the same set.
+ */
+export const SEARCH_CANDIDATES = 1000;
+
+/**
  * Match tiers, best first: 3 the whole field equals the query, 2 every word matches exactly,
  * 1 the last word as a prefix, 0 only by trigram similarity (typos). Inside a tier, ts_rank
- * (title and names weigh more than tags, tags more than genre) plus the similarity.
+ * (title and names weigh more than tags, tags more than genre), the word similarity and the
+ * similarity of the whole title or name (the closer, shorter one first).
  */
 function hitsSql(kind: SearchKind, withGenre: boolean): string {
   const match = (alias: string) => `(${alias}.search_doc @@ to_tsquery('simple', $2) OR $3 <% ${alias}.search_text)`;
   const tier = (alias: string, whole: string) => `CASE WHEN ${whole} = $3 THEN 3
               WHEN ${alias}.search_doc @@ to_tsquery('simple', $1) THEN 2
               WHEN ${alias}.search_doc @@ to_tsquery('simple', $2) THEN 1 ELSE 0 END`;
-  // The closer the whole name or title is to the query, the better (a shorter title wins a tie).
   const score = (alias: string, whole: string) =>
     `ts_rank(${alias}.search_doc, to_tsquery('simple', $2)) + word_similarity($3, ${alias}.search_text) + similarity($3, ${whole})`;
+  const cap = `LIMIT ${SEARCH_CANDIDATES}`;
   if (kind === 'TRACK') {
-    return `SELECT 'TRACK' AS type, t.id, ${tier('t', 'msp_fold(t.title)')} AS tier, ${score('t', 'msp_fold(t.title)')} AS score
-              FROM tracks t
-             WHERE ${match('t')} AND ${listedTrackSql('t', '$4')}${withGenre ? ' AND t.genre_key = $5' : ''}`;
+    return `SELECT 'TRACK' AS type, c.id, ${tier('c', 'msp_fold(c.title)')} AS tier, ${score('c', 'msp_fold(c.title)')} AS score
+              FROM (SELECT t.id, t.title, t.search_doc, t.search_text FROM tracks t
+                     WHERE ${match('t')} AND ${listedTrackSql('t', '$4')}${withGenre ? ' AND t.genre_key = $5' : ''}
+                     ORDER BY t.play_count DESC, t.id DESC ${cap}) c`;
   }
   if (kind === 'PLAYLIST') {
-    return `SELECT 'PLAYLIST' AS type, p.id, ${tier('p', 'p.search_text')} AS tier, ${score('p', 'p.search_text')} AS score
-              FROM playlists p
-             WHERE ${match('p')} AND ${listedPlaylistSql('p', '$4')}${withGenre ? ' AND lower(p.genre) = $5' : ''}`;
+    return `SELECT 'PLAYLIST' AS type, c.id, ${tier('c', 'c.search_text')} AS tier, ${score('c', 'c.search_text')} AS score
+              FROM (SELECT p.id, p.search_doc, p.search_text FROM playlists p
+                     WHERE ${match('p')} AND ${listedPlaylistSql('p', '$4')}${withGenre ? ' AND lower(p.genre) = $5' : ''}
+                     ORDER BY p.like_count DESC, p.id DESC ${cap}) c`;
   }
-  return `SELECT 'USER' AS type, u.user_id AS id,
-                 CASE WHEN msp_fold(u.username) = $3 OR msp_fold(u.display_name) = $3 THEN 3
-                      WHEN u.search_doc @@ to_tsquery('simple', $1) THEN 2
-                      WHEN u.search_doc @@ to_tsquery('simple', $2) THEN 1 ELSE 0 END AS tier,
-                 ${score('u', 'u.search_text')} AS score
-            FROM user_summaries u
-           WHERE ${match('u')} AND ${listedUserSql('u', '$4')}`;
+  return `SELECT 'USER' AS type, c.user_id AS id,
+                 CASE WHEN msp_fold(c.username) = $3 OR msp_fold(c.display_name) = $3 THEN 3
+                      WHEN c.search_doc @@ to_tsquery('simple', $1) THEN 2
+                      WHEN c.search_doc @@ to_tsquery('simple', $2) THEN 1 ELSE 0 END AS tier,
+                 ${score('c', 'c.search_text')} AS score
+            FROM (SELECT u.user_id, u.username, u.display_name, u.search_doc, u.search_text FROM user_summaries u
+                   WHERE ${match('u')} AND ${listedUserSql('u', '$4')}
+                   ORDER BY u.follower_count DESC, u.user_id DESC ${cap}) c`;
 }
 
 /** Stations' order fixed for the day (as DSC-5): a hash of the id and the UTC date. */
