@@ -110,8 +110,8 @@ async function seedCatalog(db: pg.Pool) {
        SELECT g, lower(regexp_replace(unaccent(f.n || '-' || l.n), '[^a-zA-Z0-9]+', '-', 'g')) || '-' || g, f.n || ' ' || l.n,
               CASE WHEN g % 7 = 0 THEN 'PRO' ELSE 'FREE' END, CASE WHEN g <= $2 THEN 'ARTIST' ELSE 'LISTENER' END, 0, 0, now()
          FROM generate_series(1, $1) g,
-              LATERAL (SELECT (${lit(FIRST)})[1 + (g * 7919) % ${FIRST.length}] AS n) f,
-              LATERAL (SELECT (${lit(LAST)})[1 + (g * 104729) % ${LAST.length}] AS n) l`,
+              LATERAL (SELECT (${lit(FIRST)})[1 + (g::bigint * 7919) % ${FIRST.length}] AS n) f,
+              LATERAL (SELECT (${lit(LAST)})[1 + (g::bigint * 104729) % ${LAST.length}] AS n) l`,
       [S.users, S.artists],
     ),
   );

@@ -40,7 +40,7 @@ export async function buildApp(config: SocialConfig, options: { logger?: boolean
   await app.register(engagementModule, { prefix: '/api', engagement });
   const catalog = new CatalogClient(config.CATALOG_URL, config.INTERNAL_TIMEOUT_MS, app.log);
   await app.register(activityModule, { prefix: '/api', activity: new ActivityService(infra.prisma, catalog) });
-  await app.register(feedModule, { prefix: '/api', feed: new FeedService(infra.prisma, catalog, config.FEED_WINDOW_DAYS) });
+  await app.register(feedModule, { prefix: '/api', feed: new FeedService(infra.prisma, catalog, { windowDays: config.FEED_WINDOW_DAYS, maxItems: config.FEED_MAX_ITEMS }) });
   await app.register(commentsModule, { prefix: '/api', comments: new CommentsService(infra.prisma) });
   await app.register(internalModule, { engagement, users: new UsersRepository(infra.prisma) });
   return Object.assign(app, { infra });

@@ -56,8 +56,10 @@ function hitsSql(kind: SearchKind, withGenre: boolean): string {
                    ORDER BY u.follower_count DESC, u.user_id DESC ${cap}) c`;
 }
 
-/** Stations' order fixed for the day (as DSC-5): a hash of the id and the UTC date. */
-const DAY_ORDER = 'ORDER BY md5(t.id::text || $2), t.id';
+/** Most tracks a station holds on one day (R18: a radio needs hundreds, not a genre's 100,000). */
+export const STATION_SIZE = 500;
+/** The chart: the best-scored tracks only (DSC-2). */
+export const TRENDING_SIZE = 1000;
 
 export class DiscoveryRepository {
   constructor(private readonly prisma: PrismaClient) {}
@@ -84,62 +86,90 @@ export class DiscoveryRepository {
     return { hits: hits as SearchHit[], total: counted[0]?.total ?? 0 };
   }
 
-  /** DSC-2: the ranked tracks (score > 0 over the window) by score, newer first among equals. */
+  /**
+   * DSC-2: the chart, i.e. the TRENDING_SIZE best-scored tracks (score > 0 over the window), by
+   * score, newer first among equals. Both queries walk the partial trending index and stop early.
+   */
   async trending(viewerId: number, genreKey: string | null, page: number, size: number): Promise<{ rows: TrackRow[]; total: number }> {
-    const from = `FROM tracks t WHERE t.trending_score > 0 AND ${listedTrackSql('t', '$1')}${genreKey !== null ? ' AND t.genre_key = $2' : ''}`;
+    const chart = `SELECT t.id FROM tracks t WHERE t.trending_score > 0 AND ${listedTrackSql('t', '$1')}${genreKey !== null ? ' AND t.genre_key = $2' : ''}
+      ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC`;
     const params: unknown[] = [viewerId, ...(genreKey !== null ? [genreKey] : [])];
     const n = params.length;
+    const offset = Math.min(page * size, TRENDING_SIZE);
     const [ids, counted] = await Promise.all([
-      this.prisma.$queryRawUnsafe<Array<{ id: number }>>(
-        `SELECT t.id ${from} ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-        ...params,
-        size,
-        page * size,
-      ),
-      this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total ${from}`, ...params),
+      this.prisma.$queryRawUnsafe<Array<{ id: number }>>(`${chart} LIMIT $${n + 1} OFFSET $${n + 2}`, ...params, Math.min(size, TRENDING_SIZE - offset), offset),
+      this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total FROM (${chart} LIMIT ${TRENDING_SIZE}) c`, ...params),
     ]);
     return { rows: await this.rowsInOrder(ids.map((r) => r.id)), total: counted[0]?.total ?? 0 };
   }
 
-  /** DSC-5: public playable tracks of a genre (case-insensitive). */
+  /** DSC-5: tracks of a genre (case-insensitive). */
   genreStation(viewerId: number, genreKey: string, day: string, page: number, size: number) {
-    return this.station(`t.genre_key = $3`, [genreKey], viewerId, day, page, size);
+    return this.station(viewerId, day, { genres: [genreKey], artists: [], excludeLikesOf: 0 }, page, size);
   }
 
   /**
-   * DSC-6: the artist's tracks and those of similar artists: the (up to 50) artists with the most
-   * public tracks in the artist's main genres (its 3 most frequent among its public tracks).
+   * DSC-6: the artist's tracks and those of the artists sharing the artist's main genres (its 3
+   * most frequent among its public tracks), i.e. the tracks of those genres.
    */
-  artistStation(viewerId: number, artistId: number, day: string, page: number, size: number) {
-    const similar = `t.artist_id = $3 OR t.artist_id IN (
-        SELECT s.artist_id FROM tracks s
-         WHERE s.deleted_at IS NULL AND NOT s.is_private AND s.state = 'FINISHED' AND s.artist_id <> $3
-           AND s.genre_key IN (SELECT m.genre_key FROM tracks m
-                                WHERE m.artist_id = $3 AND m.deleted_at IS NULL AND NOT m.is_private AND m.state = 'FINISHED'
-                                GROUP BY m.genre_key ORDER BY count(*) DESC, m.genre_key LIMIT 3)
-         GROUP BY s.artist_id ORDER BY count(*) DESC, s.artist_id LIMIT 50)`;
-    return this.station(similar, [artistId], viewerId, day, page, size);
+  async artistStation(viewerId: number, artistId: number, day: string, page: number, size: number) {
+    const main = await this.prisma.$queryRawUnsafe<Array<{ genre: string }>>(
+      `SELECT t.genre_key AS genre FROM tracks t
+        WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
+        GROUP BY t.genre_key ORDER BY count(*) DESC, t.genre_key LIMIT 3`,
+      artistId,
+    );
+    return this.station(viewerId, day, { genres: main.map((g) => g.genre), artists: [artistId], excludeLikesOf: 0 }, page, size);
   }
 
-  /** DSC-7: tracks by the artists and in the genres of the caller's likes, minus the liked ones. */
-  likesStation(userId: number, day: string, page: number, size: number) {
-    const liked = `SELECT e.track_id FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = $1`;
-    const seeds = `SELECT l.artist_id, l.genre_key FROM tracks l WHERE l.id IN (${liked})`;
-    const filter = `(t.artist_id IN (SELECT artist_id FROM (${seeds}) a) OR t.genre_key IN (SELECT genre_key FROM (${seeds}) g))
-        AND t.id NOT IN (${liked})`;
-    return this.station(filter, [], userId, day, page, size);
+  /**
+   * DSC-7: tracks by the artists and in the genres of the caller's likes (the 50 most liked
+   * artists and 5 most liked genres), minus the liked tracks themselves.
+   */
+  async likesStation(userId: number, day: string, page: number, size: number) {
+    const [seeds] = await this.prisma.$queryRawUnsafe<Array<{ artists: number[] | null; genres: string[] | null }>>(
+      `WITH liked AS (SELECT t.artist_id, t.genre_key FROM track_engagements e JOIN tracks t ON t.id = e.track_id
+                       WHERE e.kind = 'L' AND e.user_id = $1 AND t.deleted_at IS NULL)
+       SELECT (SELECT array_agg(artist_id) FROM (SELECT artist_id FROM liked GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 50) a) AS artists,
+              (SELECT array_agg(genre_key) FROM (SELECT genre_key FROM liked GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 5) g) AS genres`,
+      userId,
+    );
+    return this.station(userId, day, { genres: seeds?.genres ?? [], artists: seeds?.artists ?? [], excludeLikesOf: userId }, page, size);
   }
 
-  private async station(filter: string, extra: unknown[], viewerId: number, day: string, page: number, size: number) {
-    const from = `FROM tracks t WHERE (${filter}) AND ${stationTrackSql('t', '$1')}`;
-    const params = [viewerId, day, ...extra];
-    const n = params.length;
-    const [ids, counted] = await Promise.all([
-      this.prisma.$queryRawUnsafe<Array<{ id: number }>>(`SELECT t.id ${from} ${DAY_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`, ...params, size, page * size),
-      // The day is not part of the count; keep parameter numbers by selecting it.
-      this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total, $2::text AS day ${from}`, ...params),
-    ]);
-    return { rows: await this.rowsInOrder(ids.map((r) => r.id)), total: counted[0]?.total ?? 0 };
+  /**
+   * A station's day (R18, fixed for the day): from each genre, the STATION_SIZE playable tracks
+   * that follow the day's point in the `shuffle_key` order (a hash of the id; the point is a hash
+   * of the date), wrapping around; from each artist, their tracks; then the STATION_SIZE of those
+   * first by md5(id || date), in that order. Every read is an index range of a few hundred rows,
+   * whatever the genre's size; visibility (R2, R7, R14) and the likes exclusion apply before the
+   * selection, so the total matches the content.
+   */
+  private async station(viewerId: number, day: string, from: { genres: string[]; artists: number[]; excludeLikesOf: number }, page: number, size: number) {
+    const cond = `${stationTrackSql('t', '$1')}
+      AND NOT EXISTS (SELECT 1 FROM track_engagements le WHERE le.kind = 'L' AND le.user_id = $5 AND le.track_id = t.id)`;
+    const pool = `WITH picks AS (
+        SELECT c.id FROM unnest($3::text[]) g(k) CROSS JOIN LATERAL (
+          (SELECT t.id FROM tracks t WHERE t.genre_key = g.k AND ${cond} AND t.shuffle_key >= hashtext($2) ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
+          UNION ALL
+          (SELECT t.id FROM tracks t WHERE t.genre_key = g.k AND ${cond} AND t.shuffle_key < hashtext($2) ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
+          LIMIT ${STATION_SIZE}) c
+        UNION
+        SELECT c.id FROM unnest($4::int[]) a(id) CROSS JOIN LATERAL (
+          SELECT t.id FROM tracks t WHERE t.artist_id = a.id AND ${cond} ORDER BY md5(t.id::text || $2) LIMIT ${STATION_SIZE}) c),
+      pool AS (SELECT id FROM picks ORDER BY md5(id::text || $2), id LIMIT ${STATION_SIZE})`;
+    const params = [viewerId, day, from.genres, from.artists, from.excludeLikesOf];
+    const ids = await this.prisma.$queryRawUnsafe<Array<{ id: number; total: number }>>(
+      `${pool} SELECT id, count(*) OVER ()::int AS total FROM pool ORDER BY md5(id::text || $2), id LIMIT $6 OFFSET $7`,
+      ...params,
+      size,
+      page * size,
+    );
+    let total = ids[0]?.total ?? 0;
+    if (ids.length === 0 && page > 0) {
+      total = (await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`${pool} SELECT count(*)::int AS total FROM pool`, ...params))[0]?.total ?? 0;
+    }
+    return { rows: await this.rowsInOrder(ids.map((r) => r.id)), total };
   }
 
   async rowsInOrder(ids: readonly number[]): Promise<TrackRow[]> {

@@ -13,38 +13,33 @@ export interface FeedRow {
 }
 
 /**
- * Every action of the followed users inside the window, one row per action. Each source is read
- * through its (user, time) index for the followed users only; `prio` breaks ties of the same
- * instant (a post before a repost before a like).
+ * The newest actions of the followed users inside the window, at most `cap` of each kind. Each
+ * source is read through its (user, time) index for the followed users only; `prio` breaks ties of
+ * the same instant (a post before a repost before a like).
  */
-const EVENTS = `
-  SELECT 'TRACK_POSTED' AS type, 'TRACK' AS rtype, t.track_id AS rid, t.artist_id AS actor, t.published_at AS at, t.feed_id AS fid, 0 AS prio
-    FROM track_refs t WHERE t.artist_id IN (SELECT uid FROM fol) AND t.published_at >= $2
-  UNION ALL
-  SELECT 'TRACK_REPOSTED', 'TRACK', r.track_id, r.user_id, r.created_at, r.feed_id, 1
-    FROM track_reposts r WHERE r.user_id IN (SELECT uid FROM fol) AND r.created_at >= $2
-  UNION ALL
-  SELECT 'TRACK_LIKED', 'TRACK', l.track_id, l.user_id, l.created_at, l.feed_id, 2
-    FROM track_likes l WHERE l.user_id IN (SELECT uid FROM fol) AND l.created_at >= $2
-  UNION ALL
-  SELECT 'PLAYLIST_POSTED', 'PLAYLIST', p.playlist_id, p.owner_id, p.posted_at, p.feed_id, 0
-    FROM playlist_refs p WHERE p.owner_id IN (SELECT uid FROM fol) AND p.posted_at >= $2
-  UNION ALL
-  SELECT 'PLAYLIST_REPOSTED', 'PLAYLIST', r.playlist_id, r.user_id, r.created_at, r.feed_id, 1
-    FROM playlist_reposts r WHERE r.user_id IN (SELECT uid FROM fol) AND r.created_at >= $2
-  UNION ALL
-  SELECT 'PLAYLIST_LIKED', 'PLAYLIST', l.playlist_id, l.user_id, l.created_at, l.feed_id, 2
-    FROM playlist_likes l WHERE l.user_id IN (SELECT uid FROM fol) AND l.created_at >= $2`;
+function events(cap: string): string {
+  const newest = (select: string, from: string, at: string) => `(${select} FROM ${from} AND ${at} >= $2 ORDER BY ${at} DESC LIMIT ${cap})`;
+  return [
+    newest(`SELECT 'TRACK_POSTED' AS type, 'TRACK' AS rtype, t.track_id AS rid, t.artist_id AS actor, t.published_at AS at, t.feed_id AS fid, 0 AS prio`,
+      'track_refs t WHERE t.artist_id IN (SELECT uid FROM fol)', 't.published_at'),
+    newest(`SELECT 'TRACK_REPOSTED', 'TRACK', r.track_id, r.user_id, r.created_at, r.feed_id, 1`, 'track_reposts r WHERE r.user_id IN (SELECT uid FROM fol)', 'r.created_at'),
+    newest(`SELECT 'TRACK_LIKED', 'TRACK', l.track_id, l.user_id, l.created_at, l.feed_id, 2`, 'track_likes l WHERE l.user_id IN (SELECT uid FROM fol)', 'l.created_at'),
+    newest(`SELECT 'PLAYLIST_POSTED', 'PLAYLIST', p.playlist_id, p.owner_id, p.posted_at, p.feed_id, 0`, 'playlist_refs p WHERE p.owner_id IN (SELECT uid FROM fol)', 'p.posted_at'),
+    newest(`SELECT 'PLAYLIST_REPOSTED', 'PLAYLIST', r.playlist_id, r.user_id, r.created_at, r.feed_id, 1`, 'playlist_reposts r WHERE r.user_id IN (SELECT uid FROM fol)', 'r.created_at'),
+    newest(`SELECT 'PLAYLIST_LIKED', 'PLAYLIST', l.playlist_id, l.user_id, l.created_at, l.feed_id, 2`, 'playlist_likes l WHERE l.user_id IN (SELECT uid FROM fol)', 'l.created_at'),
+  ].join('\n  UNION ALL\n  ');
+}
 
 /**
  * DSC-1, fan-out on read (see README): the followed users' actions, one item per resource at its
  * newest action (ties: post, repost, like; then the lowest actor id), only resources visible to
- * the viewer (R2, R6, R7) and actors still present, newest first. The page and the total come
- * from one statement, visibility applied before paging.
+ * the viewer (R2, R6, R7) and actors still present, newest first, at most `cap` items. The page
+ * and the total come from one statement, visibility applied before paging.
  */
-const FEED = `
+function feedSql(cap: string): string {
+  return `
   WITH fol AS (SELECT followee_id AS uid FROM follows WHERE follower_id = $1),
-  ev AS (${EVENTS}),
+  ev AS (${events(cap)}),
   latest AS (SELECT DISTINCT ON (rtype, rid) * FROM ev ORDER BY rtype, rid, at DESC, prio, actor),
   visible AS (
     SELECT l.* FROM latest l
@@ -52,14 +47,16 @@ const FEED = `
       LEFT JOIN track_refs t ON l.rtype = 'TRACK' AND t.track_id = l.rid
       LEFT JOIN playlist_refs p ON l.rtype = 'PLAYLIST' AND p.playlist_id = l.rid
      WHERE (t.track_id IS NOT NULL AND ${trackVisibleSql('t', '$1', 'false')})
-        OR (p.playlist_id IS NOT NULL AND ${playlistVisibleSql('p', '$1', 'false')}))`;
+        OR (p.playlist_id IS NOT NULL AND ${playlistVisibleSql('p', '$1', 'false')})
+     ORDER BY l.at DESC, l.fid DESC LIMIT ${cap})`;
+}
 
 export class FeedRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async page(viewerId: number, since: Date, page: number, size: number): Promise<{ rows: FeedRow[]; total: number }> {
+  async page(viewerId: number, since: Date, cap: number, page: number, size: number): Promise<{ rows: FeedRow[]; total: number }> {
     const rows = await this.prisma.$queryRawUnsafe<Array<FeedRow & { total: number }>>(
-      `${FEED}
+      `${feedSql('$5')}
        SELECT v.fid AS "feedId", v.type, v.rtype AS "resourceType", v.rid AS "resourceId", v.actor AS "actorId", v.at,
               count(*) OVER ()::int AS total
          FROM visible v ORDER BY v.at DESC, v.fid DESC LIMIT $3 OFFSET $4`,
@@ -67,10 +64,11 @@ export class FeedRepository {
       since,
       size,
       page * size,
+      cap,
     );
     if (rows.length > 0 || page === 0) return { rows, total: rows[0]?.total ?? 0 };
     // Past the end: the window count did not run, count alone.
-    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`${FEED} SELECT count(*)::int AS total FROM visible`, viewerId, since);
+    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`${feedSql('$3')} SELECT count(*)::int AS total FROM visible`, viewerId, since, cap);
     return { rows: [], total: count?.total ?? 0 };
   }
 

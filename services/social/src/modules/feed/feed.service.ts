@@ -21,15 +21,15 @@ export class FeedService {
   constructor(
     prisma: PrismaClient,
     private readonly catalog: CatalogClient,
-    private readonly windowDays: number,
+    private readonly limits: { windowDays: number; maxItems: number },
   ) {
     this.repo = new FeedRepository(prisma);
     this.users = new UsersRepository(prisma);
   }
 
   async feed(caller: Caller, page: number, size: number): Promise<Page<FeedItem>> {
-    const since = new Date(Date.now() - this.windowDays * DAY_MS);
-    const { rows, total } = await this.repo.page(caller.userId, since, page, size);
+    const since = new Date(Date.now() - this.limits.windowDays * DAY_MS);
+    const { rows, total } = await this.repo.page(caller.userId, since, this.limits.maxItems, page, size);
     if (rows.length === 0) return toPage([], total, page, size);
     const trackIds = rows.filter((r) => r.resourceType === 'TRACK').map((r) => r.resourceId);
     const playlistIds = rows.filter((r) => r.resourceType === 'PLAYLIST').map((r) => r.resourceId);
