@@ -105,6 +105,7 @@ function explainingClient(pool: ReturnType<typeof createPgPool>, label: string) 
   const run = async (sql: string, ...params: unknown[]) => {
     if (/^\s*SELECT set_config/.test(sql)) {
       await pool.query(`SET pg_trgm.word_similarity_threshold = ${FUZZY_THRESHOLD}`);
+      await pool.query('SET enable_seqscan = off');
       return [];
     }
     const { rows } = await pool.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params);

@@ -18,42 +18,69 @@ export const FUZZY_THRESHOLD = 0.35;
  * a very common word (a third of the catalogue says "love") is ranked among its most popular
  * matches only, so a search never scores hundreds of thousands of rows. Totals count the same set.
  */
-export const SEARCH_CANDIDATES = 1000;
+export const SEARCH_CANDIDATES = 200;
+/** Below this many word (exact or prefix) matches, typo matches are looked for too. */
+export const FUZZY_FALLBACK = 20;
+
+interface KindSql {
+  /** Row source with the listing rule of the kind (R2, R6, R7, R14), alias `x`. */
+  from: string;
+  id: string;
+  popularity: string;
+  columns: string;
+  genre: string | null;
+  /** Whole title or name, for tier 3 and the closeness score. */
+  whole: string;
+}
+
+const KINDS: Record<SearchKind, KindSql> = {
+  TRACK: {
+    from: `tracks x WHERE ${listedTrackSql('x', '$4')}`,
+    id: 'x.id',
+    popularity: 'x.play_count DESC, x.id DESC',
+    columns: 'x.id, x.search_doc, x.search_text, msp_fold(x.title) AS whole',
+    genre: 'x.genre_key = $5',
+    whole: 'msp_fold(x.title)',
+  },
+  PLAYLIST: {
+    from: `playlists x WHERE ${listedPlaylistSql('x', '$4')}`,
+    id: 'x.id',
+    popularity: 'x.like_count DESC, x.id DESC',
+    columns: 'x.id, x.search_doc, x.search_text, x.search_text AS whole',
+    genre: 'lower(x.genre) = $5',
+    whole: 'x.search_text',
+  },
+  USER: {
+    from: `user_summaries x WHERE ${listedUserSql('x', '$4')}`,
+    id: 'x.user_id',
+    popularity: 'x.follower_count DESC, x.user_id DESC',
+    columns: 'x.user_id AS id, x.search_doc, x.search_text, msp_fold(x.username) AS whole, msp_fold(x.display_name) AS whole2',
+    genre: null,
+    whole: 'msp_fold(x.username)',
+  },
+};
 
 /**
- * Match tiers, best first: 3 the whole field equals the query, 2 every word matches exactly,
- * 1 the last word as a prefix, 0 only by trigram similarity (typos). Inside a tier, ts_rank
- * (title and names weigh more than tags, tags more than genre), the word similarity and the
+ * The candidates of one kind: its SEARCH_CANDIDATES most popular word matches (every word, the
+ * last as a prefix), plus, when `fuzzy`, its most popular typo matches (trigram word similarity;
+ * a separate branch so each uses its own GIN index). Then the tiers, best first: 3 the whole title
+ * or name equals the query, 2 every word exact, 1 the last word as a prefix, 0 a typo match only;
+ * inside a tier ts_rank (title and names over tags over genre), the word similarity and the
  * similarity of the whole title or name (the closer, shorter one first).
  */
-function hitsSql(kind: SearchKind, withGenre: boolean): string {
-  const match = (alias: string) => `(${alias}.search_doc @@ to_tsquery('simple', $2) OR $3 <% ${alias}.search_text)`;
-  const tier = (alias: string, whole: string) => `CASE WHEN ${whole} = $3 THEN 3
-              WHEN ${alias}.search_doc @@ to_tsquery('simple', $1) THEN 2
-              WHEN ${alias}.search_doc @@ to_tsquery('simple', $2) THEN 1 ELSE 0 END`;
-  const score = (alias: string, whole: string) =>
-    `ts_rank(${alias}.search_doc, to_tsquery('simple', $2)) + word_similarity($3, ${alias}.search_text) + similarity($3, ${whole})`;
-  const cap = `LIMIT ${SEARCH_CANDIDATES}`;
-  if (kind === 'TRACK') {
-    return `SELECT 'TRACK' AS type, c.id, ${tier('c', 'msp_fold(c.title)')} AS tier, ${score('c', 'msp_fold(c.title)')} AS score
-              FROM (SELECT t.id, t.title, t.search_doc, t.search_text FROM tracks t
-                     WHERE ${match('t')} AND ${listedTrackSql('t', '$4')}${withGenre ? ' AND t.genre_key = $5' : ''}
-                     ORDER BY t.play_count DESC, t.id DESC ${cap}) c`;
-  }
-  if (kind === 'PLAYLIST') {
-    return `SELECT 'PLAYLIST' AS type, c.id, ${tier('c', 'c.search_text')} AS tier, ${score('c', 'c.search_text')} AS score
-              FROM (SELECT p.id, p.search_doc, p.search_text FROM playlists p
-                     WHERE ${match('p')} AND ${listedPlaylistSql('p', '$4')}${withGenre ? ' AND lower(p.genre) = $5' : ''}
-                     ORDER BY p.like_count DESC, p.id DESC ${cap}) c`;
-  }
-  return `SELECT 'USER' AS type, c.user_id AS id,
-                 CASE WHEN msp_fold(c.username) = $3 OR msp_fold(c.display_name) = $3 THEN 3
-                      WHEN c.search_doc @@ to_tsquery('simple', $1) THEN 2
-                      WHEN c.search_doc @@ to_tsquery('simple', $2) THEN 1 ELSE 0 END AS tier,
-                 ${score('c', 'c.search_text')} AS score
-            FROM (SELECT u.user_id, u.username, u.display_name, u.search_doc, u.search_text FROM user_summaries u
-                   WHERE ${match('u')} AND ${listedUserSql('u', '$4')}
-                   ORDER BY u.follower_count DESC, u.user_id DESC ${cap}) c`;
+function hitsSql(kind: SearchKind, withGenre: boolean, fuzzy: boolean): string {
+  const k = KINDS[kind];
+  const genre = withGenre && k.genre ? ` AND ${k.genre}` : '';
+  const branch = (match: string) => `(SELECT ${k.columns} FROM ${k.from} AND ${match}${genre} ORDER BY ${k.popularity} LIMIT ${SEARCH_CANDIDATES})`;
+  const words = branch(`x.search_doc @@ to_tsquery('simple', $2)`);
+  const candidates = fuzzy ? `${words} UNION ${branch('$3 <% x.search_text')}` : words;
+  const exactWhole = kind === 'USER' ? `c.whole = $3 OR c.whole2 = $3` : `c.whole = $3`;
+  return `SELECT '${kind}' AS type, c.id,
+            CASE WHEN ${exactWhole} THEN 3
+                 WHEN c.search_doc @@ to_tsquery('simple', $1) THEN 2
+                 WHEN c.search_doc @@ to_tsquery('simple', $2) THEN 1 ELSE 0 END AS tier,
+            ts_rank(c.search_doc, to_tsquery('simple', $2)) + word_similarity($3, c.search_text) + similarity($3, c.whole) AS score
+          FROM (${candidates}) c`;
 }
 
 /** Most tracks a station holds on one day (R18: a radio needs hundreds, not a genre's 100,000). */
@@ -69,12 +96,25 @@ export class DiscoveryRepository {
    * transaction (the similarity threshold is a transaction-local setting).
    */
   async search(terms: SearchTerms, kinds: readonly SearchKind[], viewerId: number, genreKey: string | null, page: number, size: number) {
+    const words = await this.searchWith(false, terms, kinds, viewerId, genreKey, page, size);
+    if (words.total >= FUZZY_FALLBACK) return words;
+    return this.searchWith(true, terms, kinds, viewerId, genreKey, page, size);
+  }
+
+  /**
+   * One page of hits over the kinds asked for, best first, and the total, in one transaction
+   * (the similarity threshold is transaction-local; sequential scans are off so the trigram
+   * branch always uses its index, which the planner would otherwise skip on mid-sized tables).
+   */
+  private async searchWith(fuzzy: boolean, terms: SearchTerms, kinds: readonly SearchKind[], viewerId: number, genreKey: string | null, page: number, size: number) {
     const withGenre = genreKey !== null;
-    const union = kinds.map((k) => hitsSql(k, withGenre)).join('\n UNION ALL \n');
+    const union = kinds.map((k) => hitsSql(k, withGenre, fuzzy)).join('\n UNION ALL \n');
     const params: unknown[] = [terms.exact, terms.prefix, terms.text, viewerId, ...(withGenre ? [genreKey] : [])];
     const n = params.length;
     const [, hits, counted] = await this.prisma.$transaction([
-      this.prisma.$queryRawUnsafe(`SELECT set_config('pg_trgm.word_similarity_threshold', '${FUZZY_THRESHOLD}', true)`),
+      this.prisma.$queryRawUnsafe(
+        `SELECT set_config('pg_trgm.word_similarity_threshold', '${FUZZY_THRESHOLD}', true), set_config('enable_seqscan', 'off', true)`,
+      ),
       this.prisma.$queryRawUnsafe<Array<{ type: SearchKind; id: number }>>(
         `SELECT h.type, h.id FROM (${union}) h ORDER BY h.tier DESC, h.score DESC, h.type, h.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
         ...params,
