@@ -71,6 +71,15 @@ describe('DSC-1 feed (R18)', () => {
     expect(summary(await feed(A))[0]).toEqual(['TRACK_LIKED', 11, B]);
   });
 
+  it('gives the same items to a user following many (newest-first walk) as to one following few', async () => {
+    const few = summary(await feed(A));
+    const crowd = Array.from({ length: 220 }, (_, i) => 5000 + i);
+    await seedUsers(h.app, crowd.map((id) => ({ id, username: `crowd${id}` })));
+    await sql('INSERT INTO follows (follower_id, followee_id) SELECT $1, unnest($2::int[])', A, crowd);
+    expect(summary(await feed(A))).toEqual(few);
+    await sql('DELETE FROM follows WHERE follower_id = $1 AND followee_id >= 5000', A);
+  });
+
   it('pages with a total that matches the content', async () => {
     const first = await feed(A, '?size=2');
     const second = await feed(A, '?size=2&page=1');

@@ -12,22 +12,35 @@ export interface FeedRow {
   at: Date;
 }
 
+/** The feed's sources: one row per post or action, each with its (user, time) and (time) indexes. */
+const SOURCES = [
+  { type: 'TRACK_POSTED', rtype: 'TRACK', table: 'track_refs', id: 'track_id', user: 'artist_id', at: 'published_at', prio: 0 },
+  { type: 'TRACK_REPOSTED', rtype: 'TRACK', table: 'track_reposts', id: 'track_id', user: 'user_id', at: 'created_at', prio: 1 },
+  { type: 'TRACK_LIKED', rtype: 'TRACK', table: 'track_likes', id: 'track_id', user: 'user_id', at: 'created_at', prio: 2 },
+  { type: 'PLAYLIST_POSTED', rtype: 'PLAYLIST', table: 'playlist_refs', id: 'playlist_id', user: 'owner_id', at: 'posted_at', prio: 0 },
+  { type: 'PLAYLIST_REPOSTED', rtype: 'PLAYLIST', table: 'playlist_reposts', id: 'playlist_id', user: 'user_id', at: 'created_at', prio: 1 },
+  { type: 'PLAYLIST_LIKED', rtype: 'PLAYLIST', table: 'playlist_likes', id: 'playlist_id', user: 'user_id', at: 'created_at', prio: 2 },
+] as const;
+
+/** From this many followed users on, the feed walks the sources newest first instead of per followed user. */
+export const WIDE_FOLLOWING = 200;
+
 /**
- * The newest actions of the followed users inside the window, at most `cap` of each kind. Each
- * source is read through its (user, time) index for the followed users only; `prio` breaks ties of
- * the same instant (a post before a repost before a like).
+ * The newest actions of the followed users inside the window, at most `cap` of each kind; `prio`
+ * breaks ties of the same instant (a post before a repost before a like). Two shapes, same rows:
+ * few followed users → each source through its (user, time) index, per followed user; many →
+ * each source's (time) index newest first, keeping the followed users' rows until `cap` (the
+ * `OFFSET 0` keeps the planner from turning it back into the first shape, which reads every
+ * action of 1,000 busy artists in the window).
  */
-function events(cap: string): string {
-  const newest = (select: string, from: string, at: string) => `(${select} FROM ${from} AND ${at} >= $2 ORDER BY ${at} DESC LIMIT ${cap})`;
-  return [
-    newest(`SELECT 'TRACK_POSTED' AS type, 'TRACK' AS rtype, t.track_id AS rid, t.artist_id AS actor, t.published_at AS at, t.feed_id AS fid, 0 AS prio`,
-      'track_refs t WHERE t.artist_id IN (SELECT uid FROM fol)', 't.published_at'),
-    newest(`SELECT 'TRACK_REPOSTED', 'TRACK', r.track_id, r.user_id, r.created_at, r.feed_id, 1`, 'track_reposts r WHERE r.user_id IN (SELECT uid FROM fol)', 'r.created_at'),
-    newest(`SELECT 'TRACK_LIKED', 'TRACK', l.track_id, l.user_id, l.created_at, l.feed_id, 2`, 'track_likes l WHERE l.user_id IN (SELECT uid FROM fol)', 'l.created_at'),
-    newest(`SELECT 'PLAYLIST_POSTED', 'PLAYLIST', p.playlist_id, p.owner_id, p.posted_at, p.feed_id, 0`, 'playlist_refs p WHERE p.owner_id IN (SELECT uid FROM fol)', 'p.posted_at'),
-    newest(`SELECT 'PLAYLIST_REPOSTED', 'PLAYLIST', r.playlist_id, r.user_id, r.created_at, r.feed_id, 1`, 'playlist_reposts r WHERE r.user_id IN (SELECT uid FROM fol)', 'r.created_at'),
-    newest(`SELECT 'PLAYLIST_LIKED', 'PLAYLIST', l.playlist_id, l.user_id, l.created_at, l.feed_id, 2`, 'playlist_likes l WHERE l.user_id IN (SELECT uid FROM fol)', 'l.created_at'),
-  ].join('\n  UNION ALL\n  ');
+function events(cap: string, wide: boolean): string {
+  return SOURCES.map((x) => {
+    const select = `SELECT '${x.type}' AS type, '${x.rtype}' AS rtype, x.${x.id} AS rid, x.${x.user} AS actor, x.${x.at} AS at, x.feed_id AS fid, ${x.prio} AS prio`;
+    const followed = `x.${x.user} IN (SELECT uid FROM fol)`;
+    return wide
+      ? `(${select} FROM (SELECT * FROM ${x.table} x WHERE x.${x.at} >= $2 ORDER BY x.${x.at} DESC OFFSET 0) x WHERE ${followed} LIMIT ${cap})`
+      : `(${select} FROM ${x.table} x WHERE ${followed} AND x.${x.at} >= $2 ORDER BY x.${x.at} DESC LIMIT ${cap})`;
+  }).join('\n  UNION ALL\n  ');
 }
 
 /**
@@ -36,10 +49,10 @@ function events(cap: string): string {
  * the viewer (R2, R6, R7) and actors still present, newest first, at most `cap` items. The page
  * and the total come from one statement, visibility applied before paging.
  */
-function feedSql(cap: string): string {
+function feedSql(cap: string, wide: boolean): string {
   return `
-  WITH fol AS (SELECT followee_id AS uid FROM follows WHERE follower_id = $1),
-  ev AS (${events(cap)}),
+  WITH fol AS MATERIALIZED (SELECT followee_id AS uid FROM follows WHERE follower_id = $1),
+  ev AS (${events(cap, wide)}),
   latest AS (SELECT DISTINCT ON (rtype, rid) * FROM ev ORDER BY rtype, rid, at DESC, prio, actor),
   visible AS (
     SELECT l.* FROM latest l
@@ -55,8 +68,10 @@ export class FeedRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
   async page(viewerId: number, since: Date, cap: number, page: number, size: number): Promise<{ rows: FeedRow[]; total: number }> {
+    const [following] = await this.prisma.$queryRawUnsafe<Array<{ n: number }>>('SELECT count(*)::int AS n FROM follows WHERE follower_id = $1', viewerId);
+    const wide = (following?.n ?? 0) >= WIDE_FOLLOWING;
     const rows = await this.prisma.$queryRawUnsafe<Array<FeedRow & { total: number }>>(
-      `${feedSql('$5')}
+      `${feedSql('$5', wide)}
        SELECT v.fid AS "feedId", v.type, v.rtype AS "resourceType", v.rid AS "resourceId", v.actor AS "actorId", v.at,
               count(*) OVER ()::int AS total
          FROM visible v ORDER BY v.at DESC, v.fid DESC LIMIT $3 OFFSET $4`,
@@ -68,7 +83,7 @@ export class FeedRepository {
     );
     if (rows.length > 0 || page === 0) return { rows, total: rows[0]?.total ?? 0 };
     // Past the end: the window count did not run, count alone.
-    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`${feedSql('$3')} SELECT count(*)::int AS total FROM visible`, viewerId, since, cap);
+    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`${feedSql('$3', wide)} SELECT count(*)::int AS total FROM visible`, viewerId, since, cap);
     return { rows: [], total: count?.total ?? 0 };
   }
 
