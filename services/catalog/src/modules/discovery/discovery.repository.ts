@@ -180,7 +180,7 @@ export class DiscoveryRepository {
   /**
    * A station's day (R18, fixed for the day): from each genre, the STATION_SIZE playable tracks
    * that follow the day's point in the `shuffle_key` order (a hash of the id; the point is a hash
-   * of the date), wrapping around; from each artist, their tracks; then the STATION_SIZE of those
+   * of the date), wrapping around; from each artist, its share of tracks the same way; then the STATION_SIZE of those
    * first by md5(id || date), in that order. Every read is an index range of a few hundred rows,
    * whatever the genre's size; visibility (R2, R7, R14) and the likes exclusion apply before the
    * selection, so the total matches the content.
@@ -188,6 +188,8 @@ export class DiscoveryRepository {
   private async station(viewerId: number, day: string, from: { genres: string[]; artists: number[]; excludeLikesOf: number }, page: number, size: number) {
     const cond = `${stationTrackSql('t', '$1')}
       AND NOT EXISTS (SELECT 1 FROM track_engagements le WHERE le.kind = 'L' AND le.user_id = $5 AND le.track_id = t.id)`;
+    // Artists share the station: each gives at most its share of the day's tracks.
+    const perArtist = Math.max(1, Math.ceil(STATION_SIZE / Math.max(1, from.artists.length)));
     const pool = `WITH picks AS (
         SELECT c.id FROM unnest($3::text[]) g(k) CROSS JOIN LATERAL (
           (SELECT t.id FROM tracks t WHERE t.genre_key = g.k AND ${cond} AND t.shuffle_key >= hashtext($2) ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
@@ -196,7 +198,10 @@ export class DiscoveryRepository {
           LIMIT ${STATION_SIZE}) c
         UNION
         SELECT c.id FROM unnest($4::int[]) a(id) CROSS JOIN LATERAL (
-          SELECT t.id FROM tracks t WHERE t.artist_id = a.id AND ${cond} ORDER BY md5(t.id::text || $2) LIMIT ${STATION_SIZE}) c),
+          (SELECT t.id FROM tracks t WHERE t.artist_id = a.id AND ${cond} AND t.shuffle_key >= hashtext($2) ORDER BY t.shuffle_key LIMIT ${perArtist})
+          UNION ALL
+          (SELECT t.id FROM tracks t WHERE t.artist_id = a.id AND ${cond} AND t.shuffle_key < hashtext($2) ORDER BY t.shuffle_key LIMIT ${perArtist})
+          LIMIT ${perArtist}) c),
       pool AS (SELECT id FROM picks ORDER BY md5(id::text || $2), id LIMIT ${STATION_SIZE})`;
     const params = [viewerId, day, from.genres, from.artists, from.excludeLikesOf];
     const ids = await this.prisma.$queryRawUnsafe<Array<{ id: number; total: number }>>(
