@@ -38,7 +38,8 @@ function events(cap: string, wide: boolean): string {
     const select = `SELECT '${x.type}' AS type, '${x.rtype}' AS rtype, x.${x.id} AS rid, x.${x.user} AS actor, x.${x.at} AS at, x.feed_id AS fid, ${x.prio} AS prio`;
     const followed = `x.${x.user} IN (SELECT uid FROM fol)`;
     return wide
-      ? `(${select} FROM (SELECT * FROM ${x.table} x WHERE x.${x.at} >= $2 ORDER BY x.${x.at} DESC OFFSET 0) x WHERE ${followed} LIMIT ${cap})`
+      ? `(${select} FROM (SELECT x.${x.id}, x.${x.user}, x.${x.at}, x.feed_id FROM ${x.table} x WHERE x.${x.at} >= $2 ORDER BY x.${x.at} DESC OFFSET 0) x
+          WHERE ${followed} LIMIT ${cap})`
       : `(${select} FROM ${x.table} x WHERE ${followed} AND x.${x.at} >= $2 ORDER BY x.${x.at} DESC LIMIT ${cap})`;
   }).join('\n  UNION ALL\n  ');
 }
@@ -57,8 +58,9 @@ function feedSql(cap: string, wide: boolean): string {
   visible AS (
     SELECT l.* FROM latest l
       JOIN user_summaries a ON a.user_id = l.actor AND NOT a.is_deleted
-      LEFT JOIN track_refs t ON l.rtype = 'TRACK' AND t.track_id = l.rid
-      LEFT JOIN playlist_refs p ON l.rtype = 'PLAYLIST' AND p.playlist_id = l.rid
+      -- One primary-key lookup per candidate (LIMIT 1 keeps the planner from hashing whole tables).
+      LEFT JOIN LATERAL (SELECT * FROM track_refs t WHERE l.rtype = 'TRACK' AND t.track_id = l.rid LIMIT 1) t ON true
+      LEFT JOIN LATERAL (SELECT * FROM playlist_refs p WHERE l.rtype = 'PLAYLIST' AND p.playlist_id = l.rid LIMIT 1) p ON true
      WHERE (t.track_id IS NOT NULL AND ${trackVisibleSql('t', '$1', 'false')})
         OR (p.playlist_id IS NOT NULL AND ${playlistVisibleSql('p', '$1', 'false')})
      ORDER BY l.at DESC, l.fid DESC LIMIT ${cap})`;
