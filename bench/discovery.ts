@@ -136,7 +136,7 @@ async function explainAll(bigFan: number) {
     await catalogRepo('genre station').genreStation(bigFan, 'house', day, 0, 20);
     await catalogRepo('artist station').artistStation(bigFan, 5, day, 0, 20);
     await catalogRepo('likes station').likesStation(bigFan, day, 0, 20);
-    await new FeedRepository(explainingClient(socialPool, 'feed page 10') as never).page(bigFan, new Date(Date.now() - 90 * 86_400_000), 500, 9, 20);
+    await new FeedRepository(explainingClient(socialPool, 'feed page 10') as never).page(bigFan, new Date(Date.now() - 90 * 86_400_000), 200, 9, 20);
   } finally {
     await Promise.all([catalogPool.end(), socialPool.end()]);
   }

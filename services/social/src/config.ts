@@ -9,7 +9,7 @@ export const configShape = {
   /** DSC-1: the feed holds the followed users' actions of this many last days (bounds the read). */
   FEED_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** DSC-1: the feed holds at most this many items, the newest (bounds the read for big followings). */
-  FEED_MAX_ITEMS: z.coerce.number().int().min(1).max(10_000).default(500),
+  FEED_MAX_ITEMS: z.coerce.number().int().min(1).max(10_000).default(200),
 } as const;
 
 export const requiredEnv = [
