@@ -144,6 +144,11 @@ describe('DSC-3 search (R18)', () => {
       expect((await get(url)).statusCode).toBe(400);
     }
     for (const q of ["'", '&|!:*()', '\\', '%', '"a" & b']) expect((await search(q)).totalElements).toBeGreaterThanOrEqual(0);
+    for (const url of ['/api/stations/genre?genre=%00', '/api/explore/trending?genre=a%00b', '/api/search?q=a&genre=%00', '/api/resolve?url=%2Fa%00b']) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(400);
+    }
+    expect((await get('/api/search?q=%00')).statusCode).toBe(200);
   });
 });
 

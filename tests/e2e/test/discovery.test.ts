@@ -346,7 +346,7 @@ describe('DSC-1 … DSC-7 bad input', () => {
       ['/api/explore/trending?limit=0', null], ['/api/explore/trending?size=101', null], ['/api/explore/trending?genre=' + 'g'.repeat(101), null],
       ['/api/search', null], ['/api/search?q=a&type=SONGS', null], ['/api/search?q=a&page=1.5', null], ['/api/search?q=a&genre=', null],
       ['/api/resolve', null], ['/api/resolve?url=', null], ['/api/resolve?url=' + 'a'.repeat(3000), null], ['/api/resolve?url=%2F%2F%2F', null],
-      ['/api/stations/genre', null], ['/api/stations/genre?genre=house&size=0', null],
+      ['/api/stations/genre', null], ['/api/stations/genre?genre=house&size=0', null], ['/api/stations/genre?genre=%00', null], ['/api/explore/trending?genre=a%00', null],
       ['/api/stations/artist', null], ['/api/stations/artist?artistId=0', null], ['/api/stations/artist?artistId=1e3', null],
       ['/api/stations/likes?size=1000', users.anna],
     ];

@@ -14,7 +14,9 @@ import {
 import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { DiscoveryService } from './discovery.service.js';
 
-const GenreSchema = z.string().trim().min(1).max(100);
+// PostgreSQL text cannot hold NUL: refuse control characters up front (400, not a 500 from the driver).
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+const GenreSchema = z.string().trim().min(1).max(100).regex(NO_CONTROL, 'Must not contain control characters');
 
 const TrendingQuerySchema = PageQuerySchema.extend({
   genre: GenreSchema.optional(),
