@@ -12,7 +12,10 @@ import { SocialClient } from './clients/social.client.js';
 import { embedModule } from './modules/embed/embed.routes.js';
 import { MediaSigner } from './modules/media/media-signer.js';
 import { mediaModule } from './modules/media/media.routes.js';
-import { stationsModule } from './modules/stations/stations.routes.js';
+import { discoveryModule } from './modules/discovery/discovery.routes.js';
+import { DiscoveryService } from './modules/discovery/discovery.service.js';
+import { startTrendingRefresher } from './modules/discovery/trending-stats.js';
+import { startUserBans } from './modules/user-bans/user-bans.consumer.js';
 import { TrackPresenter } from './modules/tracks/track-presenter.js';
 import { processingConsumer } from './modules/tracks/processing.consumer.js';
 import { internalModule } from './modules/internal/internal.routes.js';
@@ -37,6 +40,8 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   });
   stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'catalog' }));
   stopOnClose(await startSocialSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
+  stopOnClose(await startUserBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
+  stopOnClose(startTrendingRefresher(infra.prisma, app.log));
 
   await app.register(genresModule, { prefix: '/api' });
   if (config.NODE_ENV === 'production' && config.MEDIA_SIGNING_SECRET === DEV_SIGNING_SECRET) {
@@ -59,7 +64,6 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   await processing.start();
 
   await app.register(tracksModule, { prefix: '/api', tracks, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
-  await app.register(stationsModule, { prefix: '/api', tracks });
   const playlistPresenter = new PlaylistPresenter(new PlaylistsRepository(infra.prisma), presenter, social);
   const playlists = new PlaylistsService({
     prisma: infra.prisma,
@@ -69,6 +73,16 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     webBaseUrl: config.WEB_BASE_URL,
   });
   await app.register(playlistsModule, { prefix: '/api', playlists, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES, publicBaseUrl: config.PUBLIC_BASE_URL });
+  const discovery = new DiscoveryService({
+    prisma: infra.prisma,
+    tracks,
+    playlists,
+    trackPresenter: presenter,
+    playlistPresenter,
+    social,
+    webBaseUrl: config.WEB_BASE_URL,
+  });
+  await app.register(discoveryModule, { prefix: '/api', discovery });
   await app.register(mediaModule, { prefix: '/api', prisma: infra.prisma, storage: infra.storage, signer });
   await app.register(embedModule, { prefix: '/api', tracks, playlists, webBaseUrl: config.WEB_BASE_URL, publicBaseUrl: config.PUBLIC_BASE_URL });
   await app.register(internalModule, {

@@ -6,6 +6,10 @@ export const configShape = {
   ...serviceUrlsShape,
   /** Service-to-service reads (catalog's Track (full) records): short, then degrade to social's copy. */
   INTERNAL_TIMEOUT_MS: z.coerce.number().int().min(50).max(1000).default(1000),
+  /** DSC-1: the feed holds the followed users' actions of this many last days (bounds the read). */
+  FEED_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** DSC-1: the feed holds at most this many items, the newest (bounds the read for big followings). */
+  FEED_MAX_ITEMS: z.coerce.number().int().min(1).max(10_000).default(200),
 } as const;
 
 export const requiredEnv = [

@@ -7,10 +7,13 @@ import {
   ItemReposted,
   ItemUnliked,
   ItemUnreposted,
+  UserBlocked,
+  UserUnblocked,
   type NatsConnection,
   type SqlExecutor,
   type TransactionalClient,
 } from '@msp/events';
+import { bumpStat } from '../discovery/trending-stats.js';
 
 /**
  * Catalog's copies of the engagement counts social owns (R9). Social's events carry the count
@@ -30,19 +33,87 @@ async function setCount(tx: SqlExecutor, column: 'like_count' | 'repost_count', 
   else if (d.targetType === 'PLAYLIST') await setPlaylistCount(tx, column, d.targetId, count);
 }
 
-/** Starts the durable `catalog--social-sync` consumer of social's engagement events. */
+type EngagementEvent = { userId: number; targetType: string; targetId: number; at: string };
+
+/**
+ * The local copy of a track like ('L') or repost ('R') and its trending count (DSC-2, DSC-7).
+ * Each event is applied once (the consumer remembers event ids); the copy's primary key keeps a
+ * replayed like from counting twice, and an undo subtracts from the day of the original action.
+ */
+async function engage(tx: SqlExecutor, kind: 'L' | 'R', d: EngagementEvent, on: boolean) {
+  if (d.targetType !== 'TRACK') return;
+  const column = kind === 'L' ? 'likes' : 'reposts';
+  if (on) {
+    const at = new Date(d.at);
+    const added = await tx.$executeRawUnsafe(
+      `INSERT INTO track_engagements (kind, user_id, track_id, created_at) VALUES ($1, $2, $3, $4::timestamptz) ON CONFLICT DO NOTHING`,
+      kind,
+      d.userId,
+      d.targetId,
+      at.toISOString(),
+    );
+    if (added > 0) await bumpStat(tx, d.targetId, at, column, 1);
+    return;
+  }
+  const removed = await tx.$queryRawUnsafe<Array<{ createdAt: Date }>>(
+    `DELETE FROM track_engagements WHERE kind = $1 AND user_id = $2 AND track_id = $3 RETURNING created_at AS "createdAt"`,
+    kind,
+    d.userId,
+    d.targetId,
+  );
+  for (const row of removed) await bumpStat(tx, d.targetId, new Date(row.createdAt), column, -1);
+}
+
+/** Starts the durable `catalog--social-sync` consumer of social's engagement and block events. */
 export async function startSocialSync<Tx extends SqlExecutor>(options: {
   nc: NatsConnection;
   db: TransactionalClient<Tx>;
   logger: FastifyBaseLogger;
 }): Promise<DurableConsumer<Tx>> {
   const consumer = new DurableConsumer<Tx>({ ...options, service: 'catalog', name: 'social-sync', from: 'social' })
-    .on(ItemLiked, (d, _e, tx) => setCount(tx, 'like_count', d, d.likeCount))
-    .on(ItemUnliked, (d, _e, tx) => setCount(tx, 'like_count', d, d.likeCount))
-    .on(ItemReposted, (d, _e, tx) => setCount(tx, 'repost_count', d, d.repostCount))
-    .on(ItemUnreposted, (d, _e, tx) => setCount(tx, 'repost_count', d, d.repostCount))
-    .on(CommentAdded, (d, _e, tx) => setTrackCount(tx, 'comment_count', d.trackId, d.commentCount))
-    .on(CommentDeleted, (d, _e, tx) => setTrackCount(tx, 'comment_count', d.trackId, d.commentCount));
+    .on(ItemLiked, async (d, _e, tx) => {
+      await setCount(tx, 'like_count', d, d.likeCount);
+      await engage(tx, 'L', d, true);
+    })
+    .on(ItemUnliked, async (d, _e, tx) => {
+      await setCount(tx, 'like_count', d, d.likeCount);
+      await engage(tx, 'L', d, false);
+    })
+    .on(ItemReposted, async (d, _e, tx) => {
+      await setCount(tx, 'repost_count', d, d.repostCount);
+      await engage(tx, 'R', d, true);
+    })
+    .on(ItemUnreposted, async (d, _e, tx) => {
+      await setCount(tx, 'repost_count', d, d.repostCount);
+      await engage(tx, 'R', d, false);
+    })
+    .on(CommentAdded, async (d, _e, tx) => {
+      await setTrackCount(tx, 'comment_count', d.trackId, d.commentCount);
+      const at = new Date(d.at);
+      const added = await tx.$executeRawUnsafe(
+        `INSERT INTO track_comments (comment_id, track_id, parent_id, created_at) VALUES ($1, $2, $3, $4::timestamptz) ON CONFLICT DO NOTHING`,
+        d.commentId,
+        d.trackId,
+        d.replyToCommentId,
+        at.toISOString(),
+      );
+      if (added > 0) await bumpStat(tx, d.trackId, at, 'comments', 1);
+    })
+    .on(CommentDeleted, async (d, _e, tx) => {
+      await setTrackCount(tx, 'comment_count', d.trackId, d.commentCount);
+      // The comment and its replies (deleted with it) leave the days they were counted on.
+      const removed = await tx.$queryRawUnsafe<Array<{ createdAt: Date }>>(
+        `DELETE FROM track_comments WHERE comment_id = $1 OR parent_id = $1 RETURNING created_at AS "createdAt"`,
+        d.commentId,
+      );
+      for (const row of removed) await bumpStat(tx, d.trackId, new Date(row.createdAt), 'comments', -1);
+    })
+    .on(UserBlocked, async (d, _e, tx) => {
+      await tx.$executeRawUnsafe(`INSERT INTO user_blocks (blocker_id, blocked_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, d.blockerId, d.blockedId);
+    })
+    .on(UserUnblocked, async (d, _e, tx) => {
+      await tx.$executeRawUnsafe(`DELETE FROM user_blocks WHERE blocker_id = $1 AND blocked_id = $2`, d.blockerId, d.blockedId);
+    });
   await consumer.start();
   return consumer;
 }

@@ -1,6 +1,7 @@
 import type { Prisma, PrismaClient, TrackState } from '../../generated/prisma/client.js';
 import { userSummarySourceSelect } from '@msp/contracts';
 import { trackSelect, type TrackRow } from './track.mapper.js';
+import { listedTrackSql } from '../discovery/discovery-sql.js';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -71,47 +72,30 @@ export class TracksRepository {
   }
 
   /**
-   * DSC-5: public FINISHED PLAYABLE tracks of a genre (case-insensitive, through genre_key) in an
-   * order fixed for the day (hash of id and date), artists deleted or banned left out.
+   * USR-17: the caller's history, latest play first, tracks still visible to them (R2; R7 through
+   * catalog's copy of the blocks), filtered in SQL before paging so the total matches the content.
    */
-  async stationByGenre(genreKey: string, day: string, page: number, size: number): Promise<{ rows: TrackRow[]; total: number }> {
-    const filter = `genre_key = $1 AND state = 'FINISHED' AND is_private = false AND access = 'PLAYABLE' AND deleted_at IS NULL
-      AND artist_id NOT IN (SELECT user_id FROM user_summaries WHERE is_deleted)`;
-    const [ids, counted] = await Promise.all([
-      this.prisma.$queryRawUnsafe<Array<{ id: number }>>(
-        `SELECT id FROM tracks WHERE ${filter} ORDER BY md5(id::text || $2), id LIMIT $3 OFFSET $4`,
-        genreKey,
-        day,
+  async history(userId: number, page: number, size: number) {
+    const from = `FROM listening_history h JOIN tracks t ON t.id = h.track_id
+      WHERE h.user_id = $1 AND ((t.artist_id = $1 AND t.deleted_at IS NULL) OR (${listedTrackSql('t', '$1')}))`;
+    const [entries, counted] = await Promise.all([
+      this.prisma.$queryRawUnsafe<Array<{ trackId: number; lastPlayedAt: Date }>>(
+        `SELECT h.track_id AS "trackId", h.last_played_at AS "lastPlayedAt" ${from}
+          ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT $2 OFFSET $3`,
+        userId,
         size,
         page * size,
       ),
-      this.prisma.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT count(*) AS n FROM tracks WHERE ${filter}`, genreKey),
+      this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total ${from}`, userId),
     ]);
-    const rows = ids.length
-      ? await this.prisma.track.findMany({ where: { id: { in: ids.map((r) => r.id) } }, select: trackSelect })
+    const rows = entries.length
+      ? await this.prisma.track.findMany({ where: { id: { in: entries.map((e) => e.trackId) } }, select: trackSelect })
       : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return { rows: ids.map((r) => byId.get(r.id)).filter((r): r is TrackRow => !!r), total: Number(counted[0]?.n ?? 0) };
-  }
-
-  /** USR-17: the caller's history, latest play first, tracks still visible to them (R2). */
-  async history(userId: number, page: number, size: number) {
-    const where: Prisma.ListeningHistoryWhereInput = { userId };
-    const trackVisible = { OR: [{ artistId: userId, deletedAt: null }, PUBLIC_TRACK] } satisfies Prisma.TrackWhereInput;
-    const entries = await this.prisma.listeningHistory.findMany({
-      where,
-      orderBy: [{ lastPlayedAt: 'desc' }, { trackId: 'desc' }],
-      select: { trackId: true, lastPlayedAt: true },
-    });
-    // History rows carry no track columns; visible ones are looked up in one query (bounded by the user's history).
-    const visible = entries.length
-      ? await this.prisma.track.findMany({ where: { id: { in: entries.map((e) => e.trackId) }, ...trackVisible }, select: trackSelect })
-      : [];
-    const byId = new Map(visible.map((r) => [r.id, r]));
-    const all = entries.flatMap((e) => {
+    const items = entries.flatMap((e) => {
       const row = byId.get(e.trackId);
       return row ? [{ row, lastPlayedAt: e.lastPlayedAt }] : [];
     });
-    return { items: all.slice(page * size, page * size + size), total: all.length };
+    return { items, total: counted[0]?.total ?? 0 };
   }
 }

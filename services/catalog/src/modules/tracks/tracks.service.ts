@@ -7,7 +7,6 @@ import {
   type EmbedCode,
   type Page,
   type PublishResult,
-  type RadioTrack,
   type ResolveResult,
   type Track,
   type TrackState,
@@ -34,9 +33,10 @@ import type { SocialClient } from '../../clients/social.client.js';
 import { AUDIO_CONTENT_TYPES, probeMatches, type AudioFormat } from '../uploads/audio-format.js';
 import { discard, receiveUpload } from '../uploads/upload-receiver.js';
 import { slugify, todayUtc, UploadFieldsSchema, type TrackUpdate } from '../uploads/upload-fields.js';
-import { toRadioTrack, toSnapshot, trackSelect, type TrackRow } from './track.mapper.js';
+import { toSnapshot, trackSelect, type TrackRow } from './track.mapper.js';
 import { isOwnerOrAdmin, type TrackPresenter } from './track-presenter.js';
 import { PUBLIC_TRACK, TracksRepository } from './tracks.repository.js';
+import { bumpStat } from '../discovery/trending-stats.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -454,13 +454,6 @@ export class TracksService {
     return toPage(tracks.map((t) => ({ ...t, lastPlayedAt: playedAt.get(t.id) })), total, query.page, query.size);
   }
 
-  /** DSC-5. */
-  async stationByGenre(genre: string, caller: Caller | null, query: { page: number; size: number }): Promise<Page<RadioTrack>> {
-    const { rows, total } = await this.repo.stationByGenre(genre.trim().toLowerCase(), todayUtc(), query.page, query.size);
-    const tracks = await this.presenter.present(rows, caller);
-    return toPage(tracks.filter((t) => t.trackUrl && t.waveformUrl).map(toRadioTrack), total, query.page, query.size);
-  }
-
   // ───────────────────────────── TRK-8 … TRK-12 ─────────────────────────────
 
   async update(trackId: number, caller: Caller, input: TrackUpdate, coverKey: string | null, correlationId: string): Promise<Track> {
@@ -557,9 +550,13 @@ export class TracksService {
     const who = caller ? `u${caller.userId}` : `a${createHash('sha256').update(`${listener.ip}\n${listener.userAgent}`).digest('base64url').slice(0, 22)}`;
     const fresh = await this.deps.redis.set(`catalog:${kind}:${trackId}:${who}`, '1', 'EX', this.deps.config.PLAY_DEDUP_SECONDS, 'NX');
     if (fresh === 'OK') {
-      await this.deps.prisma.track.update({
-        where: { id: trackId },
-        data: kind === 'play' ? { playCount: { increment: 1 } } : { completedPlayCount: { increment: 1 } },
+      await this.deps.prisma.$transaction(async (tx) => {
+        await tx.track.update({
+          where: { id: trackId },
+          data: kind === 'play' ? { playCount: { increment: 1 } } : { completedPlayCount: { increment: 1 } },
+        });
+        // DSC-2: counted plays feed the day's counter and the stored trending score.
+        if (kind === 'play') await bumpStat(tx, trackId, new Date(), 'plays', 1);
       });
     }
     if (kind === 'play' && caller && (await this.showsHistory(caller.userId))) {

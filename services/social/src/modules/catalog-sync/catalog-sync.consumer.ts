@@ -42,11 +42,14 @@ async function upsertTrack(tx: SqlExecutor, s: TrackSnapshot): Promise<void> {
 
 async function upsertPlaylist(tx: SqlExecutor, s: PlaylistSnapshot): Promise<void> {
   await tx.$executeRawUnsafe(
-    `INSERT INTO playlist_refs (playlist_id, owner_id, title, playlist_slug, is_private, cover_art_url, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz)
+    // DSC-1 PLAYLIST_POSTED: a playlist created public is posted at its creation; one made public
+    // later, when that change arrives. Posted once: going private and public again does not re-post.
+    `INSERT INTO playlist_refs (playlist_id, owner_id, title, playlist_slug, is_private, cover_art_url, created_at, posted_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, CASE WHEN $5 THEN NULL ELSE $7::timestamptz END)
      ON CONFLICT (playlist_id) DO UPDATE SET owner_id = EXCLUDED.owner_id, title = EXCLUDED.title,
        playlist_slug = EXCLUDED.playlist_slug, is_private = EXCLUDED.is_private,
-       cover_art_url = EXCLUDED.cover_art_url, created_at = EXCLUDED.created_at`,
+       cover_art_url = EXCLUDED.cover_art_url, created_at = EXCLUDED.created_at,
+       posted_at = COALESCE(playlist_refs.posted_at, CASE WHEN EXCLUDED.is_private THEN NULL ELSE now() END)`,
     s.playlistId,
     s.ownerId,
     s.title,

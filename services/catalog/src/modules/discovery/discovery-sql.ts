@@ -1,0 +1,41 @@
+/**
+ * SQL fragments of discovery (R2, R7, R14): visibility is decided in SQL, before paging, so a
+ * page's total always matches its content. `viewer` is a parameter placeholder holding the
+ * caller's id, or 0 for an anonymous caller (no user has id 0).
+ */
+
+/** The owner of an item is gone (deleted in identity) or banned (R14). */
+export function ownerHiddenSql(ownerId: string): string {
+  return `EXISTS (SELECT 1 FROM user_summaries ux WHERE ux.user_id = ${ownerId} AND (ux.is_deleted OR ux.is_banned))`;
+}
+
+/** R7: a block in either direction between the viewer and `userId` (catalog's copy of social's blocks). */
+export function blockedSql(viewer: string, userId: string): string {
+  return `EXISTS (SELECT 1 FROM user_blocks bx WHERE (bx.blocker_id = ${viewer} AND bx.blocked_id = ${userId})
+                                             OR (bx.blocker_id = ${userId} AND bx.blocked_id = ${viewer}))`;
+}
+
+/**
+ * A track `t` anybody may see in a list (R2): public, FINISHED, not deleted, its artist present and
+ * not banned, no block with the viewer. The first three conditions are written as the partial
+ * indexes' predicates so the planner can use them.
+ */
+export function listedTrackSql(t: string, viewer: string): string {
+  return `${t}.deleted_at IS NULL AND NOT ${t}.is_private AND ${t}.state = 'FINISHED'
+      AND NOT ${ownerHiddenSql(`${t}.artist_id`)} AND NOT ${blockedSql(viewer, `${t}.artist_id`)}`;
+}
+
+/** Stations (R18) hold only tracks a radio can play: PLAYABLE, with the stream and waveform ready. */
+export function stationTrackSql(t: string, viewer: string): string {
+  return `${listedTrackSql(t, viewer)} AND ${t}.access = 'PLAYABLE' AND ${t}.progressive_key IS NOT NULL AND ${t}.waveform_key IS NOT NULL`;
+}
+
+/** A public playlist `p` whose owner is present and not separated from the viewer (R6, R7). */
+export function listedPlaylistSql(p: string, viewer: string): string {
+  return `NOT ${p}.is_private AND NOT ${ownerHiddenSql(`${p}.owner_id`)} AND NOT ${blockedSql(viewer, `${p}.owner_id`)}`;
+}
+
+/** A user `u` that may be listed: present, not banned, not a placeholder row, no block with the viewer. */
+export function listedUserSql(u: string, viewer: string): string {
+  return `NOT ${u}.is_deleted AND NOT ${u}.is_banned AND ${u}.username NOT LIKE '~%' AND NOT ${blockedSql(viewer, `${u}.user_id`)}`;
+}

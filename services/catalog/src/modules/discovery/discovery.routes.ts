@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import {
+  coercedNumber,
+  IdTextSchema,
+  MAX_PAGE_SIZE,
+  pageSchema,
+  PageQuerySchema,
+  RadioTrackSchema,
+  ResolveResultSchema,
+  ResourceRefSchema,
+  SearchTypeSchema,
+  TrackSchema,
+} from '@msp/contracts';
+import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import type { DiscoveryService } from './discovery.service.js';
+
+// PostgreSQL text cannot hold NUL: refuse control characters up front (400, not a 500 from the driver).
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+const GenreSchema = z.string().trim().min(1).max(100).regex(NO_CONTROL, 'Must not contain control characters');
+
+const TrendingQuerySchema = PageQuerySchema.extend({
+  genre: GenreSchema.optional(),
+  /** R18: `limit` stands for `size` when given. */
+  limit: coercedNumber(z.number().int().min(1).max(MAX_PAGE_SIZE)).optional(),
+});
+
+const SearchQuerySchema = PageQuerySchema.extend({
+  q: z.string().min(1).max(100),
+  type: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), SearchTypeSchema).default('ALL'),
+  genre: GenreSchema.optional(),
+});
+
+const ResolveQuerySchema = z.object({ url: z.string().min(1).max(2048) });
+const GenreStationQuerySchema = PageQuerySchema.extend({ genre: GenreSchema });
+const ArtistStationQuerySchema = PageQuerySchema.extend({ artistId: IdTextSchema });
+
+/** DSC-2 … DSC-7 (API.md §3 Discovery; R18). */
+export const discoveryModule: FastifyPluginAsyncZod<{ discovery: DiscoveryService }> = async (app, { discovery }) => {
+  app.get(
+    '/explore/trending',
+    {
+      schema: {
+        operationId: 'DSC-2',
+        summary: 'Popular tracks',
+        tags: ['Discovery'],
+        querystring: TrendingQuerySchema,
+        response: { 200: pageSchema(TrackSchema) },
+      },
+    },
+    async (request) => {
+      const { genre, page, size, limit } = request.query;
+      return discovery.trending(callerFrom(request), { genre, page, size: limit ?? size });
+    },
+  );
+
+  app.get(
+    '/search',
+    {
+      schema: {
+        operationId: 'DSC-3',
+        summary: 'Global search',
+        tags: ['Discovery'],
+        querystring: SearchQuerySchema,
+        response: { 200: pageSchema(ResourceRefSchema) },
+      },
+    },
+    async (request) => discovery.search(callerFrom(request), request.query),
+  );
+
+  app.get(
+    '/resolve',
+    {
+      schema: {
+        operationId: 'DSC-4',
+        summary: 'Resolve a public permalink URL to an internal entity id',
+        tags: ['Discovery'],
+        querystring: ResolveQuerySchema,
+        response: { 200: ResolveResultSchema },
+      },
+    },
+    async (request) => discovery.resolve(callerFrom(request), request.query.url),
+  );
+
+  app.get(
+    '/stations/genre',
+    {
+      schema: {
+        operationId: 'DSC-5',
+        summary: 'Generate a radio station based on a genre',
+        tags: ['Discovery'],
+        querystring: GenreStationQuerySchema,
+        response: { 200: pageSchema(RadioTrackSchema) },
+      },
+    },
+    async (request) => discovery.genreStation(callerFrom(request), request.query.genre, request.query),
+  );
+
+  app.get(
+    '/stations/artist',
+    {
+      schema: {
+        operationId: 'DSC-6',
+        summary: 'Radio station by artist similarities',
+        tags: ['Discovery'],
+        querystring: ArtistStationQuerySchema,
+        response: { 200: pageSchema(RadioTrackSchema) },
+      },
+    },
+    async (request) => discovery.artistStation(callerFrom(request), request.query.artistId, request.query),
+  );
+
+  app.get(
+    '/stations/likes',
+    {
+      schema: {
+        operationId: 'DSC-7',
+        summary: "Radio station from the user's likes",
+        tags: ['Discovery'],
+        querystring: PageQuerySchema,
+        response: { 200: pageSchema(RadioTrackSchema) },
+      },
+    },
+    async (request) => discovery.likesStation(requireCaller(request), request.query),
+  );
+};
