@@ -16,6 +16,8 @@ import { followsModule } from './modules/follows/follows.routes.js';
 import { FollowsService } from './modules/follows/follows.service.js';
 import { internalModule } from './modules/internal/internal.routes.js';
 import { UsersRepository } from './modules/users/users.repository.js';
+import { reportsModule } from './modules/reports/reports.routes.js';
+import { ReportsService } from './modules/reports/reports.service.js';
 
 export { loadSocialConfig, type SocialConfig } from './config.js';
 
@@ -38,6 +40,8 @@ export async function buildApp(config: SocialConfig, options: { logger?: boolean
   await app.register(engagementModule, { prefix: '/api', engagement });
   await app.register(activityModule, { prefix: '/api', activity: new ActivityService(infra.prisma, new CatalogClient(config.CATALOG_URL, config.INTERNAL_TIMEOUT_MS, app.log)) });
   await app.register(commentsModule, { prefix: '/api', comments: new CommentsService(infra.prisma) });
+  const catalog = new CatalogClient(config.CATALOG_URL, config.INTERNAL_TIMEOUT_MS, app.log);
+  await app.register(reportsModule, { prefix: '/api', reports: new ReportsService(infra.prisma, catalog, app.log) });
   await app.register(internalModule, { engagement, users: new UsersRepository(infra.prisma) });
   return Object.assign(app, { infra });
 }
