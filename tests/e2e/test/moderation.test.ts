@@ -265,6 +265,29 @@ describe('MOD-11 admin delete: recorded in catalog\'s admin_audit, reports on th
   });
 });
 
+describe('MOD-8 / MOD-9 recorded in identity\'s admin_audit', () => {
+  it('a ban and a suspension with their reasons; a refused call is not recorded', async () => {
+    const reg = await fleet.fetch('/api/auth/register/local', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'troll@example.com', displayName: 'Troll', password: 'a long enough secret', dateOfBirth: '1990-02-03' }),
+    });
+    expect(reg.status).toBe(201);
+    const { userId } = (await reg.json()) as { userId: number };
+    expect((await call('PATCH', `/api/admin/users/${userId}/suspend`, ADMIN, { durationDays: 3, reason: 'cool off' })).status).toBe(200);
+    expect((await call('PATCH', `/api/admin/users/${userId}/ban`, ADMIN, { isBanned: true, reason: 'repeat abuse' })).status).toBe(200);
+    expect((await call('PATCH', `/api/admin/users/${userId}/ban`, A, { isBanned: false })).status).toBe(403);
+    // Written once the response has gone (onResponse).
+    await waitFor(async () => (await identityApp().infra.prisma.adminAudit.count()) >= 2, { message: 'no audit rows' });
+    const audit = await identityApp().infra.prisma.adminAudit.findMany({ orderBy: { id: 'asc' } });
+    expect(audit.map((a) => ({ adminId: a.adminId, targetType: a.targetType, targetId: a.targetId, reason: a.reason, details: a.details }))).toEqual([
+      { adminId: ADMIN, targetType: 'USER', targetId: String(userId), reason: 'cool off', details: { status: 200, durationDays: 3 } },
+      { adminId: ADMIN, targetType: 'USER', targetId: String(userId), reason: 'repeat abuse', details: { status: 200, isBanned: true } },
+    ]);
+    expect(audit.map((a) => a.action)).toEqual([expect.stringContaining('MOD-9'), expect.stringContaining('MOD-8')]);
+  });
+});
+
 describe('non-admin tokens on every admin route → 403', () => {
   it('MOD-4, MOD-5, MOD-6, MOD-7, MOD-12 (and MOD-11) answer 403 FORBIDDEN to a listener, 401 without a token', async () => {
     const routes: Array<[string, string, unknown?]> = [

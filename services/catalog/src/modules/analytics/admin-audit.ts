@@ -8,8 +8,8 @@ function operationId(request: FastifyRequest): string | null {
 }
 
 /**
- * Records every successful admin action of catalog (today MOD-11; any later non-GET `/api/admin/…`
- * route too) in `admin_audit` — who, what, when, why — and logs it with `audit: true`.
+ * Records every successful admin action of the service (any non-GET `/api/admin/…` route that
+ * answers 2xx) in `admin_audit` — who, what, when, why — and logs it with `audit: true`.
  *
  * Installed on the root instance before the route modules, so it covers routes it does not own
  * without touching them. It runs after the response (`onResponse`): an action whose audit insert
@@ -36,8 +36,12 @@ export function installAdminAudit(app: FastifyInstance, prisma: PrismaClient): v
       reason: typeof rawReason === 'string' ? rawReason : null,
       requestId: String(request.id),
     };
+    // What was set (e.g. isBanned, durationDays): the body's scalar fields, the reason aside.
+    const input = typeof body === 'object' && body !== null
+      ? Object.fromEntries(Object.entries(body).filter(([k, v]) => k !== 'reason' && ['string', 'number', 'boolean'].includes(typeof v)))
+      : {};
     try {
-      await prisma.adminAudit.create({ data: { ...record, details: { status: reply.statusCode } } });
+      await prisma.adminAudit.create({ data: { ...record, details: { status: reply.statusCode, ...input } } });
       request.log.info({ audit: true, ...record }, 'admin action');
     } catch (err) {
       request.log.error({ audit: true, ...record, err }, 'admin action could not be recorded in admin_audit');
