@@ -25,6 +25,10 @@ import { PlaylistPresenter } from './modules/playlists/playlist-presenter.js';
 import { playlistsModule } from './modules/playlists/playlists.routes.js';
 import { PlaylistsService } from './modules/playlists/playlists.service.js';
 import { PlaylistsRepository } from './modules/playlists/playlists.repository.js';
+import { installAdminAudit } from './modules/analytics/admin-audit.js';
+import { analyticsModule } from './modules/analytics/analytics.routes.js';
+import { AnalyticsService } from './modules/analytics/analytics.service.js';
+import { startBanSync } from './modules/analytics/bans.consumer.js';
 
 export { loadCatalogConfig, type CatalogConfig } from './config.js';
 
@@ -42,6 +46,8 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   stopOnClose(await startSocialSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(await startUserBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(startTrendingRefresher(infra.prisma, app.log));
+  stopOnClose(await startBanSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
+  installAdminAudit(app, infra.prisma);
 
   await app.register(genresModule, { prefix: '/api' });
   if (config.NODE_ENV === 'production' && config.MEDIA_SIGNING_SECRET === DEV_SIGNING_SECRET) {
@@ -85,6 +91,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   await app.register(discoveryModule, { prefix: '/api', discovery });
   await app.register(mediaModule, { prefix: '/api', prisma: infra.prisma, storage: infra.storage, signer });
   await app.register(embedModule, { prefix: '/api', tracks, playlists, webBaseUrl: config.WEB_BASE_URL, publicBaseUrl: config.PUBLIC_BASE_URL });
+  await app.register(analyticsModule, { prefix: '/api', analytics: new AnalyticsService(infra.prisma, config.STORAGE_CAPACITY_BYTES) });
   await app.register(internalModule, {
     tracks: new InternalTracksService(infra.prisma, presenter),
     playlists: new InternalPlaylistsService(infra.prisma, playlistPresenter),

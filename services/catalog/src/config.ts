@@ -25,6 +25,8 @@ export const configShape = {
   INTERNAL_TIMEOUT_MS: z.coerce.number().int().min(50).max(10_000).default(1000),
   /** The probe of a stored upload by media-processing (R11) may read a few MB over the network. */
   PROBE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(20_000),
+  /** MOD-12 totalStorageCapacityBytes: what the object store is provisioned with (default 1 TiB). */
+  STORAGE_CAPACITY_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(1024 ** 4),
   /** R9: plays of one listener and track within this window count once. */
   PLAY_DEDUP_SECONDS: z.coerce.number().int().min(1).default(30),
 } as const;

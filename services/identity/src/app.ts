@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import { createServiceApp } from '@msp/runtime';
+import { installAdminAudit } from './modules/admin-audit/admin-audit.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { IdentityConfig } from './config.js';
 import { Links } from './links.js';
@@ -51,6 +52,7 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   stopOnClose({ stop: async () => void redis.disconnect() });
 
   await app.register(cookie);
+  installAdminAudit(app, prisma);
 
   const links = new Links(config);
   const keys = new SigningKeyService(prisma);

@@ -1,0 +1,166 @@
+import type { ReportReason, ReportStatus, ReportTargetType } from '@msp/contracts';
+import type { SqlExecutor } from '@msp/events';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+
+/** A stored report, as read back (snapshot columns included). */
+export interface ReportRow {
+  id: number;
+  reporterId: number;
+  reporterUsername: string;
+  targetType: ReportTargetType;
+  targetId: number;
+  reason: ReportReason;
+  description: string | null;
+  status: ReportStatus;
+  createdAt: Date;
+  updatedAt: Date;
+  targetUserId: number;
+  targetUsername: string;
+  targetDisplayName: string;
+  targetTitle: string | null;
+  targetArtistName: string | null;
+  targetThumbnailUrl: string | null;
+  targetPlayCount: number | null;
+  targetCreatedAt: Date | null;
+  commentContent: string | null;
+  commentAuthor: string | null;
+}
+
+export type NewReport = Omit<ReportRow, 'id' | 'status' | 'createdAt' | 'updatedAt'>;
+
+/** Social's local copy of a track with its artist, the base of both snapshots. */
+export interface TrackSnapshotRow {
+  trackId: number;
+  artistId: number;
+  title: string;
+  coverUrl: string | null;
+  createdAt: Date;
+  artistUsername: string;
+  artistDisplayName: string;
+}
+
+export interface CommentSnapshotRow {
+  id: number;
+  trackId: number;
+  userId: number;
+  body: string;
+  createdAt: Date;
+  authorUsername: string;
+  authorDisplayName: string;
+}
+
+const COLUMNS = `r.id, r.reporter_id AS "reporterId", r.reporter_username AS "reporterUsername", r.target_type AS "targetType",
+  r.target_id AS "targetId", r.reason, r.description, r.status, r.created_at AS "createdAt", r.updated_at AS "updatedAt",
+  r.target_user_id AS "targetUserId", r.target_username AS "targetUsername", r.target_display_name AS "targetDisplayName",
+  r.target_title AS "targetTitle", r.target_artist_name AS "targetArtistName", r.target_thumbnail_url AS "targetThumbnailUrl",
+  r.target_play_count AS "targetPlayCount", r.target_created_at AS "targetCreatedAt",
+  r.comment_content AS "commentContent", r.comment_author AS "commentAuthor"`;
+
+/** A user missing from the projection (event not arrived yet) still renders: username falls back to `user-<id>`. */
+const userName = (alias: string, id: string) => `COALESCE(${alias}.username, 'user-' || ${id})`;
+const displayName = (alias: string, id: string) => `COALESCE(${alias}.display_name, ${alias}.username, 'user-' || ${id})`;
+
+export class ReportsRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async trackSnapshot(trackId: number): Promise<TrackSnapshotRow | null> {
+    const rows = await this.prisma.$queryRawUnsafe<TrackSnapshotRow[]>(
+      `SELECT t.track_id AS "trackId", t.artist_id AS "artistId", t.title, t.cover_url AS "coverUrl", t.created_at AS "createdAt",
+              ${userName('u', 't.artist_id')} AS "artistUsername", ${displayName('u', 't.artist_id')} AS "artistDisplayName"
+         FROM track_refs t LEFT JOIN user_summaries u ON u.user_id = t.artist_id
+        WHERE t.track_id = $1`,
+      trackId,
+    );
+    return rows[0] ?? null;
+  }
+
+  async commentSnapshot(commentId: number): Promise<CommentSnapshotRow | null> {
+    const rows = await this.prisma.$queryRawUnsafe<CommentSnapshotRow[]>(
+      `SELECT c.id, c.track_id AS "trackId", c.user_id AS "userId", c.body, c.created_at AS "createdAt",
+              ${userName('u', 'c.user_id')} AS "authorUsername", ${displayName('u', 'c.user_id')} AS "authorDisplayName"
+         FROM comments c LEFT JOIN user_summaries u ON u.user_id = c.user_id
+        WHERE c.id = $1`,
+      commentId,
+    );
+    return rows[0] ?? null;
+  }
+
+  async username(userId: number): Promise<string | null> {
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ username: string }>>('SELECT username FROM user_summaries WHERE user_id = $1', userId);
+    return rows[0]?.username ?? null;
+  }
+
+  /**
+   * Plain INSERT: the partial unique index `reports_one_active_per_target` refuses a second OPEN or
+   * IN_REVIEW report of the same reporter and target (23505), which the service maps to 409.
+   */
+  async insert(r: NewReport): Promise<number> {
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: number }>>(
+      `INSERT INTO reports (reporter_id, reporter_username, target_type, target_id, reason, description, status, created_at, updated_at,
+         target_user_id, target_username, target_display_name, target_title, target_artist_name, target_thumbnail_url,
+         target_play_count, target_created_at, comment_content, comment_author)
+       VALUES ($1, $2, $3, $4, $5, $6, 'OPEN', now(), now(), $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+       RETURNING id`,
+      r.reporterId,
+      r.reporterUsername,
+      r.targetType,
+      r.targetId,
+      r.reason,
+      r.description,
+      r.targetUserId,
+      r.targetUsername,
+      r.targetDisplayName,
+      r.targetTitle,
+      r.targetArtistName,
+      r.targetThumbnailUrl,
+      r.targetPlayCount,
+      r.targetCreatedAt,
+      r.commentContent,
+      r.commentAuthor,
+    );
+    return rows[0]!.id;
+  }
+
+  async byId(id: number, db: SqlExecutor = this.prisma): Promise<ReportRow | null> {
+    const rows = await db.$queryRawUnsafe<ReportRow[]>(`SELECT ${COLUMNS} FROM reports r WHERE r.id = $1`, id);
+    return rows[0] ?? null;
+  }
+
+  /** Newest first (created_at, then id), served by the (status|target_type, created_at, id) indexes. */
+  async list(filter: { status?: ReportStatus; targetType?: ReportTargetType }, page: number, size: number): Promise<{ rows: ReportRow[]; total: number }> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.status) {
+      params.push(filter.status);
+      where.push(`r.status = $${params.length}`);
+    }
+    if (filter.targetType) {
+      params.push(filter.targetType);
+      where.push(`r.target_type = $${params.length}`);
+    }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const [rows, count] = await Promise.all([
+      this.prisma.$queryRawUnsafe<ReportRow[]>(
+        `SELECT ${COLUMNS} FROM reports r ${clause} ORDER BY r.created_at DESC, r.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        ...params,
+        size,
+        page * size,
+      ),
+      this.prisma.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM reports r ${clause}`, ...params),
+    ]);
+    return { rows, total: count[0]?.n ?? 0 };
+  }
+
+  /** Sets the status; returns the previous one, or null when the report does not exist. */
+  async setStatus(tx: SqlExecutor, id: number, status: ReportStatus): Promise<ReportStatus | null> {
+    const rows = await tx.$queryRawUnsafe<Array<{ previous: ReportStatus }>>(
+      `UPDATE reports r SET status = $2, updated_at = now()
+         FROM (SELECT id, status AS previous FROM reports WHERE id = $1 FOR UPDATE) old
+        WHERE r.id = old.id
+        RETURNING old.previous`,
+      id,
+      status,
+    );
+    return rows[0]?.previous ?? null;
+  }
+}
