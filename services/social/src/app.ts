@@ -44,7 +44,6 @@ export async function buildApp(config: SocialConfig, options: { logger?: boolean
   await app.register(activityModule, { prefix: '/api', activity: new ActivityService(infra.prisma, catalog) });
   await app.register(feedModule, { prefix: '/api', feed: new FeedService(infra.prisma, catalog, { windowDays: config.FEED_WINDOW_DAYS, maxItems: config.FEED_MAX_ITEMS }) });
   await app.register(commentsModule, { prefix: '/api', comments: new CommentsService(infra.prisma) });
-  const catalog = new CatalogClient(config.CATALOG_URL, config.INTERNAL_TIMEOUT_MS, app.log);
   await app.register(reportsModule, { prefix: '/api', reports: new ReportsService(infra.prisma, catalog, app.log) });
   await app.register(internalModule, { engagement, users: new UsersRepository(infra.prisma) });
   return Object.assign(app, { infra });
