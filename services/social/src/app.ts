@@ -18,6 +18,7 @@ import { followsModule } from './modules/follows/follows.routes.js';
 import { FollowsService } from './modules/follows/follows.service.js';
 import { internalModule } from './modules/internal/internal.routes.js';
 import { UsersRepository } from './modules/users/users.repository.js';
+import { startUserBans } from './modules/users/user-bans.consumer.js';
 import { reportsModule } from './modules/reports/reports.routes.js';
 import { ReportsService } from './modules/reports/reports.service.js';
 
@@ -35,6 +36,7 @@ export async function buildApp(config: SocialConfig, options: { logger?: boolean
   });
   stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'social' }));
   stopOnClose(await startCatalogSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
+  stopOnClose(await startUserBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
 
   const engagement = new EngagementService(infra.prisma);
   await app.register(followsModule, { prefix: '/api', follows: new FollowsService(infra.prisma) });

@@ -1,14 +1,15 @@
 import type { InternalPlaylistsRequest, Playlist } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 import type { PrismaClient } from '../../generated/prisma/client.js';
+import { hiddenOwnerIds } from '../user-bans/hidden-owners.js';
 import type { PlaylistPresenter } from '../playlists/playlist-presenter.js';
 import { playlistSelect } from '../playlists/playlists.repository.js';
 
 /**
  * INTERNAL_ROUTES.playlists: Playlist records (list form) for another service (messaging renders
  * shared playlists per reader). Left out: playlists the viewer may not see (R6: private unless
- * owner/admin; owner deleted) and those a block separates from the viewer (R7, dropped by the
- * presenter). One query for the rows, one for deleted owners, then the presenter's batched reads.
+ * owner/admin; owner deleted or banned, R14) and those a block separates from the viewer (R7, dropped by the
+ * presenter). One query for the rows, one for deleted or banned owners, then the presenter's batched reads.
  */
 export class InternalPlaylistsService {
   constructor(
@@ -31,13 +32,7 @@ export class InternalPlaylistsService {
       select: playlistSelect,
     });
     const others = [...new Set(rows.filter((r) => !admin && r.ownerId !== viewer?.userId).map((r) => r.ownerId))];
-    const deleted = others.length
-      ? new Set(
-          (await this.prisma.userSummary.findMany({ where: { userId: { in: others }, isDeleted: true }, select: { userId: true } })).map(
-            (u) => u.userId,
-          ),
-        )
-      : new Set<number>();
+    const deleted = await hiddenOwnerIds(this.prisma, others);
     const shown = rows.filter((r) => admin || r.ownerId === viewer?.userId || !deleted.has(r.ownerId));
     const playlists = await this.presenter.presentList(shown, viewer);
     const byId = new Map(playlists.map((p) => [p.id, p]));

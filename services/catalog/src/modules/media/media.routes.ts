@@ -6,6 +6,7 @@ import type { ObjectStorage } from '@msp/storage';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { RENDITIONS, type MediaScope, type MediaSigner, type Rendition, type SignedQuery } from './media-signer.js';
 import { sendObject } from './send-object.js';
+import { isBanned } from '../user-bans/hidden-owners.js';
 
 const SignedQuerySchema = z.object({
   e: IdTextSchema,
@@ -25,7 +26,8 @@ const ASSET_TYPES: Record<string, string> = { 'waveform.json': 'application/json
 /**
  * The byte paths behind the URLs of R4. Every request re-checks the signature (bound to the track,
  * scope, grant and expiry) and the track as it is now: deleted or unfinished → 404; a viewer's URL
- * stops working when the track turns private, BLOCKED, or PREVIEW for the full rendition (R2, R3).
+ * stops working when the track turns private, BLOCKED, or PREVIEW for the full rendition, or its
+ * artist is banned (R2, R3, R14).
  */
 export const mediaModule: FastifyPluginAsyncZod<{ prisma: PrismaClient; storage: ObjectStorage; signer: MediaSigner }> = async (
   app,
@@ -35,13 +37,15 @@ export const mediaModule: FastifyPluginAsyncZod<{ prisma: PrismaClient; storage:
     const track = await prisma.track.findUnique({
       where: { id: trackId },
       select: {
-        id: true, state: true, isPrivate: true, access: true, deletedAt: true, secretToken: true,
+        id: true, artistId: true, state: true, isPrivate: true, access: true, deletedAt: true, secretToken: true,
         progressiveKey: true, previewKey: true, hlsPlaylistKey: true, hlsPrefix: true,
       },
     });
     if (!signer.verify(trackId, scope, query, track?.secretToken ?? '')) throw new AppError('FORBIDDEN', 'The media URL is invalid or expired.');
     if (!track || track.deletedAt || track.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
     if (query.g === 'v' && track.isPrivate) throw new AppError('TRACK_NOT_FOUND');
+    // R14: a viewer's or token URL stops working when the artist is banned.
+    if (query.g !== 'o' && (await isBanned(prisma, track.artistId))) throw new AppError('TRACK_NOT_FOUND');
     if (query.g !== 'o') {
       const allowed = scope === 'full' ? track.access === 'PLAYABLE' : track.access !== 'BLOCKED';
       if (!allowed) throw new AppError('TRACK_NOT_PLAYABLE', 'This rendition is not available for this track.');

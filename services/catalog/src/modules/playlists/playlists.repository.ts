@@ -1,6 +1,7 @@
 import { userSummarySourceSelect } from '@msp/contracts';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import { trackSelect, type TrackRow } from '../tracks/track.mapper.js';
+import { ownerHiddenFragment } from '../user-bans/hidden-owners.js';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -26,8 +27,9 @@ export type PlaylistRow = Prisma.PlaylistGetPayload<{ select: typeof playlistSel
 
 /**
  * Which tracks of a playlist one caller may see (R2, R5, R6): every non-deleted track for admins;
- * otherwise the caller's own tracks, public FINISHED tracks of artists still present, and — through
- * the playlist's token — the FINISHED tracks of the playlist owner even when private.
+ * otherwise the caller's own tracks, public FINISHED tracks of artists still present and not banned
+ * (R14), and — through the playlist's token — the FINISHED tracks of the playlist owner even when
+ * private.
  */
 export interface TrackScope {
   viewerId: number | null;
@@ -44,7 +46,7 @@ function visibleSql(scope: TrackScope): Prisma.Sql {
   const token = scope.tokenOwnerId ? Prisma.sql` OR (t.artist_id = ${scope.tokenOwnerId} AND t.state = 'FINISHED')` : Prisma.empty;
   return Prisma.sql`t.deleted_at IS NULL${hidden} AND (
     (t.is_private = false AND t.state = 'FINISHED'
-      AND NOT EXISTS (SELECT 1 FROM user_summaries u WHERE u.user_id = t.artist_id AND u.is_deleted))${own}${token})`;
+      AND NOT ${ownerHiddenFragment('t.artist_id')})${own}${token})`;
 }
 
 export interface PlaylistAggregate {
@@ -140,7 +142,7 @@ export class PlaylistsRepository {
   findUser(idOrName: { userId?: number; username?: string }) {
     return this.prisma.userSummary.findFirst({
       where: { ...(idOrName.userId ? { userId: idOrName.userId } : { username: idOrName.username ?? '' }), isDeleted: false },
-      select: { userId: true, username: true },
+      select: { userId: true, username: true, isBanned: true },
     });
   }
 

@@ -11,6 +11,7 @@ import type { CoverInput, PlaylistFields } from './playlist-input.js';
 import { storeCover } from './playlist-input.js';
 import { ownsOrAdmin, type PlaylistPresenter } from './playlist-presenter.js';
 import { playlistSelect, PlaylistsRepository, type PlaylistRow } from './playlists.repository.js';
+import { isOwnerHidden } from '../user-bans/hidden-owners.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -77,8 +78,7 @@ export class PlaylistsService {
 
   /** A banned or deleted owner's playlists disappear for everyone but admins (R14). */
   private async ownerPresent(row: PlaylistRow): Promise<void> {
-    const owner = await this.deps.prisma.userSummary.findUnique({ where: { userId: row.ownerId }, select: { isDeleted: true } });
-    if (owner?.isDeleted) throw new AppError('PLAYLIST_NOT_FOUND');
+    if (await isOwnerHidden(this.deps.prisma, row.ownerId)) throw new AppError('PLAYLIST_NOT_FOUND');
   }
 
   private async render(row: PlaylistRow, caller: Caller | null, viaToken: boolean, query: PageQuery = DEFAULT_TRACK_PAGE): Promise<Playlist> {
@@ -107,10 +107,11 @@ export class PlaylistsService {
     return toPage(await this.deps.presenter.presentList(rows, caller), total, query.page, query.size);
   }
 
-  /** USR-19: a user's playlists, newest first; private ones only for the owner (and admins). */
+  /** USR-19: a user's playlists, newest first; private ones only for the owner (and admins); banned user → 404 (R14). */
   async listByUser(who: { userId?: number; username?: string }, caller: Caller | null, query: PageQuery): Promise<Page<Playlist>> {
     const user = await this.repo.findUser(who);
-    if (!user) throw new AppError('USER_NOT_FOUND');
+    // R14: a banned user's profile and content answer 404 to all but admins (as identity's profile does).
+    if (!user || (user.isBanned && caller?.role !== 'ADMIN')) throw new AppError('USER_NOT_FOUND');
     const all = !!caller && (caller.userId === user.userId || caller.role === 'ADMIN');
     if (caller && !all) {
       const rel = (await this.deps.social.relationships(caller.userId, [user.userId])).get(user.userId);
@@ -320,8 +321,7 @@ export class PlaylistsService {
     if (!track || track.deletedAt) throw new AppError('TRACK_NOT_FOUND');
     if (track.artistId === caller.userId || caller.role === 'ADMIN') return;
     if (track.isPrivate || track.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
-    const artist = await this.deps.prisma.userSummary.findUnique({ where: { userId: track.artistId }, select: { isDeleted: true } });
-    if (artist?.isDeleted) throw new AppError('TRACK_NOT_FOUND');
+    if (await isOwnerHidden(this.deps.prisma, track.artistId)) throw new AppError('TRACK_NOT_FOUND');
     const rel = (await this.deps.social.relationships(caller.userId, [track.artistId])).get(track.artistId);
     if (rel && (rel.hasBlockedViewer || rel.isBlocked)) throw new AppError('TRACK_NOT_FOUND');
   }

@@ -67,7 +67,7 @@ export class TracksRepository {
   findUser(idOrName: { userId?: number; username?: string }) {
     return this.prisma.userSummary.findFirst({
       where: { ...(idOrName.userId ? { userId: idOrName.userId } : { username: idOrName.username ?? '' }), isDeleted: false },
-      select: { userId: true, tier: true, isPrivate: true },
+      select: { userId: true, tier: true, isPrivate: true, isBanned: true },
     });
   }
 

@@ -37,6 +37,7 @@ import { toSnapshot, trackSelect, type TrackRow } from './track.mapper.js';
 import { isOwnerOrAdmin, type TrackPresenter } from './track-presenter.js';
 import { PUBLIC_TRACK, TracksRepository } from './tracks.repository.js';
 import { bumpStat } from '../discovery/trending-stats.js';
+import { isBanned, isOwnerHidden } from '../user-bans/hidden-owners.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -73,14 +74,14 @@ export class TracksService {
 
   // ───────────────────────────── lookups and visibility (R2, R7) ─────────────────────────────
 
-  /** The track as the caller may see it, or 404 TRACK_NOT_FOUND (deleted, private, unfinished, blocked, artist gone). */
+  /** The track as the caller may see it, or 404 TRACK_NOT_FOUND (deleted, private, unfinished, blocked, artist gone or banned). */
   private async visible(trackId: number, caller: Caller | null): Promise<{ row: TrackRow; track: Track }> {
     const row = await this.repo.findById(trackId);
     if (!row || row.deletedAt) throw new AppError('TRACK_NOT_FOUND');
     if (!isOwnerOrAdmin(row, caller)) {
       if (row.isPrivate || row.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
-      const artist = await this.deps.prisma.userSummary.findUnique({ where: { userId: row.artistId }, select: { isDeleted: true } });
-      if (artist?.isDeleted) throw new AppError('TRACK_NOT_FOUND');
+      // The artist deleted or banned (R14): hidden from all but admins.
+      if (await isOwnerHidden(this.deps.prisma, row.artistId)) throw new AppError('TRACK_NOT_FOUND');
     }
     const track = await this.presenter.presentOne(row, caller);
     if (!track) throw new AppError('TRACK_NOT_FOUND');
@@ -396,6 +397,8 @@ export class TracksService {
     const row = await this.repo.findByToken(token);
     if (!row || row.deletedAt) throw new AppError('TRACK_NOT_FOUND');
     if (!isOwnerOrAdmin(row, caller) && row.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
+    // R14: a banned artist's token opens nothing for anyone but admins.
+    if (caller?.role !== 'ADMIN' && (await isBanned(this.deps.prisma, row.artistId))) throw new AppError('TRACK_NOT_FOUND');
     const track = await this.presenter.presentOne(row, caller, { viaToken: true });
     if (!track) throw new AppError('TRACK_NOT_FOUND');
     return track;
@@ -432,10 +435,11 @@ export class TracksService {
     return toPage(await this.presenter.present(rows, caller, { keepBlocked: true }), total, query.page, query.size);
   }
 
-  /** USR-18, TRK-22, TRK-23: the owner (and admins) see every track, others the public FINISHED ones (R2, R7). */
+  /** USR-18, TRK-22, TRK-23: the owner (and admins) see every track, others the public FINISHED ones (R2, R7); banned user → 404 (R14). */
   async listByUser(who: { userId?: number; username?: string }, caller: Caller | null, query: { page: number; size: number }): Promise<Page<Track>> {
     const user = await this.repo.findUser(who);
-    if (!user) throw new AppError('USER_NOT_FOUND');
+    // R14: a banned user's profile and content answer 404 to all but admins (as identity's profile does).
+    if (!user || (user.isBanned && caller?.role !== 'ADMIN')) throw new AppError('USER_NOT_FOUND');
     const all = !!caller && (caller.userId === user.userId || caller.role === 'ADMIN');
     if (caller && !all) {
       const rel = (await this.deps.social.relationships(caller.userId, [user.userId])).get(user.userId);
@@ -546,6 +550,7 @@ export class TracksService {
     const viaToken = !!secretToken && secretToken === row.secretToken;
     if (!viaToken) await this.visible(trackId, caller);
     else if (row.state !== 'FINISHED' && !isOwnerOrAdmin(row, caller)) throw new AppError('TRACK_NOT_FOUND');
+    else if (caller?.role !== 'ADMIN' && (await isBanned(this.deps.prisma, row.artistId))) throw new AppError('TRACK_NOT_FOUND');
     if (row.access === 'BLOCKED' && !isOwnerOrAdmin(row, caller)) throw new AppError('TRACK_NOT_PLAYABLE', 'This track cannot be played.');
     const who = caller ? `u${caller.userId}` : `a${createHash('sha256').update(`${listener.ip}\n${listener.userAgent}`).digest('base64url').slice(0, 22)}`;
     const fresh = await this.deps.redis.set(`catalog:${kind}:${trackId}:${who}`, '1', 'EX', this.deps.config.PLAY_DEDUP_SECONDS, 'NX');

@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { blockedBetweenSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
+import { blockedBetweenSql, notBannedSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
 import { pagedQuery } from '../../sql/paged-query.js';
 
@@ -30,7 +30,7 @@ export interface CommentTarget {
   replyToCommentId: number | null;
   timestampSeconds: number;
   artistId: number;
-  /** The track is visible to the viewer and no block separates the viewer from the author (R7, R10). */
+  /** The track is visible to the viewer, no block separates the viewer from the author (R7, R10), the author is not banned (R14). */
   visible: boolean;
 }
 
@@ -46,7 +46,8 @@ export class CommentsRepository {
     const rows = await this.prisma.$queryRawUnsafe<CommentTarget[]>(
       `SELECT c.id, c.track_id AS "trackId", c.user_id AS "userId", c.reply_to_comment_id AS "replyToCommentId",
               c.timestamp_seconds AS "timestampSeconds", t.artist_id AS "artistId",
-              (${trackVisibleSql('t', '$2', '$3')} AND ($3 OR NOT ${blockedBetweenSql('$2', 'c.user_id')})) AS visible
+              (${trackVisibleSql('t', '$2', '$3')} AND ($3 OR NOT ${blockedBetweenSql('$2', 'c.user_id')})
+               AND ${notBannedSql('c.user_id', '$3')}) AS visible
          FROM comments c JOIN track_refs t ON t.track_id = c.track_id
         WHERE c.id = $1`,
       commentId,
@@ -121,13 +122,14 @@ export class CommentsRepository {
 
   /**
    * ENG-14 (top-level comments of a track, newest first) and ENG-17 (replies of a comment, oldest
-   * first), without authors separated from the viewer by a block (R7).
+   * first), without authors separated from the viewer by a block (R7) or banned (R14), both for
+   * all but admins.
    */
   async list(kind: 'track' | 'replies', parentId: number, viewer: Viewer, page: number, size: number) {
     const where = kind === 'track' ? 'c.track_id = $1 AND c.reply_to_comment_id IS NULL' : 'c.reply_to_comment_id = $1';
     const order = kind === 'track' ? 'c.created_at DESC, c.id DESC' : 'c.created_at ASC, c.id ASC';
     const from = `FROM comments c JOIN user_summaries u ON u.user_id = c.user_id AND NOT u.is_deleted
-        WHERE ${where} AND ($3 OR NOT ${blockedBetweenSql('$2', 'u.user_id')})`;
+        WHERE ${where} AND ($3 OR NOT ${blockedBetweenSql('$2', 'u.user_id')}) AND ${notBannedSql('u.user_id', '$3')}`;
     return pagedQuery<CommentRow>(
       this.prisma,
       { select: `SELECT ${COMMENT_COLUMNS}`, from, order: `ORDER BY ${order}`, params: [parentId, viewer.id, viewer.isAdmin] },

@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { blockedBetweenSql, userColumns } from '../users/user-sql.js';
+import { blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
 import type { UserListRow } from '../follows/follows.repository.js';
 import { COUNTER, TARGETS, type Action, type TargetType } from './targets.js';
@@ -65,12 +65,12 @@ export class EngagementRepository {
     return [changed > 0, rows[0]?.n ?? 0];
   }
 
-  /** ENG-3/6/9/12: latest first, without users separated from the viewer by a block (R7). */
+  /** ENG-3/6/9/12: latest first, without users separated from the viewer by a block (R7), nor banned users for all but admins (R14). */
   async actors(action: Action, type: TargetType, id: number, viewer: Viewer, page: number, size: number) {
     const t = TARGETS[type];
     const table = action === 'like' ? t.like : t.repost;
     const join = `FROM ${table} e JOIN user_summaries u ON u.user_id = e.user_id AND NOT u.is_deleted`;
-    const where = `WHERE e.${t.id} = $1 AND NOT ${blockedBetweenSql('$2', 'u.user_id')}`;
+    const where = `WHERE e.${t.id} = $1 AND NOT ${blockedBetweenSql('$2', 'u.user_id')} AND ${notBannedSql('u.user_id', viewer.isAdmin ? 'true' : 'false')}`;
     const rows = await this.prisma.$queryRawUnsafe<UserListRow[]>(
       `SELECT ${userColumns('u')}, (mine.follower_id IS NOT NULL) AS "isFollowing"
          ${join}

@@ -1,6 +1,6 @@
 import type { FeedItemType } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { playlistVisibleSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
+import { notBannedSql, playlistVisibleSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
 import type { PlaylistListRow, TrackListRow } from '../engagement/track.mapper.js';
 
 export interface FeedRow {
@@ -47,12 +47,14 @@ function events(cap: string, wide: boolean): string {
 /**
  * DSC-1, fan-out on read (see README): the followed users' actions, one item per resource at its
  * newest action (ties: post, repost, like; then the lowest actor id), only resources visible to
- * the viewer (R2, R6, R7) and actors still present, newest first, at most `cap` items. The page
- * and the total come from one statement, visibility applied before paging.
+ * the viewer (R2, R6, R7) and actors still present and not banned (R14), newest first, at most
+ * `cap` items. The page and the total come from one statement, visibility applied before paging.
  */
 function feedSql(cap: string, wide: boolean): string {
   return `
-  WITH fol AS MATERIALIZED (SELECT followee_id AS uid FROM follows WHERE follower_id = $1),
+  -- R14: banned followees are no actors at all, so an item another followed user acted on stays,
+  -- with that user as its actor.
+  WITH fol AS MATERIALIZED (SELECT followee_id AS uid FROM follows WHERE follower_id = $1 AND ${notBannedSql('followee_id', 'false')}),
   ev AS (${events(cap, wide)}),
   latest AS (SELECT DISTINCT ON (rtype, rid) * FROM ev ORDER BY rtype, rid, at DESC, prio, actor),
   visible AS (

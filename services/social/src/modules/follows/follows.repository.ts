@@ -1,7 +1,7 @@
 import type { UserSummarySource } from '@msp/contracts';
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { blockedBetweenSql, userColumns } from '../users/user-sql.js';
+import { blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
 import { followCounts } from '../users/graph-locks.js';
 
 export type FollowDirection = 'followers' | 'following';
@@ -16,12 +16,12 @@ export class FollowsRepository {
   /**
    * One page of a user's followers (or followees), newest follow first, with the viewer's
    * isFollowing for each listed user; users separated from the viewer by a block are left out
-   * (R7). One query for the page and one for the total.
+   * (R7), and banned users for all but admins (R14). One query for the page and one for the total.
    */
-  async list(direction: FollowDirection, userId: number, viewerId: number, page: number, size: number) {
+  async list(direction: FollowDirection, userId: number, viewerId: number, page: number, size: number, admin = false) {
     const [listed, anchor] = direction === 'followers' ? ['follower_id', 'followee_id'] : ['followee_id', 'follower_id'];
     const join = `FROM follows f JOIN user_summaries u ON u.user_id = f.${listed} AND NOT u.is_deleted`;
-    const where = `WHERE f.${anchor} = $1 AND NOT ${blockedBetweenSql('$2', 'u.user_id')}`;
+    const where = `WHERE f.${anchor} = $1 AND NOT ${blockedBetweenSql('$2', 'u.user_id')} AND ${notBannedSql('u.user_id', admin ? 'true' : 'false')}`;
     const rows = await this.prisma.$queryRawUnsafe<UserListRow[]>(
       `SELECT ${userColumns('u')}, (mine.follower_id IS NOT NULL) AS "isFollowing"
          ${join}
@@ -95,7 +95,7 @@ export class FollowsRepository {
               GROUP BY f2.followee_id)
          SELECT ${userColumns('u')}, s.shared
            FROM user_summaries u LEFT JOIN second s ON s.user_id = u.user_id
-          WHERE u.user_id <> $1 AND NOT u.is_deleted
+          WHERE u.user_id <> $1 AND NOT u.is_deleted AND ${notBannedSql('u.user_id', 'false')}
             AND (s.user_id IS NOT NULL OR u.track_count > 0 OR u.role = 'ARTIST')
             AND NOT EXISTS (SELECT 1 FROM follows mine WHERE mine.follower_id = $1 AND mine.followee_id = u.user_id)
             AND NOT ${blockedBetweenSql('$1', 'u.user_id')}`;

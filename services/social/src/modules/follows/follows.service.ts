@@ -25,7 +25,7 @@ export class FollowsService {
     const viewer = viewerOf(caller);
     const user = await requireVisibleUser(this.users, ref, viewer);
     assertActivityVisible(user, viewer);
-    const { rows, total } = await this.repo.list(direction, user.userId, viewer.id, page, size);
+    const { rows, total } = await this.repo.list(direction, user.userId, viewer.id, page, size, viewer.isAdmin);
     const items = rows.map((row) => toUserSummary(row, row.userId !== viewer.id && row.isFollowing));
     return toPage(items, total, page, size);
   }

@@ -29,21 +29,37 @@ export function blockedBetweenSql(viewer: string, user: string): string {
 }
 
 /**
+ * R14: `user` is not banned, or the reader is an admin (`admin`: a boolean SQL expression).
+ * Social's copy of identity's bans is `banned_users` (user-bans.consumer.ts). Every list and check
+ * that shows a user or their content applies it, so a ban hides them before paging and the unban
+ * brings them back.
+ */
+export function notBannedSql(user: string, admin: string): string {
+  return `(${admin} OR NOT EXISTS (SELECT 1 FROM banned_users bnx WHERE bnx.user_id = ${user}))`;
+}
+
+/**
  * R2 + R7: a track row `t` is visible to the viewer (`viewer` id, `admin` boolean expression)
- * when it is not deleted, its artist still exists, no block separates them, and it is the
- * viewer's own, the viewer is an admin, or it is public and FINISHED.
+ * when it is not deleted, its artist still exists and is not banned (R14, admins excepted), no
+ * block separates them, and it is the viewer's own, the viewer is an admin, or it is public and
+ * FINISHED.
  */
 export function trackVisibleSql(t: string, viewer: string, admin: string): string {
   return `(NOT ${t}.is_deleted
       AND EXISTS (SELECT 1 FROM user_summaries ax WHERE ax.user_id = ${t}.artist_id AND NOT ax.is_deleted)
+      AND ${notBannedSql(`${t}.artist_id`, admin)}
       AND NOT ${blockedBetweenSql(viewer, `${t}.artist_id`)}
       AND (${t}.artist_id = ${viewer} OR ${admin} OR (NOT ${t}.is_private AND ${t}.state = 'FINISHED')))`;
 }
 
-/** R6 + R7 for a playlist row `p`: the owner, an admin, or anyone when public; never across a block. */
+/**
+ * R6 + R7 for a playlist row `p`: the owner, an admin, or anyone when public; never across a
+ * block; a banned owner's playlists only for admins (R14).
+ */
 export function playlistVisibleSql(p: string, viewer: string, admin: string): string {
   return `(NOT ${p}.is_deleted
       AND EXISTS (SELECT 1 FROM user_summaries ox WHERE ox.user_id = ${p}.owner_id AND NOT ox.is_deleted)
+      AND ${notBannedSql(`${p}.owner_id`, admin)}
       AND NOT ${blockedBetweenSql(viewer, `${p}.owner_id`)}
       AND (${p}.owner_id = ${viewer} OR ${admin} OR NOT ${p}.is_private))`;
 }

@@ -14,6 +14,8 @@ export interface UserRow {
   blockedByViewer: boolean;
   /** This user has blocked the viewer (R7: the user then does not exist for the viewer). */
   hasBlockedViewer: boolean;
+  /** R14: identity banned this user (social's copy in `banned_users`). */
+  isBanned: boolean;
 }
 
 export interface RelationshipRow {
@@ -33,7 +35,8 @@ export class UsersRepository {
     const rows = await db.$queryRawUnsafe<UserRow[]>(
       `SELECT u.user_id AS "userId", u.username, u.is_private AS "isPrivate",
               EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $2 AND b.blocked_id = u.user_id) AS "blockedByViewer",
-              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = u.user_id AND b.blocked_id = $2) AS "hasBlockedViewer"
+              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = u.user_id AND b.blocked_id = $2) AS "hasBlockedViewer",
+              EXISTS (SELECT 1 FROM banned_users bn WHERE bn.user_id = u.user_id) AS "isBanned"
          FROM user_summaries u
         WHERE u.${column} = $1 AND NOT u.is_deleted`,
       value,
@@ -70,11 +73,12 @@ export class UsersRepository {
 
 /**
  * Resolves the user an operation names, as the viewer may see it (R7: a user who blocked the
- * viewer does not exist for them; admins see everyone).
+ * viewer does not exist for them; R14: nor does a banned user; admins see everyone).
  */
 export async function requireVisibleUser(repo: UsersRepository, ref: UserRef, viewer: Viewer): Promise<UserRow> {
   const user = await repo.find(ref, viewer.id);
-  if (!user || (user.hasBlockedViewer && !viewer.isAdmin)) throw new AppError('USER_NOT_FOUND', 'User not found.');
+  // R7: a user who blocked the viewer, R14: a banned user, do not exist for them (admins excepted).
+  if (!user || ((user.hasBlockedViewer || user.isBanned) && !viewer.isAdmin)) throw new AppError('USER_NOT_FOUND', 'User not found.');
   return user;
 }
 
