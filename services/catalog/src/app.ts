@@ -25,7 +25,7 @@ import { PlaylistPresenter } from './modules/playlists/playlist-presenter.js';
 import { playlistsModule } from './modules/playlists/playlists.routes.js';
 import { PlaylistsService } from './modules/playlists/playlists.service.js';
 import { PlaylistsRepository } from './modules/playlists/playlists.repository.js';
-import { installAdminAudit } from './modules/analytics/admin-audit.js';
+import { installAdminAudit } from '@msp/runtime';
 import { analyticsModule } from './modules/analytics/analytics.routes.js';
 import { AnalyticsService } from './modules/analytics/analytics.service.js';
 import { startBanSync } from './modules/analytics/bans.consumer.js';

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import { createServiceApp } from '@msp/runtime';
-import { installAdminAudit } from './modules/admin-audit/admin-audit.js';
+import { installAdminAudit } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { IdentityConfig } from './config.js';
 import { Links } from './links.js';

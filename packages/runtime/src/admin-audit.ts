@@ -1,6 +1,23 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callerFrom } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+
+/** The one write the hook needs: the service's `admin_audit` table through its Prisma client. */
+export interface AdminAuditStore {
+  adminAudit: {
+    create(args: {
+      data: {
+        adminId: number;
+        adminName: string | null;
+        action: string;
+        targetType: string;
+        targetId: string;
+        reason: string | null;
+        requestId: string;
+        details: Record<string, string | number | boolean>;
+      };
+    }): Promise<unknown>;
+  };
+}
 
 function operationId(request: FastifyRequest): string | null {
   const schema = request.routeOptions.schema as { operationId?: unknown } | undefined;
@@ -8,14 +25,14 @@ function operationId(request: FastifyRequest): string | null {
 }
 
 /**
- * Records every successful admin action of the service (any non-GET `/api/admin/…` route that
+ * Records every successful admin action of a service (any non-GET `/api/admin/…` route that
  * answers 2xx) in `admin_audit` — who, what, when, why — and logs it with `audit: true`.
  *
  * Installed on the root instance before the route modules, so it covers routes it does not own
  * without touching them. It runs after the response (`onResponse`): an action whose audit insert
  * fails is still done, and the failure is logged at error level with the whole record.
  */
-export function installAdminAudit(app: FastifyInstance, prisma: PrismaClient): void {
+export function installAdminAudit(app: FastifyInstance, prisma: AdminAuditStore): void {
   app.addHook('onResponse', async (request, reply) => {
     if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 300) return;
     const url = request.routeOptions.url ?? '';
