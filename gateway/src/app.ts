@@ -1,8 +1,8 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
-import { AppError, clientErrorHandler, errorHandler, frameworkErrorHandler, sendError } from '@msp/errors';
-import { checkUrl, guardBodyIdle, isUnsafeText, requestIdFrom, safeQuerystringParser, SERVER_TIMEOUTS } from '@msp/http';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler, sendError } from '@msp/errors';
+import { checkPath, checkUrl, guardBodyIdle, requestIdFrom, safeQuerystringParser, SERVER_TIMEOUTS } from '@msp/http';
 import { IDENTITY_HEADER_NAMES } from './auth.js';
 import type { GatewayConfig } from './config.js';
 import { registerDocs } from './docs.js';
@@ -48,22 +48,6 @@ function notFound(routeTable: RouteTable) {
     }
     return sendError(request, reply, 404, 'ROUTE_NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`);
   };
-}
-
-/** Every path segment must decode to text without NUL or unpaired surrogates. */
-function checkPath(url: string): void {
-  const path = url.split('?')[0] ?? '';
-  if (!path.includes('%')) return;
-  for (const segment of path.split('/')) {
-    if (!segment.includes('%')) continue;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(segment);
-    } catch {
-      throw AppError.validation([{ field: 'path', message: 'The URL has an invalid percent-encoding.' }]);
-    }
-    if (isUnsafeText(decoded)) throw AppError.validation([{ field: 'path', message: 'Must not contain NUL characters or unpaired surrogates.' }]);
-  }
 }
 
 /**

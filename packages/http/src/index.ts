@@ -20,6 +20,7 @@ export {
 } from './gateway-assertion.js';
 export {
   MAX_JSON_DEPTH,
+  checkPath,
   checkUrl,
   isUnsafeText,
   jsonDepthExceeds,

@@ -188,3 +188,22 @@ export function checkUrl(request: FastifyRequest): void {
     throw new AppError('MALFORMED_REQUEST', 'A multipart body needs a boundary parameter in its Content-Type.');
   }
 }
+
+/**
+ * For a server that does not route the path itself (the gateway proxies it whole): every
+ * percent-encoded segment must decode, and to text without NUL or unpaired surrogates.
+ */
+export function checkPath(url: string): void {
+  const path = url.split('?')[0] ?? '';
+  if (!path.includes('%')) return;
+  for (const segment of path.split('/')) {
+    if (!segment.includes('%')) continue;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      throw AppError.validation([{ field: 'path', message: 'The URL has an invalid percent-encoding.' }]);
+    }
+    if (isUnsafeText(decoded)) throw AppError.validation([{ field: 'path', message: 'Must not contain NUL characters or unpaired surrogates.' }]);
+  }
+}

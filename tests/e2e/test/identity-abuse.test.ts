@@ -58,14 +58,12 @@ beforeAll(async () => {
     },
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const prefix = `e2e-abuse-${randomUUID().slice(0, 8)}:`;
   await fleet.start(
     // 50 registrations at once queue behind argon2 on two cores: the gateway's upstream timeout
     // is not what these tests measure.
-    { REDIS_KEY_PREFIX: prefix, UPSTREAM_TIMEOUT_MS: '20000' },
+    { UPSTREAM_TIMEOUT_MS: '20000' },
     {
       identity: {
-        REDIS_KEY_PREFIX: prefix,
         SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as { port: number }).port}`,
         MAIL_POLL_MS: '100',
         LOGIN_FAILURES_PER_ADDRESS: '1000',

@@ -75,12 +75,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   google = await createTestJwks();
-  const prefix = `e2e-identity-${randomUUID().slice(0, 8)}:`;
   await fleet.start(
-    { REDIS_KEY_PREFIX: prefix, JWT_ISSUER: 'msp-identity' },
+    { JWT_ISSUER: 'msp-identity' },
     {
       identity: {
-        REDIS_KEY_PREFIX: prefix,
         SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as { port: number }).port}`,
         MAIL_POLL_MS: '100',
         GOOGLE_CLIENT_ID: GOOGLE_CLIENT,
