@@ -22,6 +22,7 @@ import { guardBodyIdle, SERVER_TIMEOUTS } from './timeouts.js';
 import { registerHealth, type ReadinessCheck } from './health.js';
 import { registerMetrics } from './metrics.js';
 import { requestIdFrom } from './request-id.js';
+import { runWithRequestContext } from './request-context.js';
 
 export interface HttpAppOptions {
   service: string;
@@ -66,6 +67,10 @@ export async function createHttpApp(options: HttpAppOptions) {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.decorateRequest('clientAddress', '');
+  // The request id follows the request into every internal call (internal-client.ts). Entered again
+  // before the handler: body parsing runs on stream callbacks that do not keep the hook's context.
+  app.addHook('onRequest', (request, _reply, done) => runWithRequestContext({ requestId: request.id }, done));
+  app.addHook('preHandler', (request, _reply, done) => runWithRequestContext({ requestId: request.id }, done));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     guardBodyIdle(request);

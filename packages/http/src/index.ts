@@ -31,3 +31,13 @@ export {
   unsafeStrings,
 } from './input.js';
 export { BODY_IDLE_TIMEOUT_MS, guardBodyIdle, SERVER_TIMEOUTS } from './timeouts.js';
+export { currentRequestContext, runWithRequestContext, type RequestContext } from './request-context.js';
+export {
+  InternalCallError,
+  InternalClient,
+  closeInternalClients,
+  type CallOptions,
+  type InternalAnswer,
+  type InternalCallOutcome,
+  type InternalClientOptions,
+} from './internal-client.js';

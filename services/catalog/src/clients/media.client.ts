@@ -1,4 +1,4 @@
-import { internalCallHeaders } from '@msp/http';
+import { InternalClient } from '@msp/http';
 import { z } from 'zod';
 import { AppError } from '@msp/errors';
 
@@ -19,24 +19,20 @@ export type ProbeResult = z.infer<typeof ProbeResultSchema>;
  * answering 201. No answer in time means the upload cannot be judged: 503, nothing kept.
  */
 export class MediaClient {
-  constructor(
-    private readonly baseUrl: string,
-    private readonly timeoutMs: number,
-  ) {}
+  private readonly http: InternalClient;
+
+  constructor(baseUrl: string, timeoutMs: number) {
+    this.http = new InternalClient({ target: 'media-processing', baseUrl, timeoutMs });
+  }
 
   async probe(bucket: string, key: string): Promise<ProbeResult> {
-    let res: Response;
+    let answer: unknown;
     try {
-      res = await fetch(`${this.baseUrl.replace(/\/+$/, '')}${PROBE_ROUTE}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...internalCallHeaders() },
-        body: JSON.stringify({ bucket, key }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      answer = await this.http.post(PROBE_ROUTE, { bucket, key });
     } catch (err) {
       throw new AppError('SERVICE_UNAVAILABLE', 'The audio could not be checked right now; try again.', { cause: err, headers: { 'retry-after': '5' } });
     }
-    if (!res.ok) throw new AppError('SERVICE_UNAVAILABLE', 'The audio could not be checked right now; try again.', { headers: { 'retry-after': '5' } });
-    return ProbeResultSchema.parse(await res.json());
+    // Validated: the answer decides whether an upload is kept.
+    return ProbeResultSchema.parse(answer);
   }
 }

@@ -1,11 +1,5 @@
-import { internalCallHeaders } from '@msp/http';
-import {
-  EngagementResponseSchema,
-  INTERNAL_ROUTES,
-  RelationshipsResponseSchema,
-  type EngagementResponse,
-  type RelationshipsResponse,
-} from '@msp/contracts';
+import { InternalClient } from '@msp/http';
+import { INTERNAL_ROUTES, type EngagementResponse, type RelationshipsResponse } from '@msp/contracts';
 
 export interface SocialClientLogger {
   warn(obj: object, msg: string): void;
@@ -19,27 +13,22 @@ export type Engagement = EngagementResponse['tracks'][number];
  * degradation (no flags, nobody hidden) when social is slow or down, as the platform rule asks.
  */
 export class SocialClient {
-  constructor(
-    private readonly baseUrl: string,
-    private readonly timeoutMs: number,
-    private readonly logger: SocialClientLogger,
-  ) {}
+  private readonly http: InternalClient;
 
-  private async post<T>(path: string, body: unknown, parse: (json: unknown) => T): Promise<T | null> {
+  constructor(
+    baseUrl: string,
+    timeoutMs: number,
+    private readonly logger: SocialClientLogger,
+  ) {
+    this.http = new InternalClient({ target: 'social', baseUrl, timeoutMs });
+  }
+
+  /** social's answer (trusted: serialised by its response schema), or null when it did not answer. */
+  private async post<T>(path: string, body: unknown): Promise<T | null> {
     try {
-      const res = await fetch(`${this.baseUrl.replace(/\/+$/, '')}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...internalCallHeaders() },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      if (!res.ok) {
-        this.logger.warn({ path, status: res.status }, 'social answered an error; degrading');
-        return null;
-      }
-      return parse(await res.json());
+      return await this.http.post<T>(path, body);
     } catch (err) {
-      this.logger.warn({ path, err: (err as Error).message }, 'social unreachable; degrading');
+      this.logger.warn({ path, err: (err as Error).message }, 'social did not answer; degrading');
       return null;
     }
   }
@@ -48,7 +37,7 @@ export class SocialClient {
   async relationships(viewerId: number, userIds: readonly number[]): Promise<Map<number, Relationship>> {
     const ids = [...new Set(userIds)].filter((id) => id !== viewerId).slice(0, 500);
     if (ids.length === 0) return new Map();
-    const out = await this.post(INTERNAL_ROUTES.relationships, { viewerId, userIds: ids }, (j) => RelationshipsResponseSchema.parse(j));
+    const out = await this.post<RelationshipsResponse>(INTERNAL_ROUTES.relationships, { viewerId, userIds: ids });
     return new Map((out?.items ?? []).map((r) => [r.userId, r]));
   }
 
@@ -65,7 +54,7 @@ export class SocialClient {
     const trackIds = [...new Set(items.trackIds ?? [])].slice(0, 1000);
     const playlistIds = [...new Set(items.playlistIds ?? [])].slice(0, 1000);
     if (userIds.length + trackIds.length + playlistIds.length === 0) return emptyViewerContext();
-    const out = await this.post(INTERNAL_ROUTES.engagement, { viewerId, userIds, trackIds, playlistIds }, (j) => EngagementResponseSchema.parse(j));
+    const out = await this.post<EngagementResponse>(INTERNAL_ROUTES.engagement, { viewerId, userIds, trackIds, playlistIds });
     return {
       relationships: new Map((out?.users ?? []).map((r) => [r.userId, r])),
       tracks: new Map((out?.tracks ?? []).map((e) => [e.id, e])),

@@ -1,4 +1,4 @@
-import { internalCallHeaders } from '@msp/http';
+import { InternalClient } from '@msp/http';
 import {
   INTERNAL_ROUTES,
   InternalPlaylistsResponseSchema,
@@ -36,30 +36,25 @@ const PlaylistOnly = PlaylistSchema;
  * for a whole page of messages and one reader, never one per item; short timeout.
  */
 export class CatalogClient {
+  private readonly http: InternalClient;
+
   constructor(
-    private readonly baseUrl: string,
-    private readonly timeoutMs: number,
+    baseUrl: string,
+    timeoutMs: number,
     private readonly logger: CatalogClientLogger,
-  ) {}
+  ) {
+    this.http = new InternalClient({ target: 'catalog', baseUrl, timeoutMs });
+  }
 
   private async post<T>(path: string, body: unknown, parse: (json: unknown) => T): Promise<T> {
-    let res: Response;
+    let answer: unknown;
     try {
-      res = await fetch(`${this.baseUrl.replace(/\/+$/, '')}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...internalCallHeaders() },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      answer = await this.http.post(path, body);
     } catch (err) {
-      this.logger.warn({ path, err: (err as Error).message }, 'catalog unreachable');
-      throw new CatalogUnavailableError('catalog unreachable', { cause: err });
+      this.logger.warn({ path, err: (err as Error).message }, 'catalog did not answer');
+      throw new CatalogUnavailableError('catalog did not answer', { cause: err });
     }
-    if (!res.ok) {
-      this.logger.warn({ path, status: res.status }, 'catalog answered an error');
-      throw new CatalogUnavailableError(`catalog answered ${res.status}`);
-    }
-    return parse(await res.json());
+    return parse(answer);
   }
 
   /** The given tracks and playlists as `viewerId` sees them (R2, R6, R7). Throws CatalogUnavailableError. */

@@ -1,5 +1,5 @@
-import { internalCallHeaders } from '@msp/http';
-import { INTERNAL_ROUTES, InternalTracksResponseSchema, MAX_PAGE_SIZE, type Track } from '@msp/contracts';
+import { InternalClient } from '@msp/http';
+import { INTERNAL_ROUTES, MAX_PAGE_SIZE, type InternalTracksResponse, type Track } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 
 export interface CatalogClientLogger {
@@ -11,11 +11,15 @@ export interface CatalogClientLogger {
  * when catalog is slow, down or answers garbage, so the caller can degrade to its own copy.
  */
 export class CatalogClient {
+  private readonly http: InternalClient;
+
   constructor(
-    private readonly baseUrl: string,
-    private readonly timeoutMs: number,
+    baseUrl: string,
+    timeoutMs: number,
     private readonly logger: CatalogClientLogger,
-  ) {}
+  ) {
+    this.http = new InternalClient({ target: 'catalog', baseUrl, timeoutMs });
+  }
 
   /**
    * Track (full) records as TRK-6 renders them for the caller, by id. Ids catalog left out are
@@ -27,20 +31,10 @@ export class CatalogClient {
     if (ids.length > MAX_PAGE_SIZE) throw new Error(`a page holds at most ${MAX_PAGE_SIZE} tracks`);
     const path = INTERNAL_ROUTES.tracks;
     try {
-      const res = await fetch(`${this.baseUrl.replace(/\/+$/, '')}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...internalCallHeaders() },
-        body: JSON.stringify({ viewerId: caller?.userId ?? null, viewerRole: caller?.role ?? 'LISTENER', trackIds: ids }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      if (!res.ok) {
-        this.logger.warn({ path, status: res.status }, 'catalog answered an error; rendering tracks from social\'s copy');
-        return null;
-      }
-      const body = InternalTracksResponseSchema.parse(await res.json());
+      const body = await this.http.post<InternalTracksResponse>(path, { viewerId: caller?.userId ?? null, viewerRole: caller?.role ?? 'LISTENER', trackIds: ids });
       return new Map(body.tracks.map((t) => [t.id, t]));
     } catch (err) {
-      this.logger.warn({ path, err: (err as Error).message }, 'catalog unreachable; rendering tracks from social\'s copy');
+      this.logger.warn({ path, err: (err as Error).message }, 'catalog did not answer; rendering tracks from social\'s copy');
       return null;
     }
   }

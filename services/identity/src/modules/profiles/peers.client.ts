@@ -1,7 +1,7 @@
-import { internalCallHeaders } from '@msp/http';
+import { InternalCallError, InternalClient } from '@msp/http';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import { INTERNAL_ROUTES, RelationshipsResponseSchema, type RelationshipsResponse } from '@msp/contracts';
+import { INTERNAL_ROUTES, type RelationshipsResponse } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 
 export type Relationship = RelationshipsResponse['items'][number];
@@ -12,27 +12,27 @@ export type Relationship = RelationshipsResponse['items'][number];
  * failure there is a 503 rather than a guess.
  */
 export class PeersClient {
+  private readonly social: InternalClient;
+  private readonly billing: InternalClient;
+
   constructor(
-    private readonly urls: { social: string; billing: string },
-    private readonly timeoutMs: number,
+    urls: { social: string; billing: string },
+    timeoutMs: number,
     private readonly logger: FastifyBaseLogger,
-  ) {}
+  ) {
+    this.social = new InternalClient({ target: 'social', baseUrl: urls.social, timeoutMs });
+    this.billing = new InternalClient({ target: 'billing', baseUrl: urls.billing, timeoutMs });
+  }
 
   /** How `viewerId` relates to each user (INTERNAL_ROUTES.relationships), or null when social does not answer. */
   async relationships(viewerId: number, userIds: number[]): Promise<Map<number, Relationship> | null> {
     if (userIds.length === 0) return new Map();
     try {
-      const res = await fetch(`${this.urls.social.replace(/\/+$/, '')}${INTERNAL_ROUTES.relationships}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...internalCallHeaders() },
-        body: JSON.stringify({ viewerId, userIds }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      if (!res.ok) throw new Error(`social answered ${res.status}`);
-      const body = RelationshipsResponseSchema.parse(await res.json());
+      const body = await this.social.post<RelationshipsResponse>(INTERNAL_ROUTES.relationships, { viewerId, userIds });
       return new Map(body.items.map((item) => [item.userId, item]));
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'relationships unavailable; profile flags degrade to false');
+      if (!(err instanceof InternalCallError)) throw err;
+      this.logger.warn({ err: err.message }, 'relationships unavailable; profile flags degrade to false');
       return null;
     }
   }
@@ -42,18 +42,15 @@ export class PeersClient {
    * at least `{ status }`); a 404 means the user never subscribed.
    */
   async subscriptionStatus(userId: number): Promise<string> {
-    let res: Response;
+    let answer;
     try {
-      res = await fetch(`${this.urls.billing.replace(/\/+$/, '')}/internal/subscriptions/${userId}`, {
-        headers: { accept: 'application/json', ...internalCallHeaders() },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      answer = await this.billing.call<unknown>('GET', `/internal/subscriptions/${userId}`, undefined, { acceptStatuses: [404] });
     } catch (err) {
       throw unavailable(err);
     }
-    if (res.status === 404) return 'cancelled';
-    if (!res.ok) throw unavailable(new Error(`billing answered ${res.status}`));
-    const parsed = SubscriptionAnswerSchema.safeParse(await res.json().catch(() => null));
+    if (answer.status === 404) return 'cancelled';
+    // Validated: the answer decides USR-5.
+    const parsed = SubscriptionAnswerSchema.safeParse(answer.body);
     if (!parsed.success) throw unavailable(new Error('billing answered an unexpected body'));
     return parsed.data.status;
   }
