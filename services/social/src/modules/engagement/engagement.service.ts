@@ -26,23 +26,29 @@ export class EngagementService {
     this.repo = new EngagementRepository(prisma);
   }
 
-  async requireVisible(type: TargetType, id: number, caller: Caller | null): Promise<TargetRow> {
-    const item = await this.repo.findVisible(type, id, viewerOf(caller));
+  async requireVisible(type: TargetType, id: number, caller: Caller | null, ignoreOwnerBan = false): Promise<TargetRow> {
+    const item = await this.repo.findVisible(type, id, viewerOf(caller), ignoreOwnerBan);
     if (!item) throw new AppError(TARGETS[type].notFound, `${NOUN[type]} not found.`);
     return item;
   }
 
-  /** ENG-1/2/7/8, idempotent; the answer carries the count after the call. */
+  /**
+   * ENG-1/2/7/8, idempotent; the answer carries the count after the call. Unliking also works on
+   * an item hidden only by its owner's ban (R14), so a user can take back what they gave.
+   */
   async like(type: TargetType, id: number, caller: Caller, on: boolean, correlationId: string): Promise<LikeResponse> {
-    const item = await this.requireVisible(type, id, caller);
+    const item = await this.requireVisible(type, id, caller, !on);
     const likeCount = await this.change('like', type, item, caller, on, correlationId);
     const noun = NOUN[type];
     return { message: on ? `${noun} liked.` : `${noun} unliked.`, isLiked: on, likeCount };
   }
 
-  /** ENG-4/5/10/11, idempotent. Reposting one's own item is refused (SELF_ACTION_NOT_ALLOWED). */
+  /**
+   * ENG-4/5/10/11, idempotent. Reposting one's own item is refused (SELF_ACTION_NOT_ALLOWED).
+   * Removing a repost also works on an item hidden only by its owner's ban (R14).
+   */
   async repost(type: TargetType, id: number, caller: Caller, on: boolean, correlationId: string): Promise<RepostResponse> {
-    const item = await this.requireVisible(type, id, caller);
+    const item = await this.requireVisible(type, id, caller, !on);
     if (on && item.ownerId === caller.userId) {
       throw new AppError('SELF_ACTION_NOT_ALLOWED', `You cannot repost your own ${NOUN[type].toLowerCase()}.`);
     }

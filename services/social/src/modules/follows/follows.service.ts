@@ -62,9 +62,13 @@ export class FollowsService {
     }, TX);
   }
 
-  /** FOL-2, idempotent. */
+  /**
+   * FOL-2, idempotent. Works towards a banned user too (R14 hides them, but a follower may still
+   * take their follow back; the answer's followerCount is the stored count, which leaves banned
+   * followers out).
+   */
   async unfollow(ref: UserRef, caller: Caller, correlationId: string): Promise<FollowResponse> {
-    const target = await this.target(ref, caller, false);
+    const target = await this.target(ref, caller, false, true);
     return this.prisma.$transaction(async (tx) => {
       await lockUsers(tx, caller.userId, target);
       const removed = await this.repo.unfollow(tx, caller.userId, target);
@@ -93,8 +97,8 @@ export class FollowsService {
     return toPage(rows.map((row) => toUserSummary(row, false)), total, page, size);
   }
 
-  private async target(ref: UserRef, caller: Caller, refuseSelf = true): Promise<number> {
-    const user = await requireVisibleUser(this.users, ref, viewerOf(caller));
+  private async target(ref: UserRef, caller: Caller, refuseSelf = true, evenBanned = false): Promise<number> {
+    const user = await requireVisibleUser(this.users, ref, viewerOf(caller), { evenBanned });
     if (refuseSelf && user.userId === caller.userId) throw new AppError('SELF_ACTION_NOT_ALLOWED', 'You cannot follow yourself.');
     return user.userId;
   }
