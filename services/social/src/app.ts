@@ -16,8 +16,9 @@ import { feedModule } from './modules/feed/feed.routes.js';
 import { FeedService } from './modules/feed/feed.service.js';
 import { followsModule } from './modules/follows/follows.routes.js';
 import { FollowsService } from './modules/follows/follows.service.js';
+import { InternalReadsRepository } from './modules/internal/internal.repository.js';
 import { internalModule } from './modules/internal/internal.routes.js';
-import { UsersRepository } from './modules/users/users.repository.js';
+import { InternalReadsService } from './modules/internal/internal.service.js';
 import { startUserBans } from './modules/users/user-bans.consumer.js';
 import { reportsModule } from './modules/reports/reports.routes.js';
 import { ReportsService } from './modules/reports/reports.service.js';
@@ -47,6 +48,6 @@ export async function buildApp(config: SocialConfig, options: { logger?: boolean
   await app.register(feedModule, { prefix: '/api', feed: new FeedService(infra.prisma, catalog, { windowDays: config.FEED_WINDOW_DAYS, maxItems: config.FEED_MAX_ITEMS }) });
   await app.register(commentsModule, { prefix: '/api', comments: new CommentsService(infra.prisma) });
   await app.register(reportsModule, { prefix: '/api', reports: new ReportsService(infra.prisma, catalog, app.log) });
-  await app.register(internalModule, { engagement, users: new UsersRepository(infra.prisma) });
+  await app.register(internalModule, { reads: new InternalReadsService(new InternalReadsRepository(infra.pool)) });
   return Object.assign(app, { infra });
 }

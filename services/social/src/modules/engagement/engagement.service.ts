@@ -1,8 +1,6 @@
 import {
   toPage,
   toUserSummary,
-  type EngagementRequest,
-  type EngagementResponse,
   type LikeResponse,
   type Page,
   type RepostResponse,
@@ -73,16 +71,5 @@ export class EngagementService {
     const viewer = viewerOf(caller);
     const { rows, total } = await this.repo.actors(action, type, id, viewer, page, size);
     return toPage(rows.map((row) => toUserSummary(row, row.userId !== viewer.id && row.isFollowing)), total, page, size);
-  }
-
-  /** INTERNAL_ROUTES.engagement: one entry per requested id, in one query. */
-  async flags(request: EngagementRequest): Promise<Omit<EngagementResponse, 'users'>> {
-    const trackIds = [...new Set(request.trackIds)];
-    const playlistIds = [...new Set(request.playlistIds)];
-    if (trackIds.length === 0 && playlistIds.length === 0) return { tracks: [], playlists: [] };
-    const rows = await this.repo.flags(request.viewerId, trackIds, playlistIds);
-    const pick = (kind: 'T' | 'P') =>
-      rows.filter((r) => r.kind === kind).map((r) => ({ id: r.id, isLiked: r.isLiked, isReposted: r.isReposted }));
-    return { tracks: pick('T'), playlists: pick('P') };
   }
 }
