@@ -8,25 +8,19 @@ import {
 } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 import type { CatalogClient } from '../../clients/catalog.client.js';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { UserRef } from '../users/user-ref.js';
-import { assertActivityVisible, requireVisibleUser, UsersRepository } from '../users/users.repository.js';
+import { assertActivityVisible, requireVisibleUser, type UsersRepository } from '../users/users.repository.js';
 import { viewerOf, type Viewer } from '../users/viewer.js';
-import { ActivityRepository } from './activity.repository.js';
+import type { ActivityRepository } from './activity.repository.js';
 import { toPlaylist, toTrack, type TrackListRow } from './track.mapper.js';
 
 /** USR-20 … USR-22, ENG-18 … ENG-20: what a user liked and reposted. R8 applies to others' lists. */
 export class ActivityService {
-  private readonly repo: ActivityRepository;
-  private readonly users: UsersRepository;
-
   constructor(
-    prisma: PrismaClient,
+    private readonly repo: ActivityRepository,
+    private readonly users: UsersRepository,
     private readonly catalog: CatalogClient,
-  ) {
-    this.repo = new ActivityRepository(prisma);
-    this.users = new UsersRepository(prisma);
-  }
+  ) {}
 
   /** USR-20 (ref = 'me') and ENG-20. */
   async likedTracks(ref: UserRef | 'me', caller: Caller | null, page: number, size: number): Promise<Page<Track>> {

@@ -1,10 +1,9 @@
 import { toPage, toUserSummary, type FeedItem, type Page, type Playlist, type Track, type UserSummary } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 import type { CatalogClient } from '../../clients/catalog.client.js';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import { toPlaylist, toTrack } from '../engagement/track.mapper.js';
-import { UsersRepository } from '../users/users.repository.js';
-import { FeedRepository } from './feed.repository.js';
+import type { UsersRepository } from '../users/users.repository.js';
+import type { FeedRepository } from './feed.repository.js';
 
 const DAY_MS = 86_400_000;
 
@@ -15,17 +14,12 @@ const DAY_MS = 86_400_000;
  * counts, artist). Playlists come from social's projection, like USR-21.
  */
 export class FeedService {
-  private readonly repo: FeedRepository;
-  private readonly users: UsersRepository;
-
   constructor(
-    prisma: PrismaClient,
+    private readonly repo: FeedRepository,
+    private readonly users: UsersRepository,
     private readonly catalog: CatalogClient,
     private readonly limits: { windowDays: number; maxItems: number },
-  ) {
-    this.repo = new FeedRepository(prisma);
-    this.users = new UsersRepository(prisma);
-  }
+  ) {}
 
   async feed(caller: Caller, page: number, size: number): Promise<Page<FeedItem>> {
     const since = new Date(Date.now() - this.limits.windowDays * DAY_MS);
