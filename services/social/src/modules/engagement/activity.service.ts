@@ -12,7 +12,7 @@ import type { UserRef } from '../users/user-ref.js';
 import { assertActivityVisible, requireVisibleUser, type UsersRepository } from '../users/users.repository.js';
 import { viewerOf, type Viewer } from '../users/viewer.js';
 import type { ActivityRepository } from './activity.repository.js';
-import { toPlaylist, toTrack, type TrackListRow } from './track.mapper.js';
+import { mergeRendered, toPlaylist, type TrackListRow } from './track.mapper.js';
 
 /** USR-20 … USR-22, ENG-18 … ENG-20: what a user liked and reposted. R8 applies to others' lists. */
 export class ActivityService {
@@ -74,22 +74,7 @@ export class ActivityService {
    */
   private async render(rows: readonly TrackListRow[], caller: Caller | null, viewer: Viewer): Promise<Array<{ row: TrackListRow; track: Track }>> {
     const rendered = await this.catalog.tracks(caller, rows.map((row) => row.trackId));
-    return rows.flatMap((row) => {
-      const own = toTrack(row, viewer.id);
-      if (!rendered) return [{ row, track: own }];
-      const full = rendered.get(row.trackId);
-      if (!full) return [];
-      const track: Track = {
-        ...full,
-        artist: own.artist,
-        likeCount: own.likeCount,
-        repostCount: own.repostCount,
-        commentCount: own.commentCount,
-        isLiked: own.isLiked,
-        isReposted: own.isReposted,
-      };
-      return [{ row, track }];
-    });
+    return mergeRendered(rows, rendered, viewer.id);
   }
 
   /**

@@ -53,7 +53,7 @@ export class UsersRepository {
  * Resolves the user an operation names, as the viewer may see it (R7: a user who blocked the
  * viewer does not exist for them; R14: nor does a banned user; admins see everyone).
  */
-export async function requireVisibleUser(repo: UsersRepository, ref: UserRef, viewer: Viewer): Promise<UserRow> {
+export async function requireVisibleUser(repo: Pick<UsersRepository, 'find'>, ref: UserRef, viewer: Viewer): Promise<UserRow> {
   const user = await repo.find(ref, viewer.id);
   // R7: a user who blocked the viewer, R14: a banned user, do not exist for them (admins excepted).
   if (!user || ((user.hasBlockedViewer || user.isBanned) && !viewer.isAdmin)) throw new AppError('USER_NOT_FOUND', 'User not found.');
