@@ -22,6 +22,7 @@
  * Direct requests carry what the gateway would forward: the X-User-* headers and an
  * X-Gateway-Assertion signed with the development key derived for social (re-signed before each
  * phase: valid 60 s). Through the gateway they carry an RS256 bearer token of the test JWKS.
+ * BENCH_PROFILE_DIR=<dir> writes a V8 CPU profile of the gateway there (node --cpu-prof).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
@@ -58,8 +59,8 @@ async function runUpstream(): Promise<void> {
   await runServer(app, { host: '127.0.0.1', port: Number(process.env.PORT) });
 }
 
-function spawnNode(file: string, env: Record<string, string>, args: string[] = []): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', file, ...args], {
+function spawnNode(file: string, env: Record<string, string>, args: string[] = [], nodeFlags: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', file, ...args], {
     cwd: root,
     env: { ...process.env, NODE_ENV: 'development', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_CLIENT_PER_MINUTE: '100000000',
     RATE_LIMIT_USER_PER_MINUTE: '100000000',
     LOG_LEVEL: 'info',
-  });
+  }, [], process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []);
   const children = [upstream, gateway];
   const stop = () => children.forEach((child) => child.kill('SIGTERM'));
   process.on('exit', stop);
