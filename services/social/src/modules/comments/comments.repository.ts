@@ -2,7 +2,7 @@ import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { bannedSql, blockedBetweenSql, countedCommentSql, notBannedSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
-import { pagedQuery } from '../../sql/paged-query.js';
+import { pagedQuery } from '../../sql/paged-query.repository.js';
 
 export interface CommentRow {
   id: number;

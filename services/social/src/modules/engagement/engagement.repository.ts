@@ -13,13 +13,6 @@ export interface TargetRow {
   repostCount: number;
 }
 
-export interface FlagRow {
-  kind: 'T' | 'P';
-  id: number;
-  isLiked: boolean;
-  isReposted: boolean;
-}
-
 export class EngagementRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
@@ -91,23 +84,5 @@ export class EngagementRepository {
     );
     const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total ${join} ${where}`, id, viewer.id);
     return { rows, total: count?.total ?? 0 };
-  }
-
-  /** INTERNAL_ROUTES.engagement: the viewer's likes and reposts among the given items, one query. */
-  flags(viewerId: number, trackIds: number[], playlistIds: number[]): Promise<FlagRow[]> {
-    return this.prisma.$queryRawUnsafe<FlagRow[]>(
-      `SELECT 'T' AS kind, ids.id,
-              EXISTS (SELECT 1 FROM track_likes l WHERE l.user_id = $1 AND l.track_id = ids.id) AS "isLiked",
-              EXISTS (SELECT 1 FROM track_reposts r WHERE r.user_id = $1 AND r.track_id = ids.id) AS "isReposted"
-         FROM unnest($2::int[]) AS ids(id)
-       UNION ALL
-       SELECT 'P' AS kind, ids.id,
-              EXISTS (SELECT 1 FROM playlist_likes l WHERE l.user_id = $1 AND l.playlist_id = ids.id) AS "isLiked",
-              EXISTS (SELECT 1 FROM playlist_reposts r WHERE r.user_id = $1 AND r.playlist_id = ids.id) AS "isReposted"
-         FROM unnest($3::int[]) AS ids(id)`,
-      viewerId,
-      trackIds,
-      playlistIds,
-    );
   }
 }

@@ -2,7 +2,7 @@ import type { UserSummarySource } from '@msp/contracts';
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { bannedSql, blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
-import { followCounts } from '../users/graph-locks.js';
+import { followCounts } from '../users/graph-locks.repository.js';
 
 export type FollowDirection = 'followers' | 'following';
 

@@ -18,14 +18,6 @@ export interface UserRow {
   isBanned: boolean;
 }
 
-export interface RelationshipRow {
-  userId: number;
-  isFollowing: boolean;
-  isFollowed: boolean;
-  isBlocked: boolean;
-  hasBlockedViewer: boolean;
-}
-
 export class UsersRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
@@ -55,20 +47,6 @@ export class UsersRepository {
       viewerId,
     );
   }
-
-  /** INTERNAL_ROUTES.relationships: one row per requested id, in one indexed query. */
-  relationships(viewerId: number, userIds: number[]): Promise<RelationshipRow[]> {
-    return this.prisma.$queryRawUnsafe<RelationshipRow[]>(
-      `SELECT ids.id AS "userId",
-              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $1 AND f.followee_id = ids.id) AS "isFollowing",
-              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = ids.id AND f.followee_id = $1) AS "isFollowed",
-              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $1 AND b.blocked_id = ids.id) AS "isBlocked",
-              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = ids.id AND b.blocked_id = $1) AS "hasBlockedViewer"
-         FROM unnest($2::int[]) AS ids(id)`,
-      viewerId,
-      userIds,
-    );
-  }
 }
 
 /**
@@ -77,7 +55,7 @@ export class UsersRepository {
  * everyone).
  */
 export async function requireVisibleUser(
-  repo: UsersRepository,
+  repo: Pick<UsersRepository, 'find'>,
   ref: UserRef,
   viewer: Viewer,
   options: { evenBanned?: boolean } = {},
