@@ -36,7 +36,7 @@ const result = await build({
   outdir: 'dist',
   bundle: true,
   platform: 'node',
-  target: 'node22',
+  target: 'node20',
   format: 'esm',
   sourcemap: 'linked',
   splitting: true,

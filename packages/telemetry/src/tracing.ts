@@ -31,7 +31,7 @@ export interface TelemetryOptions {
   otlpEndpoint?: string;
   /** An exporter of one's own (tests: InMemorySpanExporter), exported span by span. */
   exporter?: SpanExporter;
-  /** Fraction of new traces sampled (OTEL_TRACES_SAMPLER_ARG, default 1); a caller's decision is followed. */
+  /** Fraction of new traces sampled when exporting (OTEL_TRACES_SAMPLER_ARG, default 1); a caller's decision is followed. */
   sampleRatio?: number;
   /** Extra instrumentations (the http and pg ones of instrument.ts). */
   instrumentations?: Instrumentation[];
@@ -61,7 +61,8 @@ export function initTelemetry(options: TelemetryOptions): TelemetryState {
   const processors: SpanProcessor[] = [];
   if (options.exporter) processors.push(new SimpleSpanProcessor({ exporter: options.exporter }));
   if (endpoint) processors.push(new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` }) }));
-  const ratio = options.sampleRatio ?? Number(process.env.OTEL_TRACES_SAMPLER_ARG ?? 1);
+  // Without an exporter nothing is recorded (spans still get ids: logs correlate, context propagates).
+  const ratio = processors.length === 0 ? 0 : (options.sampleRatio ?? Number(process.env.OTEL_TRACES_SAMPLER_ARG ?? 1));
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME ?? options.service }),
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(Number.isFinite(ratio) ? ratio : 1) }),
