@@ -6,7 +6,8 @@ import { IDENTITY_HEADER_NAMES } from './auth.js';
 import type { GatewayConfig } from './config.js';
 import { registerDocs } from './docs.js';
 import { registerHealth } from './health.js';
-import { registerMetrics } from '@msp/http';
+import { contextLogFields, logDestination, registerMetrics } from '@msp/http';
+import { fastifyTracing } from '@msp/telemetry';
 import { createJwksKeyStore } from '@msp/http';
 import { createOpenApiProvider } from './openapi.js';
 import { PROXY_ROUTE_URL, proxyPlugin } from './proxy.js';
@@ -58,7 +59,7 @@ function notFound(routeTable: RouteTable) {
  */
 export async function buildGateway(config: GatewayConfig, options: BuildGatewayOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.LOG_LEVEL, base: { service: 'gateway' } },
+    logger: options.logger === false ? false : { level: config.LOG_LEVEL, base: { service: 'gateway' }, mixin: contextLogFields, stream: logDestination() },
     genReqId: requestIdFrom,
     // One line per request instead of Fastify's two (request-log.ts).
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
@@ -87,6 +88,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     app.log.warn({ err }, 'Redis connection error');
   });
 
+  // First: every request runs in its span (trace ids in logs; the proxy carries the context on).
+  await app.register(fastifyTracing('gateway'));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFound(routeTable));
   app.addHook('onReady', async () => {

@@ -51,6 +51,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Headers only the gateway (or a service, for internal calls) may write; dropped from clients. */
 const TRUST_HEADERS = [...IDENTITY_HEADER_NAMES, ASSERTION_HEADER, CLIENT_IP_HEADER, SERVICE_TOKEN_HEADER];
+/** The client's trace context was read into the gateway's span; the proxy (undici instrumentation) sends the gateway's own. */
+const TRACE_HEADERS = ['traceparent', 'tracestate'];
 
 /** The key the gateway signs assertions with for each owner service (derived from its master key). */
 export function assertionKeys(masterKey: string | undefined): Record<ServiceName, string> {
@@ -64,7 +66,7 @@ export function assertionKeys(masterKey: string | undefined): Record<ServiceName
  */
 export function forwardHeaders(request: FastifyRequest, headers: IncomingHttpHeaders, signingKey?: string): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = { ...headers };
-  for (const name of TRUST_HEADERS) delete out[name];
+  for (const name of [...TRUST_HEADERS, ...TRACE_HEADERS]) delete out[name];
   // A body the gateway read whole goes on with a Content-Length (set by reply-from).
   if (Buffer.isBuffer(request.body)) delete out['transfer-encoding'];
   if (request.caller) Object.assign(out, identityHeaders(request.caller));

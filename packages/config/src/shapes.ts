@@ -57,6 +57,11 @@ export function serviceEnvShape(service: ServiceName) {
     GATEWAY_ASSERTION_KEY: z.string().min(16).optional(),
     /** Shared by the fleet's services for the X-Service-Token of `/internal/*` calls. */
     INTERNAL_SERVICE_KEY: z.string().min(16).optional(),
+    /** JetStream replication factor of the streams this service creates (3 on the three-node NATS of k8s). */
+    NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+    /** Days a processed-event id (consumer de-duplication) and a published outbox row are kept. */
+    PROCESSED_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(14),
+    OUTBOX_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(7),
     /** Outbox relay poll interval; writes also wake the relay at once. */
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   } as const;

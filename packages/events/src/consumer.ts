@@ -3,9 +3,11 @@ import { headers, nanos } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { ServiceName } from '@msp/contracts';
 import { EnvelopeSchema, type EventDefinition, type EventEnvelope } from './envelope.js';
-import { ensureStreamOf, streamNameFor } from './streams.js';
+import { DLQ_STREAM, ensureStreamOf, streamNameFor } from './streams.js';
 import { PROCESSED_TABLE, type SqlExecutor, type TransactionalClient } from './sql.js';
-import { eventMetrics } from './metrics.js';
+import { eventMetrics, registerConsumerSource } from './metrics.js';
+import { eventContext } from './context.js';
+import { SpanKind, withSpan } from '@msp/telemetry';
 import type { RelayLogger } from './relay.js';
 
 export type EventHandler<T, Tx extends SqlExecutor> = (data: T, envelope: EventEnvelope<T>, tx: Tx) => Promise<void>;
@@ -77,13 +79,31 @@ export class DurableConsumer<Tx extends SqlExecutor> {
     return this;
   }
 
+  private unregisterMetrics: (() => void) | null = null;
+
   async start(): Promise<void> {
     await this.ensureConsumer();
     this.loop = this.run();
+    this.unregisterMetrics = registerConsumerSource(this);
+  }
+
+  /** The durable consumer's numbers on the server, read at scrape time (events_consumer_* gauges). */
+  async lag(): Promise<{ pending: number; ackPending: number; redelivered: number; deadLetters: number }> {
+    const jsm = await jetstreamManager(this.options.nc, { timeout: 1000, checkAPI: false });
+    const info = await jsm.consumers.info(streamNameFor(this.options.from), this.durable);
+    const subject = `dlq.${this.durable}`;
+    const dlq = await jsm.streams.info(DLQ_STREAM, { subjects_filter: subject }).catch(() => undefined);
+    return {
+      pending: info.num_pending,
+      ackPending: info.num_ack_pending,
+      redelivered: info.num_redelivered,
+      deadLetters: dlq?.state.subjects?.[subject] ?? 0,
+    };
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unregisterMetrics?.();
     this.current?.stop();
     await this.loop;
   }
@@ -153,6 +173,18 @@ export class DurableConsumer<Tx extends SqlExecutor> {
       msg.ack();
       return;
     }
+    // The handling continues the producer's trace (envelope.traceparent) and runs in the event's
+    // request context (correlation id), so its logs, calls and events can be followed.
+    await eventContext().run(envelope, () =>
+      withSpan(`${envelope.type} process`, {
+        kind: SpanKind.CONSUMER,
+        carrier: envelope,
+        attributes: { 'messaging.system': 'nats', 'messaging.destination.name': msg.subject, 'messaging.consumer.group.name': this.durable, 'messaging.message.id': envelope.id },
+      }, () => this.handle(msg, registered, envelope)),
+    );
+  }
+
+  private async handle(msg: JsMsg, registered: Registered<Tx>, envelope: EventEnvelope<unknown>): Promise<void> {
     const parsed = registered.def.schema.safeParse(envelope.data);
     if (!parsed.success) {
       await this.deadLetter(msg, envelope.type, `invalid payload: ${parsed.error.message}`);
@@ -179,6 +211,7 @@ export class DurableConsumer<Tx extends SqlExecutor> {
       }
       msg.ack();
       eventMetrics.consumed.inc({ consumer: this.durable, type: envelope.type, outcome: 'ok' });
+      this.options.logger.debug?.({ consumer: this.durable, type: envelope.type, eventId: envelope.id }, 'event handled');
     } catch (err) {
       const attempt = msg.info.deliveryCount;
       const maxDeliver = this.options.maxDeliver ?? 8;
@@ -189,7 +222,7 @@ export class DurableConsumer<Tx extends SqlExecutor> {
       }
       const backoff = this.options.backoffMs ?? [200, 1000, 2000, 5000, 10_000, 30_000];
       const delay = backoff[Math.min(attempt - 1, backoff.length - 1)] ?? 1000;
-      this.options.logger.warn({ err, consumer: this.durable, type: envelope.type, attempt }, 'event handling failed; retrying');
+      this.options.logger.warn({ err, consumer: this.durable, type: envelope.type, attempt, requestId: envelope.correlationId ?? envelope.id }, 'event handling failed; retrying');
       msg.nak(delay);
     }
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ServiceName } from '@msp/contracts';
+import { currentTraceCarrier } from '@msp/telemetry';
 
 /** The single envelope every event travels in (JetStream message body). */
 export const EnvelopeSchema = z.object({
@@ -10,6 +11,9 @@ export const EnvelopeSchema = z.object({
   producer: z.string().min(1),
   correlationId: z.string().nullable(),
   data: z.unknown(),
+  /** W3C trace context of the work that wrote the event: the trace goes on across NATS. */
+  traceparent: z.string().max(256).optional(),
+  tracestate: z.string().max(512).optional(),
 });
 
 export interface EventEnvelope<T = unknown> {
@@ -19,6 +23,8 @@ export interface EventEnvelope<T = unknown> {
   producer: ServiceName;
   correlationId: string | null;
   data: T;
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /**
@@ -48,5 +54,13 @@ export function createEnvelope<T>(def: EventDefinition<T>, data: T, correlationI
     producer: def.producer,
     correlationId,
     data: def.schema.parse(data),
+    ...definedOnly(currentTraceCarrier()),
   };
+}
+
+function definedOnly(carrier: { traceparent?: string; tracestate?: string }): { traceparent?: string; tracestate?: string } {
+  const out: { traceparent?: string; tracestate?: string } = {};
+  if (carrier.traceparent) out.traceparent = carrier.traceparent;
+  if (carrier.tracestate) out.tracestate = carrier.tracestate;
+  return out;
 }

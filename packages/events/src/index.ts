@@ -1,6 +1,7 @@
 export { defineEvent, createEnvelope, EnvelopeSchema, type EventDefinition, type EventEnvelope } from './envelope.js';
-export { ensureStreams, ensureStreamOf, streamNameFor, DLQ_STREAM } from './streams.js';
+export { ensureStreams, ensureStreamOf, streamNameFor, DLQ_STREAM, configureStreams, type StreamOptions } from './streams.js';
 export { writeOutbox } from './outbox.js';
+export { configureEventContext, type EventContextHooks } from './context.js';
 export { OutboxRelay, type OutboxRelayOptions, type RelayLogger } from './relay.js';
 export { DurableConsumer, type ConsumerOptions, type EventHandler, type LongRunningHandler } from './consumer.js';
 export { connectNats } from './connection.js';

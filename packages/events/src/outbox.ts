@@ -1,4 +1,5 @@
 import { createEnvelope, type EventDefinition, type EventEnvelope } from './envelope.js';
+import { eventContext } from './context.js';
 import { OUTBOX_CHANNEL, OUTBOX_TABLE, type SqlExecutor } from './sql.js';
 
 /**
@@ -11,7 +12,8 @@ export async function writeOutbox<T>(
   data: T,
   options: { correlationId?: string | null } = {},
 ): Promise<EventEnvelope<T>> {
-  const envelope = createEnvelope(def, data, options.correlationId ?? null);
+  // Inside a request (or an event's handling) the event carries its request id as correlation id.
+  const envelope = createEnvelope(def, data, options.correlationId ?? eventContext().correlationId() ?? null);
   await tx.$executeRawUnsafe(
     `INSERT INTO ${OUTBOX_TABLE} (id, type, payload, created_at) VALUES ($1::uuid, $2, $3::jsonb, now())`,
     envelope.id,

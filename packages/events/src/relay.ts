@@ -1,9 +1,10 @@
 import pg from 'pg';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { OUTBOX_CHANNEL, OUTBOX_TABLE } from './sql.js';
-import { eventMetrics } from './metrics.js';
+import { OUTBOX_CHANNEL, OUTBOX_TABLE, PROCESSED_TABLE } from './sql.js';
+import { eventMetrics, registerOutboxSource } from './metrics.js';
 
 export interface RelayLogger {
+  debug?(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
@@ -17,6 +18,11 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Published rows older than this are deleted (JetStream keeps the history). */
   retentionMs?: number;
+  /**
+   * processed_event rows (consumer de-duplication) older than this are deleted; keep it longer than
+   * the streams' max age (7 days), so a replay can never meet an id that was forgotten. Default 14 days.
+   */
+  processedRetentionMs?: number;
 }
 
 interface OutboxRow {
@@ -45,9 +51,21 @@ export class OutboxRelay {
     this.pool.on('error', (err) => options.logger.warn({ err }, 'outbox relay pool error'));
   }
 
+  private unregisterMetrics: (() => void) | null = null;
+
   async start(): Promise<void> {
     await this.listen();
+    this.unregisterMetrics = registerOutboxSource({ backlog: () => this.backlog() });
     this.schedule(0);
+  }
+
+  /** Rows not yet published and the age of the oldest (outbox_unpublished_events, ..._age_seconds). */
+  async backlog(): Promise<{ count: number; oldestSeconds: number }> {
+    const { rows } = await this.pool.query<{ count: number; oldest: number | null }>(
+      `SELECT count(*)::int AS count, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest
+       FROM ${OUTBOX_TABLE} WHERE published_at IS NULL`,
+    );
+    return { count: rows[0]?.count ?? 0, oldestSeconds: rows[0]?.oldest ?? 0 };
   }
 
   /** Ask for a relay pass now (also triggered by NOTIFY at commit). */
@@ -62,6 +80,7 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unregisterMetrics?.();
     if (this.timer) clearTimeout(this.timer);
     await this.idle;
     await this.listener?.end().catch(() => undefined);
@@ -159,8 +178,18 @@ export class OutboxRelay {
     this.lastCleanup = now;
     const retentionMs = this.options.retentionMs ?? 3 * 24 * 60 * 60 * 1000;
     await this.pool.query(
-      `DELETE FROM ${OUTBOX_TABLE} WHERE published_at IS NOT NULL AND published_at < now() - ($1::int * interval '1 millisecond')`,
+      `DELETE FROM ${OUTBOX_TABLE} WHERE published_at IS NOT NULL AND published_at < now() - ($1::bigint * interval '1 millisecond')`,
       [retentionMs],
     );
+    // Consumer de-duplication records of the same database, in batches (indexed by processed_at).
+    const processedMs = this.options.processedRetentionMs ?? 14 * 24 * 60 * 60 * 1000;
+    for (let round = 0; round < 20; round += 1) {
+      const { rowCount } = await this.pool.query(
+        `DELETE FROM ${PROCESSED_TABLE} WHERE ctid IN (
+           SELECT ctid FROM ${PROCESSED_TABLE} WHERE processed_at < now() - ($1::bigint * interval '1 millisecond') LIMIT 5000)`,
+        [processedMs],
+      );
+      if ((rowCount ?? 0) < 5000) break;
+    }
   }
 }

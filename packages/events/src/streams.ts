@@ -11,9 +11,24 @@ export function streamNameFor(service: ServiceName): string {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-async function upsertStream(jsm: JetStreamManager, name: string, subjects: string[], maxAgeMs: number): Promise<void> {
+/** How streams are stored; `replicas` is the JetStream replication factor (3 on a three-node cluster). */
+export interface StreamOptions {
+  replicas?: number;
+}
+
+let defaultReplicas = 1;
+/**
+ * The replication factor of every stream this process creates or updates (NATS_STREAM_REPLICAS,
+ * set once at boot): producers and consumers (which ensure their producer's stream) agree on it.
+ */
+export function configureStreams(options: StreamOptions): void {
+  defaultReplicas = options.replicas ?? 1;
+}
+
+async function upsertStream(jsm: JetStreamManager, name: string, subjects: string[], maxAgeMs: number, options: StreamOptions = {}): Promise<void> {
   const config = {
     name,
+    num_replicas: options.replicas ?? defaultReplicas,
     subjects,
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
@@ -38,11 +53,11 @@ async function upsertStream(jsm: JetStreamManager, name: string, subjects: strin
 }
 
 /** Creates (or updates) the service's own stream and the shared dead-letter stream. */
-export async function ensureStreams(jsm: JetStreamManager, service: ServiceName): Promise<void> {
-  await upsertStream(jsm, streamNameFor(service), [`${service}.>`], 7 * DAY_MS);
-  await upsertStream(jsm, DLQ_STREAM, ['dlq.>'], 30 * DAY_MS);
+export async function ensureStreams(jsm: JetStreamManager, service: ServiceName, options: StreamOptions = {}): Promise<void> {
+  await upsertStream(jsm, streamNameFor(service), [`${service}.>`], 7 * DAY_MS, options);
+  await upsertStream(jsm, DLQ_STREAM, ['dlq.>'], 30 * DAY_MS, options);
 }
 
-export async function ensureStreamOf(jsm: JetStreamManager, producer: ServiceName): Promise<void> {
-  await upsertStream(jsm, streamNameFor(producer), [`${producer}.>`], 7 * DAY_MS);
+export async function ensureStreamOf(jsm: JetStreamManager, producer: ServiceName, options: StreamOptions = {}): Promise<void> {
+  await upsertStream(jsm, streamNameFor(producer), [`${producer}.>`], 7 * DAY_MS, options);
 }

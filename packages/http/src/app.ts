@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import {
   jsonSchemaTransform,
@@ -22,7 +22,8 @@ import { guardBodyIdle, SERVER_TIMEOUTS } from './timeouts.js';
 import { registerHealth, type ReadinessCheck } from './health.js';
 import { registerMetrics } from './metrics.js';
 import { requestIdFrom } from './request-id.js';
-import { runWithRequestContext } from './request-context.js';
+import { currentRequestContext, runWithRequestContext } from './request-context.js';
+import { fastifyTracing, logMixin } from '@msp/telemetry';
 
 export interface HttpAppOptions {
   service: string;
@@ -40,6 +41,24 @@ export interface HttpAppOptions {
   assertionKey?: string;
 }
 
+let destination: { write(line: string): void } | undefined;
+/** Where the fleet's loggers write (default stdout); tests capture log lines with it. */
+export function setLogDestination(stream: { write(line: string): void } | undefined): void {
+  destination = stream;
+}
+export function logDestination(): { write(line: string): void } | undefined {
+  return destination;
+}
+
+/**
+ * Pino mixin of the fleet: `traceId`/`spanId` of the active span, and the `requestId` of the work
+ * in hand when the logger does not bind it already (an event's handling: its correlation id).
+ */
+export const contextLogFields = logMixin(() => {
+  const requestId = currentRequestContext()?.requestId;
+  return requestId ? { requestId } : undefined;
+});
+
 export type App = FastifyInstance & { withTypeProvider(): FastifyInstance };
 
 /**
@@ -49,8 +68,10 @@ export type App = FastifyInstance & { withTypeProvider(): FastifyInstance };
  */
 export async function createHttpApp(options: HttpAppOptions) {
   const app = Fastify({
-    logger: options.logger ?? { level: options.logLevel ?? 'info', base: { service: options.service } },
+    logger: options.logger ?? { level: options.logLevel ?? 'info', base: { service: options.service }, mixin: contextLogFields, stream: logDestination() },
     genReqId: requestIdFrom,
+    // One label across the fleet's logs (the gateway's too): `requestId`.
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // The client address comes from the gateway's signed assertion (clientAddress), never from a
     // forwarded header anyone inside the network could write.
@@ -62,6 +83,9 @@ export async function createHttpApp(options: HttpAppOptions) {
   }).withTypeProvider<ZodTypeProvider>();
   const assertionKey = options.assertionKey ?? deriveAssertionKey(DEV_GATEWAY_SIGNING_KEY, options.service);
 
+  // First, so that every route and hook runs inside the request's span (trace ids in logs, context
+  // carried by internal calls and outbox events).
+  await app.register(fastifyTracing(options.service));
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);

@@ -1,4 +1,4 @@
-export { createHttpApp, type HttpAppOptions, type ZodApp } from './app.js';
+export { createHttpApp, contextLogFields, logDestination, setLogDestination, type HttpAppOptions, type ZodApp } from './app.js';
 export { runServer } from './server.js';
 export { registerHealth, runChecks, type ReadinessCheck } from './health.js';
 export { callerFrom, requireCaller, requireAdmin, IDENTITY_HEADERS, type Caller } from './identity.js';

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { flushTelemetry } from '@msp/telemetry';
 
 /**
  * Listens and closes gracefully: on SIGTERM/SIGINT the app stops accepting, finishes in-flight
@@ -17,6 +18,7 @@ export async function runServer(app: FastifyInstance, options: { host: string; p
     timer.unref();
     try {
       await app.close();
+      await flushTelemetry(); // spans still buffered for the collector
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'error during shutdown');

@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jets
 import type pg from 'pg';
 import type { ServiceName } from '@msp/contracts';
 import { createPgPool, prepareDatabase } from '@msp/db';
-import { connectNats, ensureStreams, OutboxRelay } from '@msp/events';
+import { configureStreams, connectNats, ensureStreams, OutboxRelay } from '@msp/events';
 import type { ReadinessCheck } from '@msp/http';
 import { ObjectStorage } from '@msp/storage';
 
@@ -23,6 +23,11 @@ export interface InfrastructureConfig {
   S3_SECRET_KEY: string;
   S3_BUCKET: string;
   OUTBOX_POLL_MS: number;
+  /** JetStream replicas of the streams (NATS_STREAM_REPLICAS); 1 when absent. */
+  NATS_STREAM_REPLICAS?: number;
+  /** Retention of published outbox rows and processed-event ids (days). */
+  OUTBOX_RETENTION_DAYS?: number;
+  PROCESSED_EVENT_RETENTION_DAYS?: number;
 }
 
 export interface InfrastructureOptions<P> {
@@ -66,9 +71,18 @@ export async function startInfrastructure<P extends { $disconnect(): Promise<voi
 
   const nc = await connectNats(config.NATS_URL, service);
   const jsm = await jetstreamManager(nc);
+  configureStreams({ replicas: config.NATS_STREAM_REPLICAS ?? 1 });
   await ensureStreams(jsm, service);
   const js = jetstream(nc);
-  const relay = new OutboxRelay({ databaseUrl: config.DATABASE_URL, js, logger, pollMs: config.OUTBOX_POLL_MS });
+  const DAY_MS = 24 * 60 * 60 * 1000;
+  const relay = new OutboxRelay({
+    databaseUrl: config.DATABASE_URL,
+    js,
+    logger,
+    pollMs: config.OUTBOX_POLL_MS,
+    retentionMs: config.OUTBOX_RETENTION_DAYS ? config.OUTBOX_RETENTION_DAYS * DAY_MS : undefined,
+    processedRetentionMs: config.PROCESSED_EVENT_RETENTION_DAYS ? config.PROCESSED_EVENT_RETENTION_DAYS * DAY_MS : undefined,
+  });
   await relay.start();
 
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });

@@ -1,6 +1,7 @@
 import type { PrismaPg } from '@prisma/adapter-pg';
 import type { ServiceName } from '@msp/contracts';
-import { configureInternalAuth, createHttpApp, DEV_INTERNAL_SERVICE_KEY, type ReadinessCheck } from '@msp/http';
+import { configureInternalAuth, createHttpApp, currentRequestContext, DEV_INTERNAL_SERVICE_KEY, runWithRequestContext, type ReadinessCheck } from '@msp/http';
+import { configureEventContext } from '@msp/events';
 import { startInfrastructure, type Infrastructure, type InfrastructureConfig } from './infrastructure.js';
 
 export interface Stoppable {
@@ -25,6 +26,12 @@ export interface ServiceAppOptions<P> {
 export async function createServiceApp<P extends { $disconnect(): Promise<void> }>(options: ServiceAppOptions<P>) {
   const readiness: Record<string, ReadinessCheck> = {};
   configureInternalAuth({ key: options.config.INTERNAL_SERVICE_KEY ?? DEV_INTERNAL_SERVICE_KEY, service: options.service });
+  // Events written inside a request carry its id as correlation id; an event's handling runs with
+  // that id as its request id (logs, internal calls and the events it writes in turn).
+  configureEventContext({
+    correlationId: () => currentRequestContext()?.requestId,
+    run: (envelope, fn) => runWithRequestContext({ requestId: envelope.correlationId ?? envelope.id }, fn),
+  });
   const app = await createHttpApp({
     service: options.service,
     assertionKey: options.config.GATEWAY_ASSERTION_KEY,

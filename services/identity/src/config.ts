@@ -43,9 +43,13 @@ export const configShape = {
   REDIS_KEY_PREFIX: z.string().default(''),
   ADMIN_ACCOUNTS: adminAccounts.default([]),
 
-  /** smtp(s)://user:pass@host:port; without it mails are written as .eml files to MAIL_DIR. */
+  /**
+   * smtp(s)://user:pass@host:port. Required in production (login needs a verified e-mail, so mail
+   * must leave); elsewhere, without it, mails are written as .eml files to MAIL_DIR (development).
+   */
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().min(3).default('Music Platform <no-reply@localhost>'),
+  /** Development only (no SMTP_URL): a writable folder for the .eml files, relative to the working directory. */
   MAIL_DIR: z.string().min(1).default('.data/mail'),
   MAIL_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
@@ -91,6 +95,12 @@ export const requiredEnv = [
   'S3_SECRET_KEY',
   'WEB_BASE_URL',
   'PUBLIC_BASE_URL',
+  // Mail must leave (verification before login): no file fallback in production.
+  'SMTP_URL',
+  // Avatars and covers are linked there: the object store's internal host is not reachable by browsers.
+  'MEDIA_PUBLIC_BASE_URL',
+  // The admin accounts (R13), from a Secret; `[]` is an explicit "none".
+  'ADMIN_ACCOUNTS',
 ] as const;
 
 export type IdentityConfig = ReturnType<typeof loadIdentityConfig>;

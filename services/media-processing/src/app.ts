@@ -6,6 +6,7 @@ import type { MediaProcessingConfig } from './config.js';
 import { resolveMediaBinaries, useMediaBinaries, versionCheck } from './media/ffmpeg.js';
 import { defaultScratchRoot } from './media/pipeline.js';
 import { JobRunner } from './jobs/job-runner.js';
+import { observeJobQueue } from './jobs/metrics.js';
 import { uploadConsumer } from './jobs/upload-consumer.js';
 import { probeModule } from './probe/probe.routes.js';
 
@@ -69,8 +70,9 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
     maxDurationSeconds: config.AUDIO_MAX_DURATION_SECONDS,
     jobMaxMs: config.JOB_MAX_MS,
   });
+  observeJobQueue(infra.prisma);
   // Stopped in reverse order: the consumer first (no new jobs), then the runner (hands jobs back).
-  stopOnClose({ stop: () => runner.stop() });
+  stopOnClose({ stop: async () => { observeJobQueue(undefined); await runner.stop(); } });
   runner.start();
   const consumer = stopOnClose(uploadConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, runner }));
   await consumer.start();

@@ -15,16 +15,17 @@ import { buildGateway, loadGatewayConfig } from '@msp/gateway';
 type ServiceName = 'identity' | 'catalog' | 'media-processing' | 'social' | 'messaging' | 'notification' | 'billing';
 
 // Each service package exports buildApp(config, { logger }) and its config loader.
-const modules: Record<ServiceName, { build: (env: Record<string, string>) => Promise<FastifyInstance> }> = {
-  identity: { build: (env) => identity.buildApp(identity.loadIdentityConfig(env), { logger: false }) },
-  catalog: { build: (env) => catalog.buildApp(catalog.loadCatalogConfig(env), { logger: false }) },
+// `logger` true: the services log (to @msp/http's log destination, which a test may capture).
+const modules: Record<ServiceName, { build: (env: Record<string, string>, logger: boolean) => Promise<FastifyInstance> }> = {
+  identity: { build: (env, logger) => identity.buildApp(identity.loadIdentityConfig(env), { logger }) },
+  catalog: { build: (env, logger) => catalog.buildApp(catalog.loadCatalogConfig(env), { logger }) },
   'media-processing': {
-    build: (env) => mediaProcessing.buildApp(mediaProcessing.loadMediaProcessingConfig(env), { logger: false }),
+    build: (env, logger) => mediaProcessing.buildApp(mediaProcessing.loadMediaProcessingConfig(env), { logger }),
   },
-  social: { build: (env) => social.buildApp(social.loadSocialConfig(env), { logger: false }) },
-  messaging: { build: (env) => messaging.buildApp(messaging.loadMessagingConfig(env), { logger: false }) },
-  notification: { build: (env) => notification.buildApp(notification.loadNotificationConfig(env), { logger: false }) },
-  billing: { build: (env) => billing.buildApp(billing.loadBillingConfig(env), { logger: false }) },
+  social: { build: (env, logger) => social.buildApp(social.loadSocialConfig(env), { logger }) },
+  messaging: { build: (env, logger) => messaging.buildApp(messaging.loadMessagingConfig(env), { logger }) },
+  notification: { build: (env, logger) => notification.buildApp(notification.loadNotificationConfig(env), { logger }) },
+  billing: { build: (env, logger) => billing.buildApp(billing.loadBillingConfig(env), { logger }) },
 };
 
 export const SERVICES = Object.keys(modules) as ServiceName[];
@@ -46,6 +47,9 @@ export class Fleet {
   private closeS3: () => Promise<void> = async () => undefined;
   private s3Env: Record<string, string> = {};
   private serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {};
+
+  /** `logs: true` turns the processes' loggers on (LOG_LEVEL of the env decides the level). */
+  constructor(private readonly options: { logs?: boolean } = {}) {}
 
   /**
    * Boots everything. `serviceEnv` adds settings per service (e.g. SMTP or identity-provider
@@ -80,7 +84,7 @@ export class Fleet {
         PUBLIC_BASE_URL: this.gatewayUrl,
         ...gatewayEnv,
       }),
-      { logger: false },
+      { logger: this.options.logs === true },
     );
     await this.gateway.listen({ port: gatewayPort, host: '127.0.0.1' });
   }
@@ -108,7 +112,7 @@ export class Fleet {
 
   /** Starts (or restarts, on the same port) one service. */
   async startService(service: ServiceName): Promise<FastifyInstance> {
-    const app = await modules[service].build(this.env(service));
+    const app = await modules[service].build(this.env(service), this.options.logs === true);
     await app.listen({ port: this.ports.get(service) ?? 0, host: '127.0.0.1' });
     this.ports.set(service, (app.server.address() as AddressInfo).port);
     this.apps.set(service, app);

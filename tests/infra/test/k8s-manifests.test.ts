@@ -55,7 +55,6 @@ const SERVICES: readonly Workload[] = [
 ];
 const GATEWAY: Workload = { name: 'gateway', port: 8080, dir: 'gateway', requiredEnv: gatewayRequiredEnv, shape: gatewayShape };
 const WORKLOADS: readonly Workload[] = [...SERVICES, GATEWAY];
-const AUTOSCALED = ['gateway', 'media-processing'] as const;
 const INFRASTRUCTURE = ['postgres', 'nats', 'redis', 'minio'] as const;
 const DATABASES = SERVICES.map((s) => `msp_${s.name.replace(/-/g, '_')}`);
 
@@ -121,6 +120,7 @@ interface PodTemplate {
   metadata?: { labels?: Record<string, string> };
   spec?: {
     containers?: Container[];
+    initContainers?: Container[];
     terminationGracePeriodSeconds?: number;
     volumes?: { name: string; configMap?: { name: string } }[];
   };
@@ -128,7 +128,7 @@ interface PodTemplate {
 interface Manifest {
   apiVersion?: string;
   kind?: string;
-  metadata?: { name?: string; namespace?: string };
+  metadata?: { name?: string; namespace?: string; annotations?: Record<string, string> };
   data?: Record<string, unknown>;
   stringData?: Record<string, unknown>;
   /** Kustomization */
@@ -231,6 +231,10 @@ function getOne(kind: string, name: string): Manifest {
   return found[0]!;
 }
 
+function deployment(name: string): Manifest {
+  return getOne('Deployment', name);
+}
+
 function containerOf(workload: Manifest, name: string): Container {
   const container = workload.spec?.template?.spec?.containers?.find((c) => c.name === name);
   expect(container, `${workload.kind}/${workload.metadata?.name} has a container named ${name}`).toBeDefined();
@@ -299,7 +303,7 @@ function matchesSelector(selector: Record<string, unknown> | undefined, labels: 
 
 interface ComposeService {
   image?: string;
-  build?: string | { context?: string; dockerfile?: string };
+  build?: string | { context?: string; dockerfile?: string; args?: Record<string, string> };
   command?: string | string[];
   environment?: Record<string, unknown> | string[];
   depends_on?: string[] | Record<string, { condition?: string }>;
@@ -432,16 +436,31 @@ describe('k8s manifests', () => {
     });
   }
 
-  it('autoscales the gateway and media-processing on cpu (autoscaling/v2)', () => {
-    for (const name of AUTOSCALED) {
-      const hpa = getOne('HorizontalPodAutoscaler', name);
+  for (const workload of WORKLOADS) {
+    it(`${workload.name}: autoscales on cpu (autoscaling/v2, at least 2 replicas) and keeps one through disruptions (PDB)`, () => {
+      const deployment = getOne('Deployment', workload.name);
+      // The HPA owns the count: a fixed spec.replicas would fight it at every apply.
+      expect(deployment.spec?.replicas, 'no spec.replicas with an HPA').toBeUndefined();
+      const hpa = getOne('HorizontalPodAutoscaler', workload.name);
       expect(hpa.apiVersion).toBe('autoscaling/v2');
-      expect(hpa.spec?.scaleTargetRef).toMatchObject({ kind: 'Deployment', name });
+      expect(hpa.spec?.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: workload.name });
       expect(hpa.spec?.minReplicas ?? 1).toBeGreaterThanOrEqual(2);
       expect(hpa.spec?.maxReplicas).toBeGreaterThan(hpa.spec?.minReplicas ?? 1);
       expect(hpa.spec?.metrics?.some((m) => m.type === 'Resource' && m.resource?.name === 'cpu')).toBe(true);
-    }
-  });
+      const pdb = getOne('PodDisruptionBudget', workload.name);
+      expect(pdb.apiVersion).toBe('policy/v1');
+      expect(matchesSelector(pdb.spec?.selector?.matchLabels, deployment.spec?.template?.metadata?.labels)).toBe(true);
+      expect(pdb.spec?.minAvailable ?? pdb.spec?.maxUnavailable).toBeDefined();
+    });
+
+    it(`${workload.name}: has a NetworkPolicy of its own (ingress rules for its pods beyond default-deny)`, () => {
+      const labels = deployment(workload.name).spec?.template?.metadata?.labels ?? {};
+      const own = resources.filter(
+        (m) => m.kind === 'NetworkPolicy' && Object.keys(m.spec?.podSelector?.matchLabels ?? {}).length > 0 && selects(m.spec?.podSelector, labels) && (m.spec?.ingress ?? []).length > 0,
+      );
+      expect(own.map((p) => p.metadata?.name), 'NetworkPolicies selecting its pods with ingress rules').not.toEqual([]);
+    });
+  }
 
   it('protects the gateway with a PodDisruptionBudget and routes /api to it through an Ingress', () => {
     const deployment = getOne('Deployment', 'gateway');
@@ -478,12 +497,22 @@ describe('k8s manifests', () => {
     expect(getOne('Service', 'minio').spec?.ports?.some((p) => p.port === 9000)).toBe(true);
   });
 
-  it('runs PostgreSQL as a StatefulSet with a PVC whose init script creates every service database', () => {
+  it('runs PostgreSQL as a StatefulSet with a PVC whose init script creates every service database and its own role', () => {
     const postgres = getOne('StatefulSet', 'postgres');
     expect(postgres.spec?.volumeClaimTemplates?.length).toBeGreaterThan(0);
     const configMaps = (postgres.spec?.template?.spec?.volumes ?? []).flatMap((v) => (v.configMap ? [v.configMap.name] : []));
     const init = configMaps.map((name) => Object.values(getOne('ConfigMap', name).data ?? {}).join('\n')).join('\n');
-    for (const database of DATABASES) expect(init).toContain(`CREATE DATABASE ${database};`);
+    // One role per service, owner of its own database only (init.sh loops over the services).
+    expect(init).toContain('CREATE ROLE :"role" LOGIN PASSWORD');
+    expect(init).toContain('CREATE DATABASE :"role" OWNER :"role"');
+    expect(init).toContain('REVOKE CONNECT ON DATABASE :"role" FROM PUBLIC');
+    const loop = /for service in ([a-z_ ]+); do/.exec(init)?.[1]?.trim().split(/\s+/) ?? [];
+    expect(loop.map((s) => `msp_${s}`).sort()).toEqual([...DATABASES].sort());
+    const container = containerOf(postgres, 'postgres');
+    for (const service of SERVICES) {
+      const variable = `${service.name.toUpperCase().replace(/-/g, '_')}_DB_PASSWORD`;
+      expect(container.env?.find((e) => e.name === variable)?.valueFrom?.secretKeyRef, variable).toEqual({ name: 'msp-secrets', key: variable });
+    }
     expect(getOne('Service', 'postgres').spec?.ports?.some((p) => p.port === 5432)).toBe(true);
   });
 
@@ -513,18 +542,27 @@ describe('docker-compose.yml', () => {
     expect(postgresVolumes.some((v) => v.includes('infra/postgres/init.sql') && v.includes('/docker-entrypoint-initdb.d'))).toBe(true);
   });
 
-  it('creates every service database in infra/postgres/init.sql', () => {
+  it('creates every service database, owned by its own role, in infra/postgres/init.sql', () => {
     const init = readFileSync(path.join(ROOT, 'infra/postgres/init.sql'), 'utf8');
-    for (const database of DATABASES) expect(init).toContain(`CREATE DATABASE ${database};`);
+    for (const database of DATABASES) {
+      expect(init).toContain(`CREATE ROLE ${database} LOGIN PASSWORD`);
+      expect(init).toContain(`CREATE DATABASE ${database} OWNER ${database};`);
+      expect(init).toContain(`GRANT CONNECT ON DATABASE ${database} TO ${database};`);
+    }
+    expect(init).toMatch(/REVOKE CONNECT ON DATABASE [^;]* FROM PUBLIC;/);
   });
 
   for (const workload of WORKLOADS) {
-    it(`builds ${workload.name} from ${workload.dir}/Dockerfile with a healthcheck, its dependencies and its requiredEnv`, () => {
+    it(`builds ${workload.name} from the one Dockerfile (WORKLOAD=${workload.dir}) with a healthcheck, its dependencies and its requiredEnv`, () => {
       const service = compose.services?.[workload.name];
       expect(service, workload.name).toBeDefined();
       const build = typeof service?.build === 'string' ? { context: service.build } : service?.build;
-      expect(build?.dockerfile).toBe(`${workload.dir}/Dockerfile`);
-      expect(existsSync(path.join(ROOT, build?.context ?? '.', build?.dockerfile ?? 'missing'))).toBe(true);
+      expect(build?.dockerfile).toBe('Dockerfile');
+      expect(build?.context).toBe('.');
+      expect(build?.args?.WORKLOAD).toBe(workload.dir);
+      // ffmpeg only where it runs.
+      expect((build?.args?.SYSTEM_PACKAGES ?? '').includes('ffmpeg')).toBe(workload.name === 'media-processing');
+      expect(existsSync(path.join(ROOT, 'Dockerfile'))).toBe(true);
       expect(service?.healthcheck?.test, 'healthcheck').toBeDefined();
       expect(service?.healthcheck?.disable).not.toBe(true);
 
@@ -534,6 +572,15 @@ describe('docker-compose.yml', () => {
 
       const env = composeEnvironment(service!);
       expect(env.get('NODE_ENV')).toBe('production');
+      if (workload !== GATEWAY) {
+        // Migrations run once, in <name>-migrate, with the same image; never in the serving container.
+        expect(env.get('DB_AUTO_MIGRATE')).toBe('false');
+        expect(deps.get(`${workload.name}-migrate`), 'depends_on its migration').toBe('service_completed_successfully');
+        const migrate = compose.services?.[`${workload.name}-migrate`];
+        expect(migrate?.image).toBe(service?.image);
+        expect(migrate?.command).toEqual(['node', 'dist/migrate.js']);
+        expect(composeEnvironment(migrate ?? {}).get('DATABASE_URL')).toBe(env.get('DATABASE_URL'));
+      }
       expect(productionEnv(workload).filter((name) => !env.get(name)), 'production variables missing from environment').toEqual([]);
       expect(env.get('PORT')).toBe(String(workload.port));
     });
@@ -547,20 +594,58 @@ describe('docker-compose.yml', () => {
   });
 });
 
-describe('Dockerfiles', () => {
+describe('Dockerfile (one for the eight workloads)', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const froms = [...dockerfile.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]!);
+  const args = Object.fromEntries([...dockerfile.matchAll(/^ARG\s+(\w+)(?:=(\S*))?/gm)].map((m) => [m[1]!, m[2] ?? '']));
+
+  it('is multi-stage on a supported Node LTS (22 or 24) slim image', () => {
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    const image = args.NODE_IMAGE ?? '';
+    expect(image).toMatch(/^node:(22|24)(\.\d+)*-[a-z]+-slim$/);
+    for (const from of froms) expect(from).toBe('${NODE_IMAGE}');
+  });
+
+  it('installs from the lockfile, compiles the workload and copies only `pnpm deploy --prod` output into the image', () => {
+    expect(dockerfile).toMatch(/pnpm install --frozen-lockfile\b.*--filter "\$PKG\.\.\."/);
+    expect(dockerfile).toMatch(/pnpm --filter "\$PKG" run build/);
+    expect(dockerfile).toMatch(/pnpm --filter "\$PKG" deploy --prod\b/);
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runtime).toMatch(/^COPY --from=build\b.*\/out \/app$/m);
+    expect(runtime).not.toMatch(/tsx/);
+    expect(runtime).toMatch(/^CMD \["node",.*"dist\/server\.js"\]$/m);
+  });
+
+  it('runs as a numeric non-root user and installs system packages only when asked (ffmpeg for media-processing)', () => {
+    const users = [...dockerfile.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]);
+    expect(users.at(-1)).toMatch(/^[1-9]\d*:[1-9]\d*$/);
+    expect(args.SYSTEM_PACKAGES).toBe('""');
+    expect(dockerfile).not.toMatch(/apt-get install[^\n]*\bffmpeg\b/);
+  });
+
+  it('replaces the per-workload Dockerfiles', () => {
+    for (const workload of WORKLOADS) expect(existsSync(path.join(ROOT, workload.dir, 'Dockerfile')), workload.dir).toBe(false);
+  });
+
   for (const workload of WORKLOADS) {
-    it(`${workload.dir}/Dockerfile installs @msp/${workload.name} from the lockfile on node:20-slim and runs as non-root`, () => {
-      const dockerfile = readFileSync(path.join(ROOT, workload.dir, 'Dockerfile'), 'utf8');
-      expect(dockerfile).toMatch(/^FROM node:20-slim\b/m);
-      expect(dockerfile).toContain('npm i -g pnpm@10');
-      expect(dockerfile).toMatch(new RegExp(`pnpm install --frozen-lockfile\\b.*--filter "?@msp/${workload.name}\\.\\.\\."?`));
-      if (workload !== GATEWAY) expect(dockerfile).toContain(`pnpm --filter @msp/${workload.name} generate`);
-      if (workload.name === 'media-processing') expect(dockerfile).toMatch(/apt-get install -y\b.*\bffmpeg\b/);
-      const users = [...dockerfile.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]);
-      expect(users.length).toBeGreaterThan(0);
-      expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
-      expect(dockerfile).toMatch(/^CMD\s+\[/m);
-      expect(dockerfile).toContain(`EXPOSE ${workload.port}`);
+    it(`${workload.name}: the k8s Deployment runs the image's command (no tsx) and, with a database, migrates in an init container`, () => {
+      const deployment = getOne('Deployment', workload.name);
+      const container = containerOf(deployment, workload.name);
+      expect(container.image).toBe(`msp/${workload.name}:latest`);
+      expect([...(container.command ?? []), ...(container.args ?? [])].join(' ')).not.toMatch(/tsx/);
+      if (workload === GATEWAY) return;
+      const init = deployment.spec?.template?.spec?.initContainers ?? [];
+      const migrate = init.find((c) => c.name === 'migrate');
+      expect(migrate, 'an init container named migrate').toBeDefined();
+      expect(migrate?.image).toBe(container.image);
+      expect(migrate?.command).toEqual(['node', 'dist/migrate.js']);
+      expect(migrate?.resources?.limits?.cpu && migrate?.resources?.limits?.memory, 'migrate limits').toBeTruthy();
+      const dbUrl = (c: Container | undefined) => c?.env?.find((e) => e.name === 'DATABASE_URL')?.valueFrom?.secretKeyRef;
+      expect(dbUrl(migrate)).toEqual(dbUrl(container));
+      const { names } = resolveEnv(container);
+      expect(names.has('DB_AUTO_MIGRATE')).toBe(true);
+      expect(keysOf('ConfigMap', 'msp-config')).toBeDefined();
+      expect(findAll('ConfigMap', 'msp-config')[0]?.data?.DB_AUTO_MIGRATE).toBe('false');
     });
   }
 });
@@ -850,11 +935,11 @@ describe('k8s NetworkPolicies', () => {
     }
   });
 
-  it('lets the ingress controller reach the gateway (8080) and no other process', () => {
+  it('lets the ingress controller reach the gateway (8080), MinIO (the media Ingress) and no other process', () => {
     for (const workload of WORKLOADS) {
       expect(allowed(INGRESS_CONTROLLER, podOf(workload.name), workload.port), `ingress controller -> ${workload.name}`).toBe(workload === GATEWAY);
     }
-    for (const name of INFRASTRUCTURE) expect(allowed(INGRESS_CONTROLLER, podOf(name), INFRA_PORTS[name]), `ingress controller -> ${name}`).toBe(false);
+    for (const name of INFRASTRUCTURE) expect(allowed(INGRESS_CONTROLLER, podOf(name), INFRA_PORTS[name]), `ingress controller -> ${name}`).toBe(name === 'minio');
     for (const stranger of STRANGERS) expect(allowed(stranger, podOf('gateway'), 8080), 'stranger -> gateway').toBe(false);
   });
 
@@ -895,5 +980,183 @@ describe('k8s NetworkPolicies', () => {
         expect(allowed(podOf(name), CLOUD_METADATA, port), `${name} -> 169.254.169.254:${port}`).toBe(false);
       }
     }
+  });
+});
+
+// --- Kubernetes schemas (offline) and operations ---------------------------------------------------
+
+/** Validates against the Kubernetes OpenAPI schemas bundled in kubernetes-models (no network). */
+async function schemaProblems(manifest: Manifest): Promise<string[]> {
+  const group = manifest.apiVersion ?? '';
+  const kind = manifest.kind ?? '';
+  let models: Record<string, unknown>;
+  try {
+    models = (await import(`kubernetes-models/${group}`)) as Record<string, unknown>;
+  } catch {
+    return [`no schema for apiVersion ${group}`];
+  }
+  const Model = models[kind] as (new (data: unknown) => { validate(): void }) | undefined;
+  if (!Model) return [`no schema for ${group} ${kind}`];
+  try {
+    new Model(manifest).validate();
+    return [];
+  } catch (err) {
+    return [String((err as Error).message).slice(0, 500)];
+  }
+}
+
+describe('Kubernetes schemas', () => {
+  it('validates every object under k8s/ against the Kubernetes API schemas (kubernetes-models, offline)', async () => {
+    const problems: string[] = [];
+    for (const { file, manifest } of k8s.documents) {
+      if (manifest.kind === 'Kustomization') continue;
+      for (const problem of await schemaProblems(manifest)) problems.push(`${file} ${manifest.kind}/${manifest.metadata?.name}: ${problem}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('rejects a broken object (the validator is really on)', async () => {
+    const broken = structuredClone(getOne('Deployment', 'catalog')) as Manifest;
+    (broken.spec!.template!.spec!.containers![0]!.ports![0] as { containerPort: unknown }).containerPort = 'http';
+    expect(await schemaProblems(broken)).not.toEqual([]);
+    expect(await schemaProblems({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'x' }, spec: { minAvailable: { nope: 1 } as never } })).not.toEqual([]);
+  });
+});
+
+describe('operations', () => {
+  const config = findAll('ConfigMap', 'msp-config')[0]?.data ?? {};
+  const secret = findAll('Secret', 'msp-secrets')[0];
+  const secretValues = { ...secret?.data, ...secret?.stringData } as Record<string, string>;
+  const upperName = (name: string) => name.toUpperCase().replace(/-/g, '_');
+
+  it('lets uploads through the ingress: body limit above AUDIO_MAX_BYTES, no request buffering, timeouts above UPLOAD_TIMEOUT_MS, HTTP/1.1 for websockets', () => {
+    const annotations = getOne('Ingress', 'gateway').metadata?.annotations ?? {};
+    const size = /^(\d+)([kmg]?)$/i.exec(annotations['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '');
+    expect(size, 'nginx.ingress.kubernetes.io/proxy-body-size').not.toBeNull();
+    const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(size![2] ?? '').toLowerCase() as '' | 'k' | 'm' | 'g'];
+    const gatewayDefaults = loadConfigDefaults();
+    expect(Number(size![1]) * unit).toBeGreaterThan(gatewayDefaults.AUDIO_MAX_BYTES);
+    expect(annotations['nginx.ingress.kubernetes.io/proxy-request-buffering']).toBe('off');
+    expect(annotations['nginx.ingress.kubernetes.io/proxy-http-version']).toBe('1.1');
+    for (const key of ['proxy-read-timeout', 'proxy-send-timeout']) {
+      expect(Number(annotations[`nginx.ingress.kubernetes.io/${key}`]) * 1000, key).toBeGreaterThanOrEqual(gatewayDefaults.UPLOAD_TIMEOUT_MS);
+    }
+  });
+
+  it('replicates the JetStream streams as many times as NATS has nodes', () => {
+    const nats = getOne('StatefulSet', 'nats');
+    expect(config.NATS_STREAM_REPLICAS).toBe(String(nats.spec?.replicas));
+    for (const service of SERVICES) expect(resolveEnv(containerOf(getOne('Deployment', service.name), service.name)).names.has('NATS_STREAM_REPLICAS')).toBe(true);
+  });
+
+  it('gives every service its own database role and MinIO user, never the administrator accounts', () => {
+    const users = new Set<string>();
+    const accessKeys = new Set<string>();
+    for (const service of SERVICES) {
+      const container = containerOf(getOne('Deployment', service.name), service.name);
+      const ref = (name: string) => container.env?.find((e) => e.name === name)?.valueFrom?.secretKeyRef?.key ?? '';
+      const url = new URL(secretValues[ref('DATABASE_URL')] ?? 'postgresql://missing@x/y');
+      const database = `msp_${service.name.replace(/-/g, '_')}`;
+      expect(url.pathname, service.name).toBe(`/${database}`);
+      expect(url.username, `${service.name} connects as its own role`).toBe(database);
+      expect(decodeURIComponent(url.password)).toBe(secretValues[`${upperName(service.name)}_DB_PASSWORD`]);
+      users.add(url.username);
+      expect(ref('S3_ACCESS_KEY')).toBe(`${upperName(service.name)}_S3_ACCESS_KEY`);
+      expect(ref('S3_SECRET_KEY')).toBe(`${upperName(service.name)}_S3_SECRET_KEY`);
+      expect(secretValues[ref('S3_ACCESS_KEY')]).toBe(`msp-${service.name}`);
+      accessKeys.add(secretValues[ref('S3_ACCESS_KEY')] ?? '');
+      const { names } = resolveEnv(container);
+      for (const admin of ['POSTGRES_USER', 'POSTGRES_PASSWORD', 'MINIO_ROOT_USER', 'MINIO_ROOT_PASSWORD']) expect(names.has(admin), `${service.name}: ${admin}`).toBe(false);
+    }
+    expect(users.size).toBe(SERVICES.length);
+    expect(accessKeys.size).toBe(SERVICES.length);
+    // The minio-setup Job creates those users with the script compose runs.
+    const script = findAll('ConfigMap', 'minio-setup')[0]?.data?.['setup.sh'];
+    expect(script).toBe(readFileSync(path.join(ROOT, 'infra/minio/setup.sh'), 'utf8'));
+    const job = containerOf(getOne('Job', 'minio-setup'), 'mc');
+    for (const service of SERVICES) expect(resolveEnv(job).names.has(`${upperName(service.name)}_S3_SECRET_KEY`)).toBe(true);
+    expect(allowed(podOfJob('minio-setup'), podOf('minio'), 9000), 'minio-setup -> minio').toBe(true);
+  });
+
+  it('gives compose services their own database role and MinIO user too', () => {
+    const users = new Set<string>();
+    for (const service of SERVICES) {
+      const env = composeEnvironment(compose.services?.[service.name] ?? {});
+      users.add(new URL(env.get('DATABASE_URL') ?? 'postgresql://x@y/z').username);
+      expect(env.get('S3_ACCESS_KEY')).toBe(`msp-${service.name}`);
+    }
+    expect([...users].sort()).toEqual([...DATABASES].sort());
+    expect(compose.services?.['minio-setup']).toBeDefined();
+  });
+
+  it('sends mail, traces and admin accounts where an operator can see them (compose: Mailpit, collector, Jaeger)', () => {
+    const identity = composeEnvironment(compose.services?.identity ?? {});
+    expect(identity.get('SMTP_URL')).toMatch(/^smtp:\/\/mailpit:/);
+    for (const name of ['mailpit', 'otel-collector', 'jaeger']) expect(compose.services?.[name], name).toBeDefined();
+    for (const workload of WORKLOADS) expect(composeEnvironment(compose.services?.[workload.name] ?? {}).get('OTEL_EXPORTER_OTLP_ENDPOINT'), workload.name).toBe('http://otel-collector:4318');
+    expect(config.OTEL_EXPORTER_OTLP_ENDPOINT).toMatch(/^https?:\/\//);
+    expect(secretValues.ADMIN_ACCOUNTS).toBeDefined();
+  });
+});
+
+/** The pods of a Job under k8s/. */
+function podOfJob(name: string): Endpoint {
+  const job = getOne('Job', name);
+  return { namespace: job.metadata?.namespace ?? NAMESPACE, labels: job.spec?.template?.metadata?.labels ?? {} };
+}
+
+/** The gateway's defaults for the limits the ingress must let through. */
+function loadConfigDefaults(): { AUDIO_MAX_BYTES: number; UPLOAD_TIMEOUT_MS: number } {
+  const shape = gatewayShape as Record<string, { parse(v: unknown): unknown }>;
+  return { AUDIO_MAX_BYTES: Number(shape.AUDIO_MAX_BYTES!.parse(undefined)), UPLOAD_TIMEOUT_MS: Number(shape.UPLOAD_TIMEOUT_MS!.parse(undefined)) };
+}
+
+describe('monitoring (infra/monitoring)', () => {
+  /** Metric names the code registers (prom-client `name: '...'` in packages/*, services/*, gateway). */
+  function metricsInCode(): Set<string> {
+    const names = new Set<string>();
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+        const full = path.join(dir, e.name);
+        if (e.isDirectory()) return ['node_modules', 'generated', 'test', 'dist'].includes(e.name) ? [] : walk(full);
+        return /\.ts$/.test(e.name) ? [full] : [];
+      });
+    for (const top of ['packages', 'services', 'gateway']) {
+      for (const file of walk(path.join(ROOT, top))) {
+        for (const m of readFileSync(file, 'utf8').matchAll(/name: '([a-z_]+)'/g)) names.add(m[1]!);
+      }
+    }
+    return names;
+  }
+  /** Metric names used in PromQL (histogram series by their base name). */
+  function metricsIn(expr: string): string[] {
+    return [...expr.matchAll(/\b([a-z_]+(?:_total|_seconds|_messages|_events|_up|_jobs|_bucket|_count|_sum))\b/g)]
+      .map((m) => m[1]!.replace(/_(bucket|count|sum)$/, ''))
+      .filter((name) => !['humanizeDuration', 'by', 'le'].includes(name));
+  }
+  const known = metricsInCode();
+  const alerts = parseAllDocuments(readFileSync(path.join(ROOT, 'infra/monitoring/alerts.yaml'), 'utf8'))[0]?.toJS() as {
+    groups: { rules: { alert: string; expr: string; labels?: { severity?: string } }[] }[];
+  };
+  const dashboard = JSON.parse(readFileSync(path.join(ROOT, 'infra/monitoring/grafana-dashboard.json'), 'utf8')) as {
+    panels: { title: string; targets: { expr: string }[] }[];
+  };
+
+  it('alerts only on metrics the code exports, with a severity', () => {
+    const rules = alerts.groups.flatMap((g) => g.rules);
+    expect(rules.length).toBeGreaterThan(5);
+    for (const rule of rules) {
+      expect(['page', 'ticket'], rule.alert).toContain(rule.labels?.severity);
+      for (const metric of metricsIn(rule.expr)) expect(known, `${rule.alert}: ${metric}`).toContain(metric);
+    }
+  });
+
+  it('covers what an operator pages on: outbox backlog, consumer lag and reachability, dead letters, media queue, degraded calls', () => {
+    const exprs = alerts.groups.flatMap((g) => g.rules.map((r) => r.expr)).join('\n');
+    const panels = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).join('\n');
+    for (const metric of ['outbox_unpublished_events', 'outbox_oldest_unpublished_age_seconds', 'events_consumer_pending_messages', 'events_consumer_up', 'events_consumer_redelivered_messages', 'events_dead_lettered_total', 'media_job_queue_oldest_seconds', 'media_jobs', 'media_job_duration_seconds', 'internal_calls_total']) {
+      expect(`${exprs}\n${panels}`, metric).toContain(metric);
+    }
+    for (const panel of dashboard.panels) for (const t of panel.targets) for (const metric of metricsIn(t.expr)) expect(known, `${panel.title}: ${metric}`).toContain(metric);
   });
 });

@@ -1,5 +1,8 @@
 import { TrackProcessed, TrackProcessingFailed, TrackProcessingProgress, writeOutbox } from '@msp/events';
+import { runWithRequestContext } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
+import { withSpan } from '@msp/telemetry';
+import { jobMetrics } from './metrics.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { MediaBinaries } from '../media/ffmpeg.js';
 import { processUpload, UndecodableMediaError, type PipelineOutput } from '../media/pipeline.js';
@@ -43,6 +46,9 @@ interface ClaimedJob {
   cover_key: string | null;
   public_id: string;
   runs: number;
+  correlation_id: string | null;
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 /** Delays before a transient failure runs again, by run number. */
@@ -135,13 +141,20 @@ export class JobRunner {
          LIMIT 1
          FOR UPDATE SKIP LOCKED
        )
-       RETURNING id::text, track_id, upload_id::text, attempt, bucket, original_key, cover_key, public_id::text, runs`,
+       RETURNING id::text, track_id, upload_id::text, attempt, bucket, original_key, cover_key, public_id::text, runs, correlation_id, traceparent, tracestate`,
       this.options.leaseMs,
     );
     return rows[0] ?? null;
   }
 
-  private async execute(job: ClaimedJob, controller: AbortController): Promise<void> {
+  /** One run, in the upload's request context and trace (its logs and events can be followed). */
+  private execute(job: ClaimedJob, controller: AbortController): Promise<void> {
+    return runWithRequestContext({ requestId: job.correlation_id ?? job.upload_id }, () =>
+      withSpan('media-processing job', { carrier: job, attributes: { 'msp.job.id': job.id, 'msp.track.id': job.track_id, 'msp.job.run': job.runs } }, () => this.executeRun(job, controller)),
+    );
+  }
+
+  private async executeRun(job: ClaimedJob, controller: AbortController): Promise<void> {
     const { logger, maxRuns, leaseMs } = this.options;
     if (job.runs > maxRuns) {
       await this.fail(job, FAILED_MESSAGES.exhausted, `gave up after ${maxRuns} runs`);
@@ -178,6 +191,7 @@ export class JobRunner {
         },
       );
       await this.succeed(job, output);
+      jobMetrics.duration.observe({ outcome: 'succeeded' }, (Date.now() - started) / 1000);
       logger.info({ jobId: job.id, trackId: job.track_id, ms: Date.now() - started, durationSeconds: output.durationSeconds }, 'job finished');
     } catch (err) {
       // Whatever happens here, the job row stays consistent: at worst its lease expires and it runs again.
@@ -196,6 +210,7 @@ export class JobRunner {
           await this.retryLater(job, String((err as Error)?.message ?? err));
         }
       };
+      jobMetrics.duration.observe({ outcome: controller.signal.aborted && !(controller.signal.reason instanceof JobTimeLimitError) ? 'interrupted' : 'failed' }, (Date.now() - started) / 1000);
       await settle().catch((e: unknown) => logger.error({ err: e, jobId: job.id }, 'could not record the job outcome'));
     } finally {
       clearInterval(heartbeat);

@@ -1,4 +1,5 @@
 import { DurableConsumer, TrackUploaded, type NatsConnection } from '@msp/events';
+import { currentTraceCarrier } from '@msp/telemetry';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { JobRunner, JobRunnerLogger } from './job-runner.js';
 
@@ -16,7 +17,9 @@ export function uploadConsumer(options: { nc: NatsConnection; prisma: PrismaClie
     service: 'media-processing',
     name: 'uploads',
     from: 'catalog',
-  }).on(TrackUploaded, async (data, _envelope, tx) => {
+  }).on(TrackUploaded, async (data, envelope, tx) => {
+    // The job runs later, outside this handling: it keeps the upload's request id and trace.
+    const trace = currentTraceCarrier();
     await tx.job.createMany({
       data: [{
         trackId: data.trackId,
@@ -27,6 +30,9 @@ export function uploadConsumer(options: { nc: NatsConnection; prisma: PrismaClie
         originalKey: data.originalKey,
         format: data.format,
         coverKey: data.coverKey,
+        correlationId: envelope.correlationId,
+        traceparent: trace.traceparent ?? null,
+        tracestate: trace.tracestate ?? null,
       }],
       skipDuplicates: true,
     });

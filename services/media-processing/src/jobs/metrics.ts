@@ -1,0 +1,56 @@
+import { Gauge, Histogram } from 'prom-client';
+
+/** Operator metrics of the media worker (prom-client's default registry, served at /metrics). */
+export const jobMetrics = {
+  duration: new Histogram({
+    name: 'media_job_duration_seconds',
+    help: 'Wall time of one processing run, by outcome (succeeded, failed, interrupted)',
+    labelNames: ['outcome'],
+    buckets: [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800],
+  }),
+};
+
+interface QueueSource {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+}
+
+let source: QueueSource | undefined;
+
+/**
+ * The job queue as the database sees it at scrape time: jobs due now (`queued`), waiting for a retry
+ * (`delayed`) and running, and the age of the oldest due job. Works across replicas (one table).
+ */
+export function observeJobQueue(db: QueueSource | undefined): void {
+  source = db;
+}
+
+new Gauge({
+  name: 'media_jobs',
+  help: 'Processing jobs by state: queued (due now), delayed (waiting for a retry), running',
+  labelNames: ['state'],
+  async collect() {
+    if (!source) return;
+    const [row] = await source.$queryRawUnsafe<{ queued: number; delayed: number; running: number }[]>(
+      `SELECT count(*) FILTER (WHERE state = 'QUEUED' AND available_at <= now())::int AS queued,
+              count(*) FILTER (WHERE state = 'QUEUED' AND available_at > now())::int AS delayed,
+              count(*) FILTER (WHERE state = 'RUNNING')::int AS running
+       FROM jobs WHERE state IN ('QUEUED', 'RUNNING')`,
+    ).catch(() => []);
+    if (!row) return;
+    this.set({ state: 'queued' }, row.queued);
+    this.set({ state: 'delayed' }, row.delayed);
+    this.set({ state: 'running' }, row.running);
+  },
+});
+
+new Gauge({
+  name: 'media_job_queue_oldest_seconds',
+  help: 'Age of the oldest job that is due and not running (0 when none)',
+  async collect() {
+    if (!source) return;
+    const [row] = await source.$queryRawUnsafe<{ age: number | null }[]>(
+      `SELECT EXTRACT(EPOCH FROM now() - min(available_at))::float8 AS age FROM jobs WHERE state = 'QUEUED' AND available_at <= now()`,
+    ).catch(() => []);
+    if (row) this.set(row.age ?? 0);
+  },
+});
