@@ -257,7 +257,9 @@ export class DurableConsumer<Tx extends SqlExecutor> {
       h.set('x-dlq-consumer', this.durable);
       h.set('x-dlq-subject', msg.subject);
       await jetstream(this.options.nc).publish(`dlq.${this.durable}`, msg.data, { headers: h });
-      msg.term(oneLine.slice(0, 200));
+      // No reason text: nats-server before 2.10 does not read `+TERM <reason>` as a termination and
+      // would redeliver the message; the reason travels in the dead letter's headers and the log.
+      msg.term();
       eventMetrics.deadLettered.inc({ consumer: this.durable, type });
       this.options.logger.error({ consumer: this.durable, type, reason: oneLine }, 'event dead-lettered');
     } catch (err) {
