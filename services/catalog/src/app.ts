@@ -17,6 +17,7 @@ import { DiscoveryService } from './modules/discovery/discovery.service.js';
 import { startTrendingRefresher } from './modules/discovery/trending-stats.js';
 import { startUserBans } from './modules/user-bans/user-bans.consumer.js';
 import { TrackPresenter } from './modules/tracks/track-presenter.js';
+import { TrackReadsRepository } from './modules/tracks/track-reads.repository.js';
 import { processingConsumer } from './modules/tracks/processing.consumer.js';
 import { internalModule } from './modules/internal/internal.routes.js';
 import { InternalPlaylistsService } from './modules/internal/internal-playlists.service.js';
@@ -55,14 +56,15 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   }
   const signer = new MediaSigner(config.MEDIA_SIGNING_SECRET, config.MEDIA_URL_TTL_SECONDS, config.PUBLIC_BASE_URL);
   const social = new SocialClient(config.SOCIAL_URL, config.INTERNAL_TIMEOUT_MS, app.log);
-  const presenter = new TrackPresenter(infra.prisma, signer, social, config.PUBLIC_BASE_URL);
+  const reads = new TrackReadsRepository(infra.pool);
+  const presenter = new TrackPresenter(reads, signer, social, config.PUBLIC_BASE_URL);
   const tracks = new TracksService({
     prisma: infra.prisma,
     presenter,
     storage: infra.storage,
     uploadStorage: infra.storage,
     media: new MediaClient(config.MEDIA_PROCESSING_URL, config.PROBE_TIMEOUT_MS),
-    social,
+    reads,
     redis: infra.redis,
     config,
   });
@@ -74,7 +76,6 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   const playlists = new PlaylistsService({
     prisma: infra.prisma,
     presenter: playlistPresenter,
-    social,
     storage: infra.storage,
     webBaseUrl: config.WEB_BASE_URL,
   });
@@ -86,6 +87,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     trackPresenter: presenter,
     playlistPresenter,
     social,
+    reads,
     webBaseUrl: config.WEB_BASE_URL,
   });
   await app.register(discoveryModule, { prefix: '/api', discovery });
@@ -93,7 +95,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   await app.register(embedModule, { prefix: '/api', tracks, playlists, webBaseUrl: config.WEB_BASE_URL, publicBaseUrl: config.PUBLIC_BASE_URL });
   await app.register(analyticsModule, { prefix: '/api', analytics: new AnalyticsService(infra.prisma, config.STORAGE_CAPACITY_BYTES) });
   await app.register(internalModule, {
-    tracks: new InternalTracksService(infra.prisma, presenter),
+    tracks: new InternalTracksService(reads, presenter),
     playlists: new InternalPlaylistsService(infra.prisma, playlistPresenter),
   });
   return Object.assign(app, { infra, tracks, playlists });

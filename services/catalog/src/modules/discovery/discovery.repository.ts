@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { trackSelect, type TrackRow } from '../tracks/track.mapper.js';
+import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { listedPlaylistSql, listedTrackSql, listedUserSql, stationTrackSql } from './discovery-sql.js';
 import type { SearchTerms } from './search-query.js';
 
@@ -89,7 +89,10 @@ export const STATION_SIZE = 500;
 export const TRENDING_SIZE = 1000;
 
 export class DiscoveryRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly reads: TrackReadsRepository,
+  ) {}
 
   /**
    * DSC-3: one page of hits over the kinds asked for, best first, and the total, in one
@@ -130,7 +133,7 @@ export class DiscoveryRepository {
    * DSC-2: the chart, i.e. the TRENDING_SIZE best-scored tracks (score > 0 over the window), by
    * score, newer first among equals. Both queries walk the partial trending index and stop early.
    */
-  async trending(viewerId: number, genreKey: string | null, page: number, size: number): Promise<{ rows: TrackRow[]; total: number }> {
+  async trending(viewerId: number, genreKey: string | null, page: number, size: number): Promise<{ rows: ReadTrack[]; total: number }> {
     const chart = `SELECT t.id FROM tracks t WHERE t.trending_score > 0 AND ${listedTrackSql('t', '$1')}${genreKey !== null ? ' AND t.genre_key = $2' : ''}
       ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC`;
     const params: unknown[] = [viewerId, ...(genreKey !== null ? [genreKey] : [])];
@@ -217,11 +220,9 @@ export class DiscoveryRepository {
     return { rows: await this.rowsInOrder(ids.map((r) => r.id)), total };
   }
 
-  async rowsInOrder(ids: readonly number[]): Promise<TrackRow[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.prisma.track.findMany({ where: { id: { in: [...ids] } }, select: trackSelect });
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return ids.flatMap((id) => byId.get(id) ?? []);
+  /** The rows of already filtered ids, in that order, with their artists (one statement). */
+  rowsInOrder(ids: readonly number[]): Promise<ReadTrack[]> {
+    return this.reads.inOrder(ids, 0);
   }
 
   /** An artist the caller may see (DSC-6 404 otherwise): present, not banned, no block. */

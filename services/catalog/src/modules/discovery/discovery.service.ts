@@ -18,6 +18,7 @@ import type { PlaylistPresenter } from '../playlists/playlist-presenter.js';
 import { playlistSelect } from '../playlists/playlists.repository.js';
 import type { PlaylistsService } from '../playlists/playlists.service.js';
 import type { TrackPresenter } from '../tracks/track-presenter.js';
+import type { TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { toRadioTrack } from '../tracks/track.mapper.js';
 import type { TracksService } from '../tracks/tracks.service.js';
 import { todayUtc } from '../uploads/upload-fields.js';
@@ -32,6 +33,7 @@ export interface DiscoveryServiceDeps {
   trackPresenter: TrackPresenter;
   playlistPresenter: PlaylistPresenter;
   social: SocialClient;
+  reads: TrackReadsRepository;
   webBaseUrl: string;
 }
 
@@ -48,7 +50,7 @@ export class DiscoveryService {
   private readonly repo: DiscoveryRepository;
 
   constructor(private readonly deps: DiscoveryServiceDeps) {
-    this.repo = new DiscoveryRepository(deps.prisma);
+    this.repo = new DiscoveryRepository(deps.prisma, deps.reads);
   }
 
   // ───────────────────────────── DSC-3 ─────────────────────────────
@@ -99,7 +101,7 @@ export class DiscoveryService {
     if (ids.length === 0) return new Map();
     const [rows, rels] = await Promise.all([
       this.deps.prisma.userSummary.findMany({ where: { userId: { in: ids } }, select: userSummarySourceSelect }),
-      caller ? this.deps.social.relationships(caller.userId, ids) : Promise.resolve(new Map()),
+      caller ? this.deps.social.viewerContext(caller.userId, { userIds: ids }).then((c) => c.relationships) : Promise.resolve(new Map()),
     ]);
     return new Map(rows.map((r) => [r.userId, toUserSummary(r, rels.get(r.userId)?.isFollowing ?? false)]));
   }

@@ -34,7 +34,8 @@ export class InternalPlaylistsService {
     const others = [...new Set(rows.filter((r) => !admin && r.ownerId !== viewer?.userId).map((r) => r.ownerId))];
     const deleted = await hiddenOwnerIds(this.prisma, others);
     const shown = rows.filter((r) => admin || r.ownerId === viewer?.userId || !deleted.has(r.ownerId));
-    const playlists = await this.presenter.presentList(shown, viewer);
+    // No call back to social (reads between the two go one way): flags false, R7 from catalog's copy.
+    const playlists = await this.presenter.presentList(shown, viewer, { offline: true });
     const byId = new Map(playlists.map((p) => [p.id, p]));
     return ids.flatMap((id) => {
       const playlist = byId.get(id);

@@ -139,6 +139,21 @@ export class PlaylistsRepository {
     return this.prisma.userSummary.findMany({ where: { userId: { in: [...new Set(userIds)] } }, select: { ...userSummarySourceSelect, isDeleted: true } });
   }
 
+  /** Everyone a block separates from the viewer, either way (R7, catalog's copy of social's blocks). */
+  async blockedUsers(viewerId: number): Promise<Set<number>> {
+    const rows = await this.prisma.$queryRaw<Array<{ id: number }>>`
+      SELECT blocked_id AS id FROM user_blocks WHERE blocker_id = ${viewerId}
+      UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = ${viewerId}`;
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** A block between the two users, either way (R7, catalog's copy). */
+  async blocked(viewerId: number, userId: number): Promise<boolean> {
+    const rows = await this.prisma.$queryRaw<unknown[]>`
+      SELECT 1 FROM user_blocks WHERE (blocker_id = ${viewerId} AND blocked_id = ${userId}) OR (blocker_id = ${userId} AND blocked_id = ${viewerId})`;
+    return rows.length > 0;
+  }
+
   findUser(idOrName: { userId?: number; username?: string }) {
     return this.prisma.userSummary.findFirst({
       where: { ...(idOrName.userId ? { userId: idOrName.userId } : { username: idOrName.username ?? '' }), isDeleted: false },

@@ -5,7 +5,6 @@ import { PlaylistChanged, PlaylistDeleted, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import type { SocialClient } from '../../clients/social.client.js';
 import { slugify } from '../uploads/upload-fields.js';
 import type { CoverInput, PlaylistFields } from './playlist-input.js';
 import { storeCover } from './playlist-input.js';
@@ -24,7 +23,6 @@ const newSecretToken = () => randomBytes(24).toString('base64url');
 export interface PlaylistsServiceDeps {
   prisma: PrismaClient;
   presenter: PlaylistPresenter;
-  social: SocialClient;
   storage: ObjectStorage;
   webBaseUrl: string;
 }
@@ -113,10 +111,8 @@ export class PlaylistsService {
     // R14: a banned user's profile and content answer 404 to all but admins (as identity's profile does).
     if (!user || (user.isBanned && caller?.role !== 'ADMIN')) throw new AppError('USER_NOT_FOUND');
     const all = !!caller && (caller.userId === user.userId || caller.role === 'ADMIN');
-    if (caller && !all) {
-      const rel = (await this.deps.social.relationships(caller.userId, [user.userId])).get(user.userId);
-      if (rel && (rel.hasBlockedViewer || rel.isBlocked)) throw new AppError('USER_NOT_FOUND');
-    }
+    // R7 from catalog's copy of the blocks: never depends on social answering.
+    if (caller && !all && (await this.repo.blocked(caller.userId, user.userId))) throw new AppError('USER_NOT_FOUND');
     const { rows, total } = await this.repo.listByOwner(user.userId, !all, query.page, query.size);
     return toPage(await this.deps.presenter.presentList(rows, caller), total, query.page, query.size);
   }
@@ -322,8 +318,7 @@ export class PlaylistsService {
     if (track.artistId === caller.userId || caller.role === 'ADMIN') return;
     if (track.isPrivate || track.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
     if (await isOwnerHidden(this.deps.prisma, track.artistId)) throw new AppError('TRACK_NOT_FOUND');
-    const rel = (await this.deps.social.relationships(caller.userId, [track.artistId])).get(track.artistId);
-    if (rel && (rel.hasBlockedViewer || rel.isBlocked)) throw new AppError('TRACK_NOT_FOUND');
+    if (await this.repo.blocked(caller.userId, track.artistId)) throw new AppError('TRACK_NOT_FOUND');
   }
 
   /** Runs `fn` in a transaction holding the playlist's row lock, after sweeping deleted tracks out. */

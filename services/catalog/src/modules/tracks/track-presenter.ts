@@ -1,8 +1,8 @@
-import { toUserSummary, type Track, type UserSummary } from '@msp/contracts';
+import { toUserSummary, type Track, type UserSummary, type UserSummarySource } from '@msp/contracts';
 import type { Caller } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import { emptyViewerContext, type SocialClient } from '../../clients/social.client.js';
 import type { MediaGrant, MediaSigner } from '../media/media-signer.js';
+import type { TrackReadsRepository } from './track-reads.repository.js';
 import { NO_MEDIA_URLS, toTrack, type TrackMediaUrls, type TrackRow } from './track.mapper.js';
 
 /** The caller's own summary when catalog's projection has not caught up with identity yet. */
@@ -25,19 +25,28 @@ export interface PresentOptions {
   viaToken?: boolean;
   /** Keep tracks a block hides (the owner's own lists): false by default. */
   keepBlocked?: boolean;
-  /** No calls to social (inside event transactions): flags false, nothing hidden. */
+  /**
+   * No call to social: isLiked/isReposted/isFollowing false. Inside event transactions, and for
+   * other services' internal renders (social fills the viewer's flags itself: reads between the
+   * two services go one way, ARCHITECTURE.md "Service-to-service reads").
+   */
   offline?: boolean;
 }
 
+/** A row the caller already read with its artist (TrackReadsRepository): no summaries query. */
+export type PresentableRow = TrackRow & { artist?: UserSummarySource | null };
+
 /**
- * Turns track rows into Track (full) records as one caller sees them: artist summaries from the
- * projection (one query), isFollowing/blocks and isLiked/isReposted from social (one batched call
- * each per page), media URLs signed for the caller's access (R3, R4). Tracks a block separates
- * from the caller are dropped (R7).
+ * Turns track rows into Track (full) records as one caller sees them: artist summaries joined by
+ * the read (or from the projection in one query), isFollowing and isLiked/isReposted from social
+ * (ONE batched call per page, `/internal/engagement`), media URLs signed for the caller's access
+ * (R3, R4). R7 hiding is decided before, in SQL, from catalog's copy of the blocks, so it never
+ * depends on social answering; a block social reports that the copy has not caught up with yet
+ * also drops the track here.
  */
 export class TrackPresenter {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly reads: TrackReadsRepository,
     private readonly signer: MediaSigner,
     private readonly social: SocialClient,
     private readonly publicBaseUrl: string,
@@ -74,15 +83,15 @@ export class TrackPresenter {
     };
   }
 
-  async present(rows: readonly TrackRow[], caller: Caller | null, options: PresentOptions = {}): Promise<Track[]> {
+  async present(rows: readonly PresentableRow[], caller: Caller | null, options: PresentOptions = {}): Promise<Track[]> {
     if (rows.length === 0) return [];
     const artistIds = [...new Set(rows.map((r) => r.artistId))];
     const online = caller && !options.offline ? caller : null;
+    const joined = rows.every((r) => r.artist !== undefined);
     const [summaries, social] = await Promise.all([
-      this.prisma.userSummary.findMany({
-        where: { userId: { in: artistIds } },
-        select: { userId: true, username: true, displayName: true, avatarUrl: true, tier: true, followerCount: true, trackCount: true },
-      }),
+      joined
+        ? rows.flatMap((r) => (r.artist ? [r.artist] : []))
+        : this.reads.summaries(artistIds),
       // One call per page: artists' relationships (isFollowing, R7) and the viewer's flags.
       online
         ? this.social.viewerContext(online.userId, { userIds: artistIds, trackIds: rows.map((r) => r.id) })
@@ -117,7 +126,7 @@ export class TrackPresenter {
     return out;
   }
 
-  async presentOne(row: TrackRow, caller: Caller | null, options: PresentOptions = {}): Promise<Track | null> {
+  async presentOne(row: PresentableRow, caller: Caller | null, options: PresentOptions = {}): Promise<Track | null> {
     const [track] = await this.present([row], caller, options);
     return track ?? null;
   }

@@ -29,15 +29,14 @@ import type { ObjectStorage } from '@msp/storage';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import type { CatalogConfig } from '../../config.js';
 import type { MediaClient } from '../../clients/media.client.js';
-import type { SocialClient } from '../../clients/social.client.js';
 import { AUDIO_CONTENT_TYPES, probeMatches, type AudioFormat } from '../uploads/audio-format.js';
 import { discard, receiveUpload } from '../uploads/upload-receiver.js';
 import { slugify, todayUtc, UploadFieldsSchema, type TrackUpdate } from '../uploads/upload-fields.js';
 import { toSnapshot, trackSelect, type TrackRow } from './track.mapper.js';
 import { isOwnerOrAdmin, type TrackPresenter } from './track-presenter.js';
 import { PUBLIC_TRACK, TracksRepository } from './tracks.repository.js';
+import type { ReadTrack, TrackReadsRepository } from './track-reads.repository.js';
 import { bumpStat } from '../discovery/trending-stats.js';
-import { isBanned, isOwnerHidden } from '../user-bans/hidden-owners.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -48,7 +47,7 @@ export interface TracksServiceDeps {
   /** Where uploads stream to (catalog's bucket). */
   uploadStorage: ObjectStorage;
   media: MediaClient;
-  social: SocialClient;
+  reads: TrackReadsRepository;
   redis: Redis;
   config: CatalogConfig;
 }
@@ -74,15 +73,25 @@ export class TracksService {
 
   // ───────────────────────────── lookups and visibility (R2, R7) ─────────────────────────────
 
-  /** The track as the caller may see it, or 404 TRACK_NOT_FOUND (deleted, private, unfinished, blocked, artist gone or banned). */
-  private async visible(trackId: number, caller: Caller | null): Promise<{ row: TrackRow; track: Track }> {
-    const row = await this.repo.findById(trackId);
+  /**
+   * The track if the caller may see it (R2, R14, R7 from catalog's copy of the blocks), else 404
+   * TRACK_NOT_FOUND (deleted, private, unfinished, blocked, artist gone or banned). One statement.
+   */
+  private async visibleRow(trackId: number, caller: Caller | null): Promise<ReadTrack> {
+    return this.check(await this.deps.reads.byId(trackId, caller?.userId ?? 0), caller);
+  }
+
+  private check(row: ReadTrack | null, caller: Caller | null): ReadTrack {
     if (!row || row.deletedAt) throw new AppError('TRACK_NOT_FOUND');
-    if (!isOwnerOrAdmin(row, caller)) {
-      if (row.isPrivate || row.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
-      // The artist deleted or banned (R14): hidden from all but admins.
-      if (await isOwnerHidden(this.deps.prisma, row.artistId)) throw new AppError('TRACK_NOT_FOUND');
+    if (!isOwnerOrAdmin(row, caller) && (row.isPrivate || row.state !== 'FINISHED' || row.artistHidden || row.blocked)) {
+      throw new AppError('TRACK_NOT_FOUND');
     }
+    return row;
+  }
+
+  /** The track as the caller sees it (one statement, then at most one call to social for the flags). */
+  private async visible(trackId: number, caller: Caller | null): Promise<{ row: TrackRow; track: Track }> {
+    const row = await this.visibleRow(trackId, caller);
     const track = await this.presenter.presentOne(row, caller);
     if (!track) throw new AppError('TRACK_NOT_FOUND');
     return { row, track };
@@ -90,16 +99,16 @@ export class TracksService {
 
   /** Owner-only operations: 404 when the caller cannot see the track, else `notOwner` (403 or 404 per API.md). */
   private async owned(trackId: number, caller: Caller, notOwner: 'FORBIDDEN' | 'TRACK_NOT_FOUND'): Promise<TrackRow> {
-    const row = await this.repo.findById(trackId);
+    const row = await this.deps.reads.byId(trackId, caller.userId);
     if (!row || row.deletedAt) throw new AppError('TRACK_NOT_FOUND');
     if (row.artistId === caller.userId) return row;
     if (notOwner === 'TRACK_NOT_FOUND') throw new AppError('TRACK_NOT_FOUND');
-    await this.visible(trackId, caller);
+    await this.visibleRow(trackId, caller);
     throw new AppError('FORBIDDEN', 'Only the artist may do this.');
   }
 
   private async tierOf(userId: number): Promise<'FREE' | 'PRO'> {
-    const user = await this.deps.prisma.userSummary.findUnique({ where: { userId }, select: { tier: true } });
+    const user = await this.deps.reads.userFlags(userId);
     return user?.tier === 'PRO' ? 'PRO' : 'FREE';
   }
 
@@ -385,7 +394,7 @@ export class TracksService {
 
   /** TRK-7: the caller's own track in any state. */
   async getOwn(trackId: number, caller: Caller): Promise<Track> {
-    const row = await this.repo.findById(trackId);
+    const row = await this.deps.reads.byId(trackId, caller.userId);
     if (!row || row.deletedAt || row.artistId !== caller.userId) throw new AppError('TRACK_NOT_FOUND');
     const track = await this.presenter.presentOne(row, caller, { keepBlocked: true });
     if (!track) throw new AppError('TRACK_NOT_FOUND');
@@ -394,20 +403,18 @@ export class TracksService {
 
   /** TRK-13 (R5): the token opens the track even when private; never lists it. */
   async byToken(token: string, caller: Caller | null): Promise<Track> {
-    const row = await this.repo.findByToken(token);
+    const row = await this.deps.reads.byToken(token, caller?.userId ?? 0);
     if (!row || row.deletedAt) throw new AppError('TRACK_NOT_FOUND');
     if (!isOwnerOrAdmin(row, caller) && row.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
-    // R14: a banned artist's token opens nothing for anyone but admins.
-    if (caller?.role !== 'ADMIN' && (await isBanned(this.deps.prisma, row.artistId))) throw new AppError('TRACK_NOT_FOUND');
+    // R14: a banned artist's token opens nothing for anyone but admins; R7: nor across a block.
+    if (caller?.role !== 'ADMIN' && (row.artistBanned || row.blocked)) throw new AppError('TRACK_NOT_FOUND');
     const track = await this.presenter.presentOne(row, caller, { viaToken: true });
     if (!track) throw new AppError('TRACK_NOT_FOUND');
     return track;
   }
 
   async resolve(trackSlug: string, caller: Caller | null): Promise<ResolveResult> {
-    const row = await this.repo.findBySlug(trackSlug);
-    if (!row) throw new AppError('TRACK_NOT_FOUND');
-    await this.visible(row.id, caller);
+    const row = this.check(await this.deps.reads.bySlug(trackSlug, caller?.userId ?? 0), caller);
     return { type: 'TRACK', id: row.id, resourceType: 'TRACK', resourceId: row.id };
   }
 
@@ -431,30 +438,45 @@ export class TracksService {
 
   /** TRK-21. */
   async listOwn(caller: Caller, query: { page: number; size: number; state?: TrackState }): Promise<Page<Track>> {
-    const { rows, total } = await this.repo.listByArtist(caller.userId, { state: query.state }, query.page, query.size);
+    const state = query.state ?? null;
+    const rows = await this.deps.reads.artistPage(caller.userId, false, state, query.page, query.size, caller.userId);
+    const total = await this.pageTotal(rows.length, query, () => this.deps.reads.artistCount(caller.userId, false, state));
     return toPage(await this.presenter.present(rows, caller, { keepBlocked: true }), total, query.page, query.size);
+  }
+
+  /**
+   * The total of a page list without counting when the page itself tells it: a page with rows
+   * but fewer than `size` ends the list. `known` is a count kept elsewhere (the R9 trackCount),
+   * taken when it agrees with the page; otherwise `count` runs.
+   */
+  private async pageTotal(rows: number, query: { page: number; size: number }, count: () => Promise<number>, known?: number): Promise<number> {
+    const before = query.page * query.size;
+    if (rows > 0 && rows < query.size) return before + rows;
+    if (known !== undefined && rows === query.size && known >= before + rows) return known;
+    return count();
   }
 
   /** USR-18, TRK-22, TRK-23: the owner (and admins) see every track, others the public FINISHED ones (R2, R7); banned user → 404 (R14). */
   async listByUser(who: { userId?: number; username?: string }, caller: Caller | null, query: { page: number; size: number }): Promise<Page<Track>> {
-    const user = await this.repo.findUser(who);
+    const viewerId = caller?.userId ?? 0;
+    const user = await this.deps.reads.user(who, viewerId);
     // R14: a banned user's profile and content answer 404 to all but admins (as identity's profile does).
     if (!user || (user.isBanned && caller?.role !== 'ADMIN')) throw new AppError('USER_NOT_FOUND');
     const all = !!caller && (caller.userId === user.userId || caller.role === 'ADMIN');
-    if (caller && !all) {
-      const rel = (await this.deps.social.relationships(caller.userId, [user.userId])).get(user.userId);
-      if (rel && (rel.hasBlockedViewer || rel.isBlocked)) throw new AppError('USER_NOT_FOUND');
-    }
-    const { rows, total } = await this.repo.listByArtist(user.userId, { publicOnly: !all }, query.page, query.size);
+    // R7 from catalog's copy of the blocks: never depends on social answering.
+    if (!all && user.blocked) throw new AppError('USER_NOT_FOUND');
+    const rows = await this.deps.reads.artistPage(user.userId, !all, null, query.page, query.size, viewerId);
+    // Others see the public FINISHED tracks: exactly the R9 trackCount catalog keeps with every change.
+    const total = await this.pageTotal(rows.length, query, () => this.deps.reads.artistCount(user.userId, !all, null), all ? undefined : user.trackCount);
     return toPage(await this.presenter.present(rows, caller, { keepBlocked: all }), total, query.page, query.size);
   }
 
   /** USR-17. R8: with showHistory off the page is empty; the entries come back when it is on again. */
   async history(caller: Caller, query: { page: number; size: number }): Promise<Page<Track>> {
     if (!(await this.showsHistory(caller.userId))) return toPage([], 0, query.page, query.size);
-    const { items, total } = await this.repo.history(caller.userId, query.page, query.size);
-    const tracks = await this.presenter.present(items.map((i) => i.row), caller);
-    const playedAt = new Map(items.map((i) => [i.row.id, i.lastPlayedAt.toISOString()]));
+    const { rows, total } = await this.deps.reads.history(caller.userId, query.page, query.size);
+    const tracks = await this.presenter.present(rows, caller);
+    const playedAt = new Map(rows.map((r) => [r.id, r.lastPlayedAt.toISOString()]));
     return toPage(tracks.map((t) => ({ ...t, lastPlayedAt: playedAt.get(t.id) })), total, query.page, query.size);
   }
 
@@ -545,12 +567,12 @@ export class TracksService {
     listener: { ip: string; userAgent: string },
     kind: 'play' | 'complete',
   ): Promise<{ message: string }> {
-    const row = await this.repo.findById(trackId);
+    const row = await this.deps.reads.byId(trackId, caller?.userId ?? 0);
     if (!row || row.deletedAt) throw new AppError('TRACK_NOT_FOUND');
     const viaToken = !!secretToken && secretToken === row.secretToken;
-    if (!viaToken) await this.visible(trackId, caller);
+    if (!viaToken) this.check(row, caller);
     else if (row.state !== 'FINISHED' && !isOwnerOrAdmin(row, caller)) throw new AppError('TRACK_NOT_FOUND');
-    else if (caller?.role !== 'ADMIN' && (await isBanned(this.deps.prisma, row.artistId))) throw new AppError('TRACK_NOT_FOUND');
+    else if (caller?.role !== 'ADMIN' && (row.artistBanned || row.blocked)) throw new AppError('TRACK_NOT_FOUND');
     if (row.access === 'BLOCKED' && !isOwnerOrAdmin(row, caller)) throw new AppError('TRACK_NOT_PLAYABLE', 'This track cannot be played.');
     const who = caller ? `u${caller.userId}` : `a${createHash('sha256').update(`${listener.ip}\n${listener.userAgent}`).digest('base64url').slice(0, 22)}`;
     const fresh = await this.deps.redis.set(`catalog:${kind}:${trackId}:${who}`, '1', 'EX', this.deps.config.PLAY_DEDUP_SECONDS, 'NX');
@@ -578,7 +600,7 @@ export class TracksService {
 
   /** R8 showHistory from the user projection (true until identity says otherwise). */
   private async showsHistory(userId: number): Promise<boolean> {
-    const user = await this.deps.prisma.userSummary.findUnique({ where: { userId }, select: { showHistory: true } });
+    const user = await this.deps.reads.userFlags(userId);
     return user?.showHistory ?? true;
   }
 
