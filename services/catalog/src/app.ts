@@ -5,7 +5,14 @@ import type { CatalogConfig } from './config.js';
 import { genresModule } from './modules/genres/genres.routes.js';
 import { startSocialSync } from './modules/social-sync/social-sync.consumer.js';
 import { tracksModule } from './modules/tracks/tracks.routes.js';
-import { TracksService } from './modules/tracks/tracks.service.js';
+import { TrackAccess } from './modules/tracks/track-access.js';
+import { TrackEvents } from './modules/tracks/track-events.js';
+import { TrackLifecycleService } from './modules/tracks/track-lifecycle.service.js';
+import { TrackPlaysService } from './modules/tracks/track-plays.service.js';
+import { TrackReadsService } from './modules/tracks/track-reads.service.js';
+import { TrackUploadService } from './modules/tracks/track-upload.service.js';
+import { TracksRepository } from './modules/tracks/tracks.repository.js';
+import { CoverImages } from './modules/uploads/cover-images.js';
 import { DEV_SIGNING_SECRET } from './config.js';
 import { MediaClient } from './clients/media.client.js';
 import { SocialClient } from './clients/social.client.js';
@@ -58,20 +65,40 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   const social = new SocialClient(config.SOCIAL_URL, config.INTERNAL_TIMEOUT_MS, app.log);
   const reads = new TrackReadsRepository(infra.pool);
   const presenter = new TrackPresenter(reads, signer, social, config.PUBLIC_BASE_URL);
-  const tracks = new TracksService({
-    prisma: infra.prisma,
+  const trackRepo = new TracksRepository(infra.prisma);
+  const access = new TrackAccess(reads);
+  const events = new TrackEvents(trackRepo, presenter);
+  const tracks = new TrackReadsService({ reads, repo: trackRepo, access, presenter, webBaseUrl: config.WEB_BASE_URL });
+  const lifecycle = new TrackLifecycleService({
+    repo: trackRepo,
+    access,
+    events,
+    presenter,
+    storage: infra.storage,
+    covers: new CoverImages(infra.storage),
+    webBaseUrl: config.WEB_BASE_URL,
+  });
+  const uploads = new TrackUploadService({
+    repo: trackRepo,
+    reads,
+    events,
     presenter,
     storage: infra.storage,
     uploadStorage: infra.storage,
     media: new MediaClient(config.MEDIA_PROCESSING_URL, config.PROBE_TIMEOUT_MS),
-    reads,
-    redis: infra.redis,
-    config,
+    limits: {
+      audioMaxBytes: config.AUDIO_MAX_BYTES,
+      coverMaxBytes: config.COVER_MAX_BYTES,
+      audioMaxDurationSeconds: config.AUDIO_MAX_DURATION_SECONDS,
+      freeTrackQuota: config.FREE_TRACK_QUOTA,
+      uploadWaitMs: config.UPLOAD_WAIT_MS,
+    },
   });
-  const processing = stopOnClose(processingConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, tracks }));
+  const plays = new TrackPlaysService({ repo: trackRepo, reads, access, redis: infra.redis, playDedupSeconds: config.PLAY_DEDUP_SECONDS });
+  const processing = stopOnClose(processingConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, events, lifecycle }));
   await processing.start();
 
-  await app.register(tracksModule, { prefix: '/api', tracks, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
+  await app.register(tracksModule, { prefix: '/api', reads: tracks, lifecycle, uploads, plays, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
   const playlistPresenter = new PlaylistPresenter(new PlaylistsRepository(infra.prisma), presenter, social);
   const playlists = new PlaylistsService({
     prisma: infra.prisma,

@@ -20,7 +20,7 @@ import type { PlaylistsService } from '../playlists/playlists.service.js';
 import type { TrackPresenter } from '../tracks/track-presenter.js';
 import type { TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { toRadioTrack } from '../tracks/track.mapper.js';
-import type { TracksService } from '../tracks/tracks.service.js';
+import type { TrackReadsService } from '../tracks/track-reads.service.js';
 import { todayUtc } from '../uploads/upload-fields.js';
 import { DiscoveryRepository, type SearchKind } from './discovery.repository.js';
 import { parseLink } from './resolve-link.js';
@@ -28,7 +28,7 @@ import { searchTerms } from './search-query.js';
 
 export interface DiscoveryServiceDeps {
   prisma: PrismaClient;
-  tracks: TracksService;
+  tracks: TrackReadsService;
   playlists: PlaylistsService;
   trackPresenter: TrackPresenter;
   playlistPresenter: PlaylistPresenter;

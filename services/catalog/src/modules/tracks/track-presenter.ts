@@ -3,6 +3,7 @@ import type { Caller } from '@msp/http';
 import { emptyViewerContext, type SocialClient } from '../../clients/social.client.js';
 import type { MediaGrant, MediaSigner } from '../media/media-signer.js';
 import type { TrackReadsRepository } from './track-reads.repository.js';
+import { isOwnerOrAdmin, renditionsFor } from './track-rules.js';
 import { NO_MEDIA_URLS, toTrack, type TrackMediaUrls, type TrackRow } from './track.mapper.js';
 
 /** The caller's own summary when catalog's projection has not caught up with identity yet. */
@@ -16,9 +17,7 @@ function unknownArtist(userId: number): UserSummary {
   return { id: userId, username, displayName: username, avatarUrl: null, tier: 'FREE', isFollowing: false, followerCount: 0, trackCount: 0 };
 }
 
-export function isOwnerOrAdmin(row: { artistId: number }, caller: Caller | null): boolean {
-  return !!caller && (caller.userId === row.artistId || caller.role === 'ADMIN');
-}
+export { isOwnerOrAdmin };
 
 export interface PresentOptions {
   /** The caller reached the track through its secret token (R5). */
@@ -72,8 +71,7 @@ export class TrackPresenter {
     const waveformUrl = this.assetUrl(row.waveformKey);
     const expires = this.signer.expiry();
     const binding = row.secretToken;
-    const full = grant === 'o' || row.access === 'PLAYABLE';
-    const preview = full || row.access === 'PREVIEW';
+    const { full, preview } = renditionsFor(row, grant);
     return {
       trackUrl: full ? this.signer.renditionUrl(row.id, 'full.m4a', grant, expires, binding) : null,
       hlsUrl: full && row.hlsPlaylistKey ? this.signer.renditionUrl(row.id, 'index.m3u8', grant, expires, binding) : null,
