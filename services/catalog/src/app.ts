@@ -19,8 +19,11 @@ import { SocialClient } from './clients/social.client.js';
 import { embedModule } from './modules/embed/embed.routes.js';
 import { MediaSigner } from './modules/media/media-signer.js';
 import { mediaModule } from './modules/media/media.routes.js';
+import { MediaRepository } from './modules/media/media.repository.js';
+import { MediaService } from './modules/media/media.service.js';
 import { discoveryModule } from './modules/discovery/discovery.routes.js';
 import { DiscoveryService } from './modules/discovery/discovery.service.js';
+import { DiscoveryRepository } from './modules/discovery/discovery.repository.js';
 import { startTrendingRefresher } from './modules/discovery/trending-stats.js';
 import { startUserBans } from './modules/user-bans/user-bans.consumer.js';
 import { TrackPresenter } from './modules/tracks/track-presenter.js';
@@ -36,6 +39,7 @@ import { PlaylistsRepository } from './modules/playlists/playlists.repository.js
 import { installAdminAudit } from '@msp/runtime';
 import { analyticsModule } from './modules/analytics/analytics.routes.js';
 import { AnalyticsService } from './modules/analytics/analytics.service.js';
+import { AnalyticsRepository } from './modules/analytics/analytics.repository.js';
 import { startBanSync } from './modules/analytics/bans.consumer.js';
 
 export { loadCatalogConfig, type CatalogConfig } from './config.js';
@@ -99,31 +103,31 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   await processing.start();
 
   await app.register(tracksModule, { prefix: '/api', reads: tracks, lifecycle, uploads, plays, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
-  const playlistPresenter = new PlaylistPresenter(new PlaylistsRepository(infra.prisma), presenter, social);
+  const playlistRepo = new PlaylistsRepository(infra.prisma);
+  const playlistPresenter = new PlaylistPresenter(playlistRepo, presenter, social);
   const playlists = new PlaylistsService({
-    prisma: infra.prisma,
+    repo: playlistRepo,
     presenter: playlistPresenter,
     storage: infra.storage,
     webBaseUrl: config.WEB_BASE_URL,
   });
   await app.register(playlistsModule, { prefix: '/api', playlists, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES, publicBaseUrl: config.PUBLIC_BASE_URL });
   const discovery = new DiscoveryService({
-    prisma: infra.prisma,
+    repo: new DiscoveryRepository(infra.prisma, reads),
     tracks,
     playlists,
     trackPresenter: presenter,
     playlistPresenter,
     social,
-    reads,
     webBaseUrl: config.WEB_BASE_URL,
   });
   await app.register(discoveryModule, { prefix: '/api', discovery });
-  await app.register(mediaModule, { prefix: '/api', prisma: infra.prisma, storage: infra.storage, signer });
+  await app.register(mediaModule, { prefix: '/api', media: new MediaService(new MediaRepository(infra.pool), signer, infra.storage), storage: infra.storage });
   await app.register(embedModule, { prefix: '/api', tracks, playlists, webBaseUrl: config.WEB_BASE_URL, publicBaseUrl: config.PUBLIC_BASE_URL });
-  await app.register(analyticsModule, { prefix: '/api', analytics: new AnalyticsService(infra.prisma, config.STORAGE_CAPACITY_BYTES) });
+  await app.register(analyticsModule, { prefix: '/api', analytics: new AnalyticsService(new AnalyticsRepository(infra.prisma), config.STORAGE_CAPACITY_BYTES) });
   await app.register(internalModule, {
     tracks: new InternalTracksService(reads, presenter),
-    playlists: new InternalPlaylistsService(infra.prisma, playlistPresenter),
+    playlists: new InternalPlaylistsService(playlistRepo, playlistPresenter),
   });
   return Object.assign(app, { infra, tracks, playlists });
 }

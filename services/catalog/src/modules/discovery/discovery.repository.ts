@@ -1,4 +1,6 @@
+import { userSummarySourceSelect } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
+import { playlistSelect, type PlaylistRow } from '../playlists/playlists.repository.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { listedPlaylistSql, listedTrackSql, listedUserSql, stationTrackSql } from './discovery-sql.js';
 import type { SearchTerms } from './search-query.js';
@@ -223,6 +225,32 @@ export class DiscoveryRepository {
   /** The rows of already filtered ids, in that order, with their artists (one statement). */
   rowsInOrder(ids: readonly number[]): Promise<ReadTrack[]> {
     return this.reads.inOrder(ids, 0);
+  }
+
+  playlists(ids: readonly number[]): Promise<PlaylistRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.prisma.playlist.findMany({ where: { id: { in: [...ids] } }, select: playlistSelect });
+  }
+
+  userSummaries(ids: readonly number[]) {
+    return this.prisma.userSummary.findMany({ where: { userId: { in: [...ids] } }, select: userSummarySourceSelect });
+  }
+
+  userByName(username: string) {
+    return this.prisma.userSummary.findFirst({ where: { username, isDeleted: false }, select: { userId: true, isBanned: true } });
+  }
+
+  trackBySlug(trackSlug: string, artistId: number) {
+    return this.prisma.track.findFirst({ where: { trackSlug, artistId }, select: { id: true, secretToken: true } });
+  }
+
+  playlistBySlug(playlistSlug: string, ownerId: number) {
+    return this.prisma.playlist.findFirst({ where: { playlistSlug, ownerId }, select: { id: true, secretToken: true } });
+  }
+
+  /** Whether `blockerId` blocked `blockedId` (catalog's copy of social's blocks, R7). */
+  async hasBlocked(blockerId: number, blockedId: number): Promise<boolean> {
+    return !!(await this.prisma.userBlock.findUnique({ where: { blockerId_blockedId: { blockerId, blockedId } }, select: { blockerId: true } }));
   }
 
   /** An artist the caller may see (DSC-6 404 otherwise): present, not banned, no block. */

@@ -1,7 +1,6 @@
 import {
   toPage,
   toUserSummary,
-  userSummarySourceSelect,
   type Page,
   type Playlist,
   type RadioTrack,
@@ -12,28 +11,24 @@ import {
 } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { SocialClient } from '../../clients/social.client.js';
 import type { PlaylistPresenter } from '../playlists/playlist-presenter.js';
-import { playlistSelect } from '../playlists/playlists.repository.js';
 import type { PlaylistsService } from '../playlists/playlists.service.js';
 import type { TrackPresenter } from '../tracks/track-presenter.js';
-import type { TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { toRadioTrack } from '../tracks/track.mapper.js';
 import type { TrackReadsService } from '../tracks/track-reads.service.js';
 import { todayUtc } from '../uploads/upload-fields.js';
-import { DiscoveryRepository, type SearchKind } from './discovery.repository.js';
+import type { DiscoveryRepository, SearchKind } from './discovery.repository.js';
 import { parseLink } from './resolve-link.js';
 import { searchTerms } from './search-query.js';
 
 export interface DiscoveryServiceDeps {
-  prisma: PrismaClient;
+  repo: DiscoveryRepository;
   tracks: TrackReadsService;
   playlists: PlaylistsService;
   trackPresenter: TrackPresenter;
   playlistPresenter: PlaylistPresenter;
   social: SocialClient;
-  reads: TrackReadsRepository;
   webBaseUrl: string;
 }
 
@@ -50,7 +45,7 @@ export class DiscoveryService {
   private readonly repo: DiscoveryRepository;
 
   constructor(private readonly deps: DiscoveryServiceDeps) {
-    this.repo = new DiscoveryRepository(deps.prisma, deps.reads);
+    this.repo = deps.repo;
   }
 
   // ───────────────────────────── DSC-3 ─────────────────────────────
@@ -92,7 +87,7 @@ export class DiscoveryService {
 
   private async renderPlaylists(ids: number[], caller: Caller | null): Promise<Map<number, Playlist>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.deps.prisma.playlist.findMany({ where: { id: { in: ids } }, select: playlistSelect });
+    const rows = await this.repo.playlists(ids);
     const playlists = await this.deps.playlistPresenter.presentList(rows, caller);
     return new Map(playlists.map((p) => [p.id, p]));
   }
@@ -100,7 +95,7 @@ export class DiscoveryService {
   private async renderUsers(ids: number[], caller: Caller | null) {
     if (ids.length === 0) return new Map();
     const [rows, rels] = await Promise.all([
-      this.deps.prisma.userSummary.findMany({ where: { userId: { in: ids } }, select: userSummarySourceSelect }),
+      this.repo.userSummaries(ids),
       caller ? this.deps.social.viewerContext(caller.userId, { userIds: ids }).then((c) => c.relationships) : Promise.resolve(new Map()),
     ]);
     return new Map(rows.map((r) => [r.userId, toUserSummary(r, rels.get(r.userId)?.isFollowing ?? false)]));
@@ -121,10 +116,7 @@ export class DiscoveryService {
   async resolve(caller: Caller | null, url: string): Promise<ResolveResult> {
     const link = parseLink(url, this.deps.webBaseUrl);
     if (!link) throw AppError.validation([{ field: 'url', message: 'Not a profile, track or playlist link of this site' }]);
-    const user = await this.deps.prisma.userSummary.findFirst({
-      where: { username: link.username, isDeleted: false },
-      select: { userId: true, isBanned: true },
-    });
+    const user = await this.repo.userByName(link.username);
     const admin = caller?.role === 'ADMIN';
     if (link.type === 'USER') {
       if (!user || (!admin && (user.isBanned || (await this.hasBlockedViewer(user.userId, caller))))) throw new AppError('USER_NOT_FOUND');
@@ -132,7 +124,7 @@ export class DiscoveryService {
     }
     if (link.type === 'TRACK') {
       if (!user) throw new AppError('TRACK_NOT_FOUND');
-      const row = await this.deps.prisma.track.findFirst({ where: { trackSlug: link.slug, artistId: user.userId }, select: { id: true, secretToken: true } });
+      const row = await this.repo.trackBySlug(link.slug, user.userId);
       if (!row) throw new AppError('TRACK_NOT_FOUND');
       if (user.isBanned && !admin) throw new AppError('TRACK_NOT_FOUND');
       if (link.token) {
@@ -144,7 +136,7 @@ export class DiscoveryService {
       return { type: 'TRACK', id: row.id, resourceType: 'TRACK', resourceId: row.id };
     }
     if (!user) throw new AppError('PLAYLIST_NOT_FOUND');
-    const row = await this.deps.prisma.playlist.findFirst({ where: { playlistSlug: link.slug, ownerId: user.userId }, select: { id: true, secretToken: true } });
+    const row = await this.repo.playlistBySlug(link.slug, user.userId);
     if (!row || (user.isBanned && !admin)) throw new AppError('PLAYLIST_NOT_FOUND');
     if (link.token) {
       if (link.token !== row.secretToken) throw new AppError('PLAYLIST_NOT_FOUND');
@@ -157,8 +149,7 @@ export class DiscoveryService {
 
   private async hasBlockedViewer(userId: number, caller: Caller | null): Promise<boolean> {
     if (!caller || caller.userId === userId) return false;
-    const row = await this.deps.prisma.userBlock.findUnique({ where: { blockerId_blockedId: { blockerId: userId, blockedId: caller.userId } }, select: { blockerId: true } });
-    return !!row;
+    return this.repo.hasBlocked(userId, caller.userId);
   }
 
   // ───────────────────────────── DSC-5, DSC-6, DSC-7 ─────────────────────────────

@@ -4,15 +4,11 @@ import { AppError } from '@msp/errors';
 import { PlaylistChanged, PlaylistDeleted, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import { slugify } from '../uploads/upload-fields.js';
 import type { CoverInput, PlaylistFields } from './playlist-input.js';
 import { storeCover } from './playlist-input.js';
 import { ownsOrAdmin, type PlaylistPresenter } from './playlist-presenter.js';
-import { playlistSelect, PlaylistsRepository, type PlaylistRow } from './playlists.repository.js';
-import { isOwnerHidden } from '../user-bans/hidden-owners.js';
-
-type Tx = Prisma.TransactionClient;
+import { isUniqueViolation, type PlaylistRow, type PlaylistsRepository, type Tx } from './playlists.repository.js';
 
 /** R6: at most this many distinct tracks per playlist. */
 export const MAX_TRACKS = 500;
@@ -21,7 +17,7 @@ export const MAX_TRACKS = 500;
 const newSecretToken = () => randomBytes(24).toString('base64url');
 
 export interface PlaylistsServiceDeps {
-  prisma: PrismaClient;
+  repo: PlaylistsRepository;
   presenter: PlaylistPresenter;
   storage: ObjectStorage;
   webBaseUrl: string;
@@ -38,7 +34,7 @@ export class PlaylistsService {
   readonly repo: PlaylistsRepository;
 
   constructor(private readonly deps: PlaylistsServiceDeps) {
-    this.repo = new PlaylistsRepository(deps.prisma);
+    this.repo = deps.repo;
   }
 
   private get web() {
@@ -76,7 +72,7 @@ export class PlaylistsService {
 
   /** A banned or deleted owner's playlists disappear for everyone but admins (R14). */
   private async ownerPresent(row: PlaylistRow): Promise<void> {
-    if (await isOwnerHidden(this.deps.prisma, row.ownerId)) throw new AppError('PLAYLIST_NOT_FOUND');
+    if (await this.repo.ownerHidden(row.ownerId)) throw new AppError('PLAYLIST_NOT_FOUND');
   }
 
   private async render(row: PlaylistRow, caller: Caller | null, viaToken: boolean, query: PageQuery = DEFAULT_TRACK_PAGE): Promise<Playlist> {
@@ -161,8 +157,8 @@ export class PlaylistsService {
   }
 
   private async ownerUsername(row: PlaylistRow, caller: Caller | null): Promise<string> {
-    const owner = await this.deps.prisma.userSummary.findUnique({ where: { userId: row.ownerId }, select: { username: true } });
-    return owner?.username ?? (caller?.userId === row.ownerId ? caller.username : null) ?? `user-${row.ownerId}`;
+    const owner = await this.repo.username(row.ownerId);
+    return owner ?? (caller?.userId === row.ownerId ? caller.username : null) ?? `user-${row.ownerId}`;
   }
 
   /** Web link of a playlist (R1): `{webBaseUrl}/{username}/sets/{playlistSlug}`. */
@@ -201,7 +197,7 @@ export class PlaylistsService {
   /** PLS-13: the old token stops working with this commit. */
   async regenerateSecretLink(playlistId: number, caller: Caller): Promise<PlaylistSecretLink> {
     await this.ownedRow(playlistId, caller);
-    const row = await this.deps.prisma.playlist.update({ where: { id: playlistId }, data: { secretToken: newSecretToken() }, select: playlistSelect });
+    const row = await this.repo.setSecretToken(playlistId, newSecretToken());
     return this.secretLink(row, await this.ownerUsername(row, caller));
   }
 
@@ -219,22 +215,19 @@ export class PlaylistsService {
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          const row = await this.deps.prisma.$transaction(async (tx) => {
+          const row = await this.repo.transaction(async (tx) => {
             const playlistSlug = attempt === 0 ? await this.repo.freeSlug(base, tx) : `${base}-${randomBytes(3).toString('hex')}`;
-            const created = await tx.playlist.create({
-              data: {
-                ownerId: caller.userId,
-                title,
-                playlistSlug,
-                description: fields.description ?? null,
-                type: fields.type ?? 'PLAYLIST',
-                isPrivate: fields.isPrivate ?? false,
-                genre: fields.genre ? fields.genre : null,
-                tags: fields.tags ?? [],
-                secretToken: newSecretToken(),
-                coverKey,
-              },
-              select: playlistSelect,
+            const created = await this.repo.create(tx, {
+              ownerId: caller.userId,
+              title,
+              playlistSlug,
+              description: fields.description ?? null,
+              type: fields.type ?? 'PLAYLIST',
+              isPrivate: fields.isPrivate ?? false,
+              genre: fields.genre ? fields.genre : null,
+              tags: fields.tags ?? [],
+              secretToken: newSecretToken(),
+              coverKey,
             });
             await this.emitChanged(tx, created, correlationId);
             return created;
@@ -242,7 +235,7 @@ export class PlaylistsService {
           return await this.render(row, caller, false);
         } catch (err) {
           // A concurrent create took the slug: retry with a random suffix.
-          if (attempt < 2 && err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') continue;
+          if (attempt < 2 && isUniqueViolation(err)) continue;
           throw err;
         }
       }
@@ -258,22 +251,18 @@ export class PlaylistsService {
     const coverKey = await this.coverKeyFor(cover);
     let oldCover: string | null = null;
     try {
-      const row = await this.deps.prisma.$transaction(async (tx) => {
+      const row = await this.repo.transaction(async (tx) => {
         if (!(await this.repo.lock(tx, playlistId))) throw new AppError('PLAYLIST_NOT_FOUND');
         const current = await this.repo.findById(playlistId, tx);
         oldCover = current?.coverKey ?? null;
-        const updated = await tx.playlist.update({
-          where: { id: playlistId },
-          data: {
-            ...(fields.title !== undefined ? { title: fields.title } : {}),
-            ...(fields.description !== undefined ? { description: fields.description } : {}),
-            ...(fields.type !== undefined ? { type: fields.type } : {}),
-            ...(fields.isPrivate !== undefined ? { isPrivate: fields.isPrivate } : {}),
-            ...(fields.genre !== undefined ? { genre: fields.genre ? fields.genre : null } : {}),
-            ...(fields.tags !== undefined ? { tags: fields.tags } : {}),
-            ...(coverKey ? { coverKey } : cover.kind === 'remove' ? { coverKey: null } : {}),
-          },
-          select: playlistSelect,
+        const updated = await this.repo.update(tx, playlistId, {
+          ...(fields.title !== undefined ? { title: fields.title } : {}),
+          ...(fields.description !== undefined ? { description: fields.description } : {}),
+          ...(fields.type !== undefined ? { type: fields.type } : {}),
+          ...(fields.isPrivate !== undefined ? { isPrivate: fields.isPrivate } : {}),
+          ...(fields.genre !== undefined ? { genre: fields.genre ? fields.genre : null } : {}),
+          ...(fields.tags !== undefined ? { tags: fields.tags } : {}),
+          ...(coverKey ? { coverKey } : cover.kind === 'remove' ? { coverKey: null } : {}),
         });
         await this.emitChanged(tx, updated, correlationId);
         return updated;
@@ -291,8 +280,8 @@ export class PlaylistsService {
   /** PLS-6. Memberships go with the row (cascade). */
   async delete(playlistId: number, caller: Caller, correlationId: string): Promise<void> {
     const row = await this.ownedRow(playlistId, caller);
-    await this.deps.prisma.$transaction(async (tx) => {
-      await tx.playlist.delete({ where: { id: playlistId } });
+    await this.repo.transaction(async (tx) => {
+      await this.repo.delete(tx, playlistId);
       await writeOutbox(tx, PlaylistDeleted, { playlistId, ownerId: row.ownerId }, { correlationId });
     });
     if (row.coverKey) await this.deps.storage.remove([row.coverKey]).catch(() => undefined);
@@ -302,8 +291,8 @@ export class PlaylistsService {
   async deleteCover(playlistId: number, caller: Caller, correlationId: string): Promise<void> {
     const row = await this.ownedRow(playlistId, caller);
     if (!row.coverKey) return;
-    await this.deps.prisma.$transaction(async (tx) => {
-      const updated = await tx.playlist.update({ where: { id: playlistId }, data: { coverKey: null }, select: playlistSelect });
+    await this.repo.transaction(async (tx) => {
+      const updated = await this.repo.update(tx, playlistId, { coverKey: null });
       await this.emitChanged(tx, updated, correlationId);
     });
     await this.deps.storage.remove([row.coverKey]).catch(() => undefined);
@@ -313,21 +302,21 @@ export class PlaylistsService {
 
   /** R2 for the owner: their own tracks in any state, others' public FINISHED tracks (no block between them). */
   private async assertTrackVisibleToOwner(trackId: number, caller: Caller): Promise<void> {
-    const track = await this.deps.prisma.track.findUnique({ where: { id: trackId }, select: { artistId: true, isPrivate: true, state: true, deletedAt: true } });
+    const track = await this.repo.track(trackId);
     if (!track || track.deletedAt) throw new AppError('TRACK_NOT_FOUND');
     if (track.artistId === caller.userId || caller.role === 'ADMIN') return;
     if (track.isPrivate || track.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
-    if (await isOwnerHidden(this.deps.prisma, track.artistId)) throw new AppError('TRACK_NOT_FOUND');
+    if (await this.repo.ownerHidden(track.artistId)) throw new AppError('TRACK_NOT_FOUND');
     if (await this.repo.blocked(caller.userId, track.artistId)) throw new AppError('TRACK_NOT_FOUND');
   }
 
   /** Runs `fn` in a transaction holding the playlist's row lock, after sweeping deleted tracks out. */
   private async underLock<T>(playlistId: number, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.deps.prisma.$transaction(async (tx) => {
+    return this.repo.transaction(async (tx) => {
       if (!(await this.repo.lock(tx, playlistId))) throw new AppError('PLAYLIST_NOT_FOUND');
       await this.repo.sweepDeleted(tx, playlistId);
       const result = await fn(tx);
-      await tx.playlist.update({ where: { id: playlistId }, data: { updatedAt: new Date() }, select: { id: true } });
+      await this.repo.touch(tx, playlistId);
       return result;
     });
   }
@@ -349,8 +338,7 @@ export class PlaylistsService {
   async removeTrack(playlistId: number, trackId: number, caller: Caller): Promise<void> {
     await this.ownedRow(playlistId, caller);
     await this.underLock(playlistId, async (tx) => {
-      const removed = await tx.playlistTrack.deleteMany({ where: { playlistId, trackId } });
-      if (removed.count === 0) throw new AppError('TRACK_NOT_IN_PLAYLIST');
+      if (!(await this.repo.removeMember(tx, playlistId, trackId))) throw new AppError('TRACK_NOT_IN_PLAYLIST');
     });
   }
 
