@@ -5,6 +5,7 @@ import type { CatalogConfig } from './config.js';
 import { genresModule } from './modules/genres/genres.routes.js';
 import { startSocialSync } from './modules/social-sync/social-sync.consumer.js';
 import { tracksModule } from './modules/tracks/tracks.routes.js';
+import { trackListsModule } from './modules/tracks/track-lists.routes.js';
 import { TrackAccess } from './modules/tracks/track-access.js';
 import { TrackEvents } from './modules/tracks/track-events.js';
 import { TrackLifecycleService } from './modules/tracks/track-lifecycle.service.js';
@@ -35,6 +36,7 @@ import { InternalTracksService } from './modules/internal/internal-tracks.servic
 import { PlaylistPresenter } from './modules/playlists/playlist-presenter.js';
 import { playlistsModule } from './modules/playlists/playlists.routes.js';
 import { PlaylistsService } from './modules/playlists/playlists.service.js';
+import { PlaylistEditsService } from './modules/playlists/playlist-edits.service.js';
 import { PlaylistsRepository } from './modules/playlists/playlists.repository.js';
 import { installAdminAudit } from '@msp/runtime';
 import { analyticsModule } from './modules/analytics/analytics.routes.js';
@@ -102,16 +104,13 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   const processing = stopOnClose(processingConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, events, lifecycle }));
   await processing.start();
 
+  await app.register(trackListsModule, { prefix: '/api', reads: tracks });
   await app.register(tracksModule, { prefix: '/api', reads: tracks, lifecycle, uploads, plays, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
   const playlistRepo = new PlaylistsRepository(infra.prisma);
   const playlistPresenter = new PlaylistPresenter(playlistRepo, presenter, social);
-  const playlists = new PlaylistsService({
-    repo: playlistRepo,
-    presenter: playlistPresenter,
-    storage: infra.storage,
-    webBaseUrl: config.WEB_BASE_URL,
-  });
-  await app.register(playlistsModule, { prefix: '/api', playlists, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES, publicBaseUrl: config.PUBLIC_BASE_URL });
+  const playlists = new PlaylistsService({ repo: playlistRepo, presenter: playlistPresenter, webBaseUrl: config.WEB_BASE_URL });
+  const edits = new PlaylistEditsService({ repo: playlistRepo, reads: playlists, presenter: playlistPresenter, storage: infra.storage });
+  await app.register(playlistsModule, { prefix: '/api', playlists, edits, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES, publicBaseUrl: config.PUBLIC_BASE_URL });
   const discovery = new DiscoveryService({
     repo: new DiscoveryRepository(infra.prisma, reads),
     tracks,

@@ -6,18 +6,14 @@ import {
   EmbedCodeSchema,
   IdParamSchema,
   MessageResponseSchema,
-  pageSchema,
-  PageQuerySchema,
   PublishResultSchema,
   ResolveResultSchema,
   SecretTokenSchema,
   TrackSchema,
-  TrackStateSchema,
   UploadAcceptedSchema,
   UploadStatusMessageSchema,
   WaveformUrlSchema,
   type DeviceInfo,
-  MAX_ID,
 } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import { callerFrom, clientAddress, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
@@ -30,13 +26,7 @@ import type { TrackPlaysService } from './track-plays.service.js';
 import type { TrackReadsService } from './track-reads.service.js';
 import type { TrackUploadService } from './track-upload.service.js';
 
-const OwnTracksQuerySchema = PageQuerySchema.extend({ state: TrackStateSchema.optional() });
 const TrackParams = IdParamSchema('trackId');
-const UserParams = IdParamSchema('userId');
-
-/** R1: `/users/{userId}/…` also accepts a username (never all digits). */
-const UserRefParams = z.object({ userId: z.string().min(1).max(100) });
-const UsernameParams = z.object({ username: z.string().min(1).max(100) });
 
 /** TRK-17/18 body; every field optional, unknown ones ignored. */
 const PlayBodySchema = z
@@ -52,14 +42,6 @@ async function bearer(request: FastifyRequest) {
 
 async function admin(request: FastifyRequest) {
   requireAdmin(request);
-}
-
-function userRef(value: string): { userId?: number; username?: string } {
-  if (!/^\d+$/.test(value)) return { username: value.toLowerCase() };
-  // An all-digit reference is an id; past the int4 range no such user can exist (never a 500).
-  const id = Number(value);
-  if (!Number.isSafeInteger(id) || id > MAX_ID) throw new AppError('USER_NOT_FOUND', 'No such user.');
-  return { userId: id };
 }
 
 /** The upload as the service reads it: declared length, byte stream, multipart parts. */
@@ -319,63 +301,6 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
         headers: { 'content-disposition': `attachment; filename="${file.filename}"`, 'cache-control': 'private, no-store' },
       });
     },
-  );
-
-  app.get(
-    '/users/me/tracks',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-21',
-        summary: 'Tracks of the current user',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        querystring: OwnTracksQuerySchema,
-        response: { 200: pageSchema(TrackSchema) },
-      },
-    },
-    async (request) => reads.listOwn(requireCaller(request), request.query),
-  );
-
-  app.get(
-    '/users/username/:username/tracks',
-    {
-      schema: { operationId: 'TRK-22', summary: 'Tracks of another user', tags: ['Tracks'], params: UsernameParams, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
-    },
-    async (request) => reads.listByUser({ username: request.params.username.toLowerCase() }, callerFrom(request), request.query),
-  );
-
-  app.get(
-    '/tracks/user/:userId',
-    {
-      schema: {
-        operationId: 'TRK-23',
-        summary: 'Tracks of another user',
-        deprecated: true,
-        tags: ['Tracks'],
-        params: UserParams,
-        querystring: PageQuerySchema,
-        response: { 200: pageSchema(TrackSchema) },
-      },
-    },
-    async (request) => reads.listByUser({ userId: request.params.userId }, callerFrom(request), request.query),
-  );
-
-  app.get(
-    '/users/:userId/tracks',
-    {
-      schema: { operationId: 'USR-18', summary: 'Tracks uploaded by a user', tags: ['Users'], params: UserRefParams, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
-    },
-    async (request) => reads.listByUser(userRef(request.params.userId), callerFrom(request), request.query),
-  );
-
-  app.get(
-    '/users/me/history',
-    {
-      onRequest: bearer,
-      schema: { operationId: 'USR-17', summary: 'User listening history', tags: ['Users'], security: bearerAuth, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
-    },
-    async (request) => reads.history(requireCaller(request), request.query),
   );
 
   app.delete(
