@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import {
   ArtistTrackCountChanged,
+  CountsRecounted,
   DurableConsumer,
   UserBlocked,
   UserFollowed,
@@ -30,6 +31,17 @@ export async function startCountConsumers<Tx extends SqlExecutor>(options: {
       for (const c of d.counts) {
         await tx.$executeRawUnsafe('UPDATE users SET follower_count = $2, following_count = $3 WHERE id = $1', c.userId, c.followerCount, c.followingCount);
       }
+    })
+    // R14: social recounted on a ban or unban (a banned user's follows do not count).
+    .on(CountsRecounted, async (d, _e, tx) => {
+      if (d.users.length === 0) return;
+      await tx.$executeRawUnsafe(
+        `UPDATE users u SET follower_count = x.followers, following_count = x.following
+           FROM unnest($1::int[], $2::int[], $3::int[]) AS x(id, followers, following) WHERE u.id = x.id`,
+        d.users.map((c) => c.userId),
+        d.users.map((c) => c.followerCount),
+        d.users.map((c) => c.followingCount),
+      );
     });
   const catalog = new DurableConsumer<Tx>({ ...options, service: 'identity', name: 'track-counts', from: 'catalog' }).on(
     ArtistTrackCountChanged,
