@@ -16,12 +16,14 @@
  * measured in the same run; catalog's and social's largest RSS at the end.
  *
  * The history case gives the bench user 5,000 listening-history entries first (idempotent).
+ * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of catalog there (`--cpu-prof`, on exit); BENCH_ONLY
+ * (a substring) runs only the matching cases plus the baselines.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import http from 'node:http';
 import { createPgPool } from '../packages/db/src/index.ts';
 import { deriveAssertionKey, signAssertion } from '../packages/http/src/gateway-assertion.ts';
@@ -50,7 +52,9 @@ function rssMb(pid: number): number {
 
 async function start(service: 'catalog' | 'social', env: Record<string, string>, port: number): Promise<ChildProcess> {
   const cwd = path.join(ROOT, 'services', service);
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['src/server.ts'], {
+  // node itself (tsx as a loader, not its CLI wrapper), so the pid is the server's: its CPU is measured.
+  const loader = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+  const child = spawn(process.execPath, [...(env.NODE_PROFILE ? env.NODE_PROFILE.split(' ') : []), '--import', loader, 'src/server.ts'], {
     cwd,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -151,7 +155,8 @@ async function main() {
     SOCIAL_URL: `http://127.0.0.1:${ports.social}`,
   };
   const social = await start('social', { ...common, DATABASE_URL: SOCIAL_DB, GATEWAY_ASSERTION_KEY: deriveAssertionKey(MASTER, 'social') }, ports.social);
-  const catalog = await start('catalog', { ...common, DATABASE_URL: CATALOG_DB, GATEWAY_ASSERTION_KEY: deriveAssertionKey(MASTER, 'catalog') }, ports.catalog);
+  const profile = process.env.BENCH_CPU_PROF ? { NODE_PROFILE: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}` } : {};
+  const catalog = await start('catalog', { ...common, ...profile, DATABASE_URL: CATALOG_DB, GATEWAY_ASSERTION_KEY: deriveAssertionKey(MASTER, 'catalog') }, ports.catalog);
   const key = deriveAssertionKey(MASTER, 'catalog');
   const get = makeGet(ports.catalog, CONCURRENCY);
 
@@ -181,6 +186,8 @@ async function main() {
     { name: `big artist page ${artistPage}`, url: `/api/users/${big.artistId}/tracks?page=${artistPage}`, token: false, base: 'track GET by id' },
   ];
 
+  const only = process.env.BENCH_ONLY;
+  if (only) cases.splice(0, cases.length, ...cases.filter((c) => !c.base || c.name.includes(only)));
   const results = new Map<string, { rps: number; p50: number; p95: number; cpu: number; calls: number }>();
   for (const c of cases) {
     // Signed headers are valid for a minute: sign once per case (a case lasts seconds).

@@ -129,5 +129,5 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     tracks: new InternalTracksService(reads, presenter),
     playlists: new InternalPlaylistsService(playlistRepo, playlistPresenter),
   });
-  return Object.assign(app, { infra, tracks, playlists });
+  return Object.assign(app, { infra, tracks, playlists, trackRepo, trackEvents: events });
 }
