@@ -7,6 +7,7 @@ import { startSocialSync } from './modules/social-sync/social-sync.consumer.js';
 import { tracksModule } from './modules/tracks/tracks.routes.js';
 import { trackListsModule } from './modules/tracks/track-lists.routes.js';
 import { TrackAccess } from './modules/tracks/track-access.js';
+import { HistoryTotals } from './modules/tracks/history-totals.js';
 import { TrackEvents } from './modules/tracks/track-events.js';
 import { TrackLifecycleService } from './modules/tracks/track-lifecycle.service.js';
 import { TrackPlaysService } from './modules/tracks/track-plays.service.js';
@@ -25,6 +26,7 @@ import { MediaService } from './modules/media/media.service.js';
 import { discoveryModule } from './modules/discovery/discovery.routes.js';
 import { DiscoveryService } from './modules/discovery/discovery.service.js';
 import { DiscoveryRepository } from './modules/discovery/discovery.repository.js';
+import { StationPools } from './modules/discovery/station-pools.js';
 import { startTrendingRefresher } from './modules/discovery/trending-stats.js';
 import { startUserBans } from './modules/user-bans/user-bans.consumer.js';
 import { TrackPresenter } from './modules/tracks/track-presenter.js';
@@ -75,7 +77,8 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   const trackRepo = new TracksRepository(infra.prisma);
   const access = new TrackAccess(reads);
   const events = new TrackEvents(trackRepo, presenter);
-  const tracks = new TrackReadsService({ reads, repo: trackRepo, access, presenter, webBaseUrl: config.WEB_BASE_URL });
+  const historyTotals = new HistoryTotals(infra.redis);
+  const tracks = new TrackReadsService({ reads, repo: trackRepo, access, presenter, historyTotals, webBaseUrl: config.WEB_BASE_URL });
   const lifecycle = new TrackLifecycleService({
     repo: trackRepo,
     access,
@@ -101,7 +104,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
       uploadWaitMs: config.UPLOAD_WAIT_MS,
     },
   });
-  const plays = new TrackPlaysService({ repo: trackRepo, reads, access, redis: infra.redis, playDedupSeconds: config.PLAY_DEDUP_SECONDS });
+  const plays = new TrackPlaysService({ repo: trackRepo, reads, access, redis: infra.redis, historyTotals, playDedupSeconds: config.PLAY_DEDUP_SECONDS });
   const processing = stopOnClose(processingConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, events, lifecycle }));
   await processing.start();
 
@@ -114,6 +117,8 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   await app.register(playlistsModule, { prefix: '/api', playlists, edits, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES, publicBaseUrl: config.PUBLIC_BASE_URL });
   const discovery = new DiscoveryService({
     repo: new DiscoveryRepository(infra.prisma, reads),
+    reads,
+    stations: new StationPools(),
     tracks,
     playlists,
     trackPresenter: presenter,

@@ -18,12 +18,16 @@ import type { TrackPresenter } from '../tracks/track-presenter.js';
 import { toRadioTrack } from '../tracks/track.mapper.js';
 import type { TrackReadsService } from '../tracks/track-reads.service.js';
 import { todayUtc } from '../uploads/upload-fields.js';
-import type { DiscoveryRepository, SearchKind } from './discovery.repository.js';
+import type { DiscoveryRepository, SearchKind, StationPick } from './discovery.repository.js';
+import type { StationPools } from './station-pools.js';
+import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { parseLink } from './resolve-link.js';
 import { searchTerms } from './search-query.js';
 
 export interface DiscoveryServiceDeps {
   repo: DiscoveryRepository;
+  reads: TrackReadsRepository;
+  stations: StationPools;
   tracks: TrackReadsService;
   playlists: PlaylistsService;
   trackPresenter: TrackPresenter;
@@ -155,24 +159,47 @@ export class DiscoveryService {
   // ───────────────────────────── DSC-5, DSC-6, DSC-7 ─────────────────────────────
 
   async genreStation(caller: Caller | null, genre: string, query: PageQuery): Promise<Page<RadioTrack>> {
-    const { rows, total } = await this.repo.genreStation(viewerIdOf(caller), genre.trim().toLowerCase(), todayUtc(), query.page, query.size);
-    return this.radioPage(rows, total, caller, query);
+    const key = genre.trim().toLowerCase();
+    const day = todayUtc();
+    const pool = await this.deps.stations.get(`genre:${day}:${key}`, () => this.repo.stationPool(day, { genres: [key], artists: [], excludeLikesOf: 0 }));
+    return this.radioPage(pool, caller, query);
   }
 
   async artistStation(caller: Caller | null, artistId: number, query: PageQuery): Promise<Page<RadioTrack>> {
     const admin = caller?.role === 'ADMIN';
     if (!admin && !(await this.repo.visibleUser(artistId, viewerIdOf(caller)))) throw new AppError('USER_NOT_FOUND');
-    const { rows, total } = await this.repo.artistStation(viewerIdOf(caller), artistId, todayUtc(), query.page, query.size);
-    return this.radioPage(rows, total, caller, query);
+    const day = todayUtc();
+    const pool = await this.deps.stations.get(`artist:${day}:${artistId}`, async () =>
+      this.repo.stationPool(day, { genres: await this.repo.mainGenres(artistId), artists: [artistId], excludeLikesOf: 0 }),
+    );
+    return this.radioPage(pool, caller, query);
   }
 
+  /** DSC-7: the caller's own pool (their likes change it), computed per request from catalog's copy of the likes. */
   async likesStation(caller: Caller, query: PageQuery): Promise<Page<RadioTrack>> {
-    const { rows, total } = await this.repo.likesStation(caller.userId, todayUtc(), query.page, query.size);
-    return this.radioPage(rows, total, caller, query);
+    const seeds = await this.repo.likeSeeds(caller.userId);
+    const pool = await this.repo.stationPool(todayUtc(), { ...seeds, excludeLikesOf: caller.userId });
+    return this.radioPage(pool, caller, query);
   }
 
-  private async radioPage(rows: Parameters<TrackPresenter['present']>[0], total: number, caller: Caller | null, query: PageQuery) {
+  /**
+   * One page of a station's day for the caller: the pool minus the artists a block separates from
+   * the caller (R7, catalog's copy; before paging, so pages are full and the total is the
+   * caller's), then the page's rows in one statement, each checked again as it is now.
+   */
+  private async radioPage(pool: readonly StationPick[], caller: Caller | null, query: PageQuery): Promise<Page<RadioTrack>> {
+    const blocked = caller ? await this.deps.reads.blockedAmong(caller.userId, [...new Set(pool.map((p) => p.artistId))]) : new Set<number>();
+    const visible = blocked.size > 0 ? pool.filter((p) => !blocked.has(p.artistId)) : pool;
+    const start = query.page * query.size;
+    const ids = visible.slice(start, start + query.size).map((p) => p.id);
+    const rows = (await this.deps.reads.inOrder(ids, viewerIdOf(caller))).filter(stillOnAir);
     const tracks = await this.deps.trackPresenter.present(rows, caller);
-    return toPage(tracks.filter((t) => t.trackUrl && t.waveformUrl).map(toRadioTrack), total, query.page, query.size);
+    return toPage(tracks.filter((t) => t.trackUrl && t.waveformUrl).map(toRadioTrack), visible.length, query.page, query.size);
   }
+}
+
+/** A station track as it is now (the pool may be a minute old): still public, FINISHED, playable, its artist present and not blocked. */
+function stillOnAir(row: ReadTrack): boolean {
+  return !row.deletedAt && !row.isPrivate && row.state === 'FINISHED' && row.access === 'PLAYABLE'
+    && !!row.progressiveKey && !!row.waveformKey && !row.artistHidden && !row.blocked;
 }

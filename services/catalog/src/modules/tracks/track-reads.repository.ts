@@ -34,6 +34,9 @@ const TRACK_COLUMNS = `t.id, t.artist_id AS "artistId", t.title, t.track_slug AS
 const withArtist = (viewer: string, extra = '') => `${TRACK_COLUMNS}, ${blockedSql(viewer, 't.artist_id')} AS blocked${extra}
   FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id`;
 
+/** USR-17: the listener's own tracks (not deleted), or tracks anybody may see (`$1` is the listener). */
+const HISTORY_VISIBLE = `((t.artist_id = $1 AND t.deleted_at IS NULL) OR (${listedTrackSql('t', '$1')}))`;
+
 type RawRow = Record<string, unknown> & { u_userId: number | null };
 
 function toReadTrack(raw: RawRow): ReadTrack {
@@ -158,28 +161,29 @@ export class TrackReadsRepository {
   /**
    * USR-17: one page of the caller's history, latest play first, tracks still visible to them
    * (R2; R7 through catalog's copy of the blocks), filtered in SQL before paging; the page walks
-   * `(user_id, last_played_at DESC)` and stops after `size` visible entries. The total is a second
-   * statement that reads the history's entries through the same filter.
+   * `(user_id, last_played_at DESC)` and stops after `size` visible entries.
    */
-  async history(userId: number, page: number, size: number): Promise<{ rows: Array<ReadTrack & { lastPlayedAt: Date }>; total: number }> {
-    const visible = `((t.artist_id = $1 AND t.deleted_at IS NULL) OR (${listedTrackSql('t', '$1')}))`;
-    const [rows, counted] = await Promise.all([
-      this.rows(
-        'catalog_history_page',
-        `WITH h AS (SELECT h.track_id, h.last_played_at FROM listening_history h JOIN tracks t ON t.id = h.track_id
-                     WHERE h.user_id = $1 AND ${visible}
-                     ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT $2 OFFSET $3)
-         SELECT ${withArtist('$1', ', h.last_played_at AS "lastPlayedAt"')} JOIN h ON h.track_id = t.id
-          ORDER BY h.last_played_at DESC, h.track_id DESC`,
-        [userId, size, page * size],
-      ),
-      this.pool.query<{ total: number }>({
-        name: 'catalog_history_count',
-        text: `SELECT count(*)::int AS total FROM listening_history h JOIN tracks t ON t.id = h.track_id WHERE h.user_id = $1 AND ${visible}`,
-        values: [userId],
-      }),
-    ]);
-    return { rows: rows as Array<ReadTrack & { lastPlayedAt: Date }>, total: counted.rows[0]?.total ?? 0 };
+  async historyPage(userId: number, page: number, size: number): Promise<Array<ReadTrack & { lastPlayedAt: Date }>> {
+    const rows = await this.rows(
+      'catalog_history_page',
+      `WITH h AS (SELECT h.track_id, h.last_played_at FROM listening_history h JOIN tracks t ON t.id = h.track_id
+                   WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}
+                   ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT $2 OFFSET $3)
+       SELECT ${withArtist('$1', ', h.last_played_at AS "lastPlayedAt"')} JOIN h ON h.track_id = t.id
+        ORDER BY h.last_played_at DESC, h.track_id DESC`,
+      [userId, size, page * size],
+    );
+    return rows as Array<ReadTrack & { lastPlayedAt: Date }>;
+  }
+
+  /** USR-17's total: every entry through the same filter (one probe per entry: cached by the service). */
+  async historyCount(userId: number): Promise<number> {
+    const result = await this.pool.query<{ total: number }>({
+      name: 'catalog_history_count',
+      text: `SELECT count(*)::int AS total FROM listening_history h JOIN tracks t ON t.id = h.track_id WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}`,
+      values: [userId],
+    });
+    return result.rows[0]?.total ?? 0;
   }
 
   /** Summaries of these users from catalog's projection (one statement). */

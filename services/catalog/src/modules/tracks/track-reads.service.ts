@@ -4,6 +4,7 @@ import type { Caller } from '@msp/http';
 import { AUDIO_CONTENT_TYPES, type AudioFormat } from '../uploads/audio-format.js';
 import type { TrackRow } from './track.mapper.js';
 import type { TrackAccess } from './track-access.js';
+import type { HistoryTotals } from './history-totals.js';
 import type { TrackPresenter } from './track-presenter.js';
 import type { TrackReadsRepository } from './track-reads.repository.js';
 import { isOwnerOrAdmin } from './track-rules.js';
@@ -16,6 +17,7 @@ export interface TrackReadsServiceDeps {
   repo: TracksRepository;
   access: TrackAccess;
   presenter: TrackPresenter;
+  historyTotals: HistoryTotals;
   webBaseUrl: string;
 }
 
@@ -118,7 +120,8 @@ export class TrackReadsService {
   async history(caller: Caller, query: PageQuery): Promise<Page<Track>> {
     const flags = await this.deps.reads.userFlags(caller.userId);
     if (!(flags?.showHistory ?? true)) return toPage([], 0, query.page, query.size);
-    const { rows, total } = await this.deps.reads.history(caller.userId, query.page, query.size);
+    const rows = await this.deps.reads.historyPage(caller.userId, query.page, query.size);
+    const total = await pageTotal(rows.length, query, () => this.deps.historyTotals.get(caller.userId, () => this.deps.reads.historyCount(caller.userId)));
     const tracks = await this.deps.presenter.present(rows, caller);
     const playedAt = new Map(rows.map((r) => [r.id, r.lastPlayedAt.toISOString()]));
     return toPage(tracks.map((t) => ({ ...t, lastPlayedAt: playedAt.get(t.id) })), total, query.page, query.size);
