@@ -72,9 +72,11 @@ export class TrackPresenter {
     const expires = this.signer.expiry();
     const binding = row.secretToken;
     const { full, preview } = renditionsFor(row, grant);
+    // The stream and the HLS playlist have the same scope: one signature for both.
+    const fullQuery = full ? this.signer.query(row.id, 'full', grant, expires, binding) : null;
     return {
-      trackUrl: full ? this.signer.renditionUrl(row.id, 'full.m4a', grant, expires, binding) : null,
-      hlsUrl: full && row.hlsPlaylistKey ? this.signer.renditionUrl(row.id, 'index.m3u8', grant, expires, binding) : null,
+      trackUrl: fullQuery ? this.signer.renditionUrl(row.id, 'full.m4a', grant, expires, binding, fullQuery) : null,
+      hlsUrl: fullQuery && row.hlsPlaylistKey ? this.signer.renditionUrl(row.id, 'index.m3u8', grant, expires, binding, fullQuery) : null,
       trackPreviewUrl: preview && row.previewKey ? this.signer.renditionUrl(row.id, 'preview.m4a', grant, expires, binding) : null,
       coverUrl,
       waveformUrl,
