@@ -77,7 +77,8 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   const trackRepo = new TracksRepository(infra.prisma);
   const access = new TrackAccess(reads);
   const events = new TrackEvents(trackRepo, presenter);
-  const historyTotals = new HistoryTotals(infra.redis);
+  const database = new URL(config.DATABASE_URL);
+  const historyTotals = new HistoryTotals(infra.redis, `${database.host}${database.pathname}`);
   const tracks = new TrackReadsService({ reads, repo: trackRepo, access, presenter, historyTotals, webBaseUrl: config.WEB_BASE_URL });
   const lifecycle = new TrackLifecycleService({
     repo: trackRepo,

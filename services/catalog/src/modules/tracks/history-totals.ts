@@ -9,13 +9,18 @@ import type { Redis } from 'ioredis';
  * the page's content is always filtered as it is now.
  */
 export class HistoryTotals {
+  /**
+   * `scope` names the database the totals come from (every replica of one deployment shares it, so
+   * a play on one replica drops the total for all; test databases sharing a Redis never mix).
+   */
   constructor(
     private readonly redis: Redis,
+    private readonly scope: string,
     private readonly ttlSeconds = 30,
   ) {}
 
   private key(userId: number): string {
-    return `catalog:history-total:${userId}`;
+    return `catalog:history-total:${this.scope}:${userId}`;
   }
 
   async get(userId: number, count: () => Promise<number>): Promise<number> {
