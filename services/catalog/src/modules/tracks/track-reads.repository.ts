@@ -119,6 +119,34 @@ export class TrackReadsRepository {
     );
   }
 
+  /**
+   * USR-18/TRK-22/TRK-23 for someone who sees only the public FINISHED tracks: the user (not
+   * deleted; banned, R9 trackCount, block with the viewer) AND the page of their tracks with their
+   * rows, in ONE statement (one round trip instead of two). `user` is null when no such user.
+   */
+  async publicArtistPage(ref: { userId?: number; username?: string }, viewerId: number, page: number, size: number) {
+    const byId = ref.userId !== undefined;
+    const result = await this.pool.query<RawRow & { o_userId: number; o_isBanned: boolean; o_trackCount: number; o_blocked: boolean }>({
+      name: byId ? 'catalog_public_artist_page_by_id' : 'catalog_public_artist_page_by_name',
+      text: `WITH u AS (SELECT u.user_id, u.is_banned, u.track_count, ${blockedSql('$2', 'u.user_id')} AS blocked
+                          FROM user_summaries u WHERE ${byId ? 'u.user_id = $1' : 'u.username = $1'} AND NOT u.is_deleted),
+                  p AS (SELECT t.id, t.created_at FROM tracks t
+                         WHERE t.artist_id = (SELECT user_id FROM u) AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
+                         ORDER BY t.created_at DESC, t.id DESC LIMIT $3 OFFSET $4),
+                  r AS (SELECT ${withArtist('$2')} JOIN p ON p.id = t.id)
+             SELECT u.user_id AS "o_userId", u.is_banned AS "o_isBanned", u.track_count AS "o_trackCount", u.blocked AS "o_blocked", r.*
+               FROM u LEFT JOIN r ON true ORDER BY r."createdAt" DESC, r.id DESC`,
+      values: [byId ? ref.userId : (ref.username ?? ''), viewerId, size, page * size],
+    });
+    const [first] = result.rows;
+    if (!first) return { user: null, rows: [] as ReadTrack[] };
+    const user = { userId: first.o_userId, isBanned: first.o_isBanned, trackCount: first.o_trackCount, blocked: first.o_blocked };
+    const rows = result.rows
+      .filter((r) => r.id !== null)
+      .map(({ o_userId: _u, o_isBanned: _b, o_trackCount: _c, o_blocked: _x, ...raw }) => toReadTrack(raw as RawRow));
+    return { user, rows };
+  }
+
   /** How many of the artist's non-deleted tracks a page list holds (the owner's view, or a fallback). */
   async artistCount(artistId: number, publicOnly: boolean, state: string | null): Promise<number> {
     const filter = publicOnly ? `AND NOT t.is_private AND t.state = 'FINISHED'` : `AND ($2::text IS NULL OR t.state::text = $2)`;

@@ -104,6 +104,17 @@ export class TrackReadsService {
   /** USR-18, TRK-22, TRK-23: the owner (and admins) see every track, others the public FINISHED ones (R2, R7); banned user → 404 (R14). */
   async listByUser(who: { userId?: number; username?: string }, caller: Caller | null, query: PageQuery): Promise<Page<Track>> {
     const viewerId = caller?.userId ?? 0;
+    // Most callers see only the public tracks of someone else: the user and the page in one statement.
+    const maybeOwn = !!caller && (caller.role === 'ADMIN' || who.userId === caller.userId || (!!who.username && who.username === caller.username?.toLowerCase()));
+    if (!maybeOwn) {
+      const { user, rows } = await this.deps.reads.publicArtistPage(who, viewerId, query.page, query.size);
+      if (user && user.userId !== viewerId) {
+        if (user.isBanned || user.blocked) throw new AppError('USER_NOT_FOUND');
+        const total = await pageTotal(rows.length, query, () => this.deps.reads.artistCount(user.userId, true, null), user.trackCount);
+        return toPage(await this.deps.presenter.present(rows, caller), total, query.page, query.size);
+      }
+      if (!user) throw new AppError('USER_NOT_FOUND');
+    }
     const user = await this.deps.reads.user(who, viewerId);
     // R14: a banned user's profile and content answer 404 to all but admins (as identity's profile does).
     if (!user || (user.isBanned && caller?.role !== 'ADMIN')) throw new AppError('USER_NOT_FOUND');
