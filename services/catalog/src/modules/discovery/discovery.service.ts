@@ -11,7 +11,7 @@ import {
 } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
-import type { SocialClient } from '../../clients/social.client.js';
+import { emptyViewerContext, type SocialClient } from '../../clients/social.client.js';
 import type { PlaylistPresenter } from '../playlists/playlist-presenter.js';
 import type { PlaylistsService } from '../playlists/playlists.service.js';
 import type { TrackPresenter } from '../tracks/track-presenter.js';
@@ -63,11 +63,25 @@ export class DiscoveryService {
     if (kinds.length === 0) return toPage([], 0, query.page, query.size);
     const { hits, total } = await this.repo.search(terms, kinds, viewerIdOf(caller), genre, query.page, query.size);
     const ids = (kind: SearchKind) => hits.filter((h) => h.type === kind).map((h) => h.id);
-    const [tracks, playlists, users] = await Promise.all([
-      this.renderTracks(ids('TRACK'), caller),
-      this.renderPlaylists(ids('PLAYLIST'), caller),
-      this.renderUsers(ids('USER'), caller),
+    // One call to social for the whole page: the tracks' and users' questions ride along with the
+    // playlists' (asked once their first tracks are known), or go alone when there are no playlists.
+    const [trackRows, playlistRows, userRows] = await Promise.all([
+      this.repo.rowsInOrder(ids('TRACK')),
+      ids('PLAYLIST').length > 0 ? this.repo.playlists(ids('PLAYLIST')) : Promise.resolve([]),
+      ids('USER').length > 0 ? this.repo.userSummaries(ids('USER')) : Promise.resolve([]),
     ]);
+    const alsoAsk = { trackIds: trackRows.map((r) => r.id), userIds: [...trackRows.map((r) => r.artistId), ...userRows.map((u) => u.userId)] };
+    let context = emptyViewerContext();
+    let playlistList: Playlist[] = [];
+    if (playlistRows.length > 0) {
+      ({ playlists: playlistList, context } = await this.deps.playlistPresenter.presentListWithContext(playlistRows, caller, alsoAsk));
+    } else if (caller && alsoAsk.trackIds.length + alsoAsk.userIds.length > 0) {
+      context = await this.deps.social.viewerContext(caller.userId, alsoAsk);
+    }
+    const trackList = await this.deps.trackPresenter.present(trackRows, caller, { context });
+    const tracks = new Map(trackList.map((t) => [t.id, t]));
+    const playlists = new Map(playlistList.map((p) => [p.id, p]));
+    const users = new Map(userRows.map((r) => [r.userId, toUserSummary(r, context.relationships.get(r.userId)?.isFollowing ?? false)]));
     const content = hits.flatMap((h): ResourceRef[] => {
       if (h.type === 'TRACK') {
         const track = tracks.get(h.id);
@@ -81,28 +95,6 @@ export class DiscoveryService {
       return user ? [{ ...emptyRef, type: 'USER', id: h.id, user }] : [];
     });
     return toPage(content, total, query.page, query.size);
-  }
-
-  private async renderTracks(ids: number[], caller: Caller | null): Promise<Map<number, Track>> {
-    const rows = await this.repo.rowsInOrder(ids);
-    const tracks = await this.deps.trackPresenter.present(rows, caller);
-    return new Map(tracks.map((t) => [t.id, t]));
-  }
-
-  private async renderPlaylists(ids: number[], caller: Caller | null): Promise<Map<number, Playlist>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.repo.playlists(ids);
-    const playlists = await this.deps.playlistPresenter.presentList(rows, caller);
-    return new Map(playlists.map((p) => [p.id, p]));
-  }
-
-  private async renderUsers(ids: number[], caller: Caller | null) {
-    if (ids.length === 0) return new Map();
-    const [rows, rels] = await Promise.all([
-      this.repo.userSummaries(ids),
-      caller ? this.deps.social.viewerContext(caller.userId, { userIds: ids }).then((c) => c.relationships) : Promise.resolve(new Map()),
-    ]);
-    return new Map(rows.map((r) => [r.userId, toUserSummary(r, rels.get(r.userId)?.isFollowing ?? false)]));
   }
 
   // ───────────────────────────── DSC-2 ─────────────────────────────

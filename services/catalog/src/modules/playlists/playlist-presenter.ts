@@ -61,7 +61,20 @@ export class PlaylistPresenter {
 
   /** A list page (PLS-1, USR-19): first 5 tracks per item, paginatedTrackResponse null. Blocked owners' items are dropped. */
   async presentList(rows: readonly PlaylistRow[], caller: Caller | null, options: { offline?: boolean } = {}): Promise<Playlist[]> {
-    if (rows.length === 0) return [];
+    return (await this.presentListWithContext(rows, caller, {}, options)).playlists;
+  }
+
+  /**
+   * As presentList, with more of the page's questions (`alsoAsk`: other tracks and users) in the
+   * same call to social, and social's answer returned for the rest of the page (search, DSC-3).
+   */
+  async presentListWithContext(
+    rows: readonly PlaylistRow[],
+    caller: Caller | null,
+    alsoAsk: { trackIds?: readonly number[]; userIds?: readonly number[] },
+    options: { offline?: boolean } = {},
+  ): Promise<{ playlists: Playlist[]; context: ViewerContext }> {
+    if (rows.length === 0) return { playlists: [], context: emptyViewerContext() };
     const ids = rows.map((r) => r.id);
     const hidden = await this.hidden(caller);
     const scope = this.scope(caller, [...hidden]);
@@ -70,7 +83,11 @@ export class PlaylistPresenter {
     const [trackRows, summaries, social] = await Promise.all([
       this.repo.tracksByIds(firsts.map((f) => f.trackId)),
       this.repo.userSummaries(people),
-      this.viewerContext(caller, options.offline ?? false, { userIds: people, trackIds: firsts.map((f) => f.trackId), playlistIds: ids }),
+      this.viewerContext(caller, options.offline ?? false, {
+        userIds: [...people, ...(alsoAsk.userIds ?? [])],
+        trackIds: [...firsts.map((f) => f.trackId), ...(alsoAsk.trackIds ?? [])],
+        playlistIds: ids,
+      }),
     ]);
     const rels = social.relationships;
     const engagement = { tracks: social.tracks, playlists: social.playlists };
@@ -88,7 +105,7 @@ export class PlaylistPresenter {
       };
       out.push(this.toPlaylist(row, contents, caller, { summaries, rels, engagement, viaToken: false, page: null }));
     }
-    return out;
+    return { playlists: out, context: social };
   }
 
   /**

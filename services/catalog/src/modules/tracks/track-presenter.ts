@@ -1,6 +1,6 @@
 import { toUserSummary, type Track, type UserSummary, type UserSummarySource } from '@msp/contracts';
 import type { Caller } from '@msp/http';
-import { emptyViewerContext, type SocialClient } from '../../clients/social.client.js';
+import { emptyViewerContext, type SocialClient, type ViewerContext } from '../../clients/social.client.js';
 import type { MediaGrant, MediaSigner } from '../media/media-signer.js';
 import type { TrackReadsRepository } from './track-reads.repository.js';
 import { isOwnerOrAdmin, renditionsFor } from './track-rules.js';
@@ -30,6 +30,8 @@ export interface PresentOptions {
    * two services go one way, ARCHITECTURE.md "Service-to-service reads").
    */
   offline?: boolean;
+  /** What social already answered for this page (a mixed page asks once for all its kinds). */
+  context?: ViewerContext;
 }
 
 /** A row the caller already read with its artist (TrackReadsRepository): no summaries query. */
@@ -93,9 +95,11 @@ export class TrackPresenter {
         ? rows.flatMap((r) => (r.artist ? [r.artist] : []))
         : this.reads.summaries(artistIds),
       // One call per page: artists' relationships (isFollowing, R7) and the viewer's flags.
-      online
-        ? this.social.viewerContext(online.userId, { userIds: artistIds, trackIds: rows.map((r) => r.id) })
-        : Promise.resolve(emptyViewerContext()),
+      options.context
+        ? options.context
+        : online
+          ? this.social.viewerContext(online.userId, { userIds: artistIds, trackIds: rows.map((r) => r.id) })
+          : emptyViewerContext(),
     ]);
     const relationships = social.relationships;
     const engagement = social.tracks;
