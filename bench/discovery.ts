@@ -129,13 +129,16 @@ async function explainAll(bigFan: number) {
   const socialPool = createPgPool(SOCIAL_URL, 1);
   try {
     const day = new Date().toISOString().slice(0, 10);
-    const catalogRepo = (label: string) => new DiscoveryRepository(explainingClient(catalogPool, label) as never);
+    // The trending page's rows are read by id afterwards (TrackReadsRepository): not explained here.
+    const rowsById = { inOrder: async () => [] };
+    const catalogRepo = (label: string) => new DiscoveryRepository(explainingClient(catalogPool, label) as never, rowsById as never);
     await catalogRepo('search common word').search(searchTerms('love')!, ['TRACK', 'USER', 'PLAYLIST'], bigFan, null, 0, 20);
     await catalogRepo('search misspelled name').search(searchTerms('beyonse')!, ['TRACK', 'USER', 'PLAYLIST'], bigFan, null, 0, 20);
     await catalogRepo('trending').trending(bigFan, null, 0, 20);
-    await catalogRepo('genre station').genreStation(bigFan, 'house', day, 0, 20);
-    await catalogRepo('artist station').artistStation(bigFan, 5, day, 0, 20);
-    await catalogRepo('likes station').likesStation(bigFan, day, 0, 20);
+    // A station's day is computed once per pool (StationPools keeps it a minute); a page is then its rows by id.
+    await catalogRepo('genre station pool').stationPool(day, { genres: ['house'], artists: [], excludeLikesOf: 0 });
+    await catalogRepo('artist station pool').stationPool(day, { genres: ['house', 'techno', 'pop'], artists: [5], excludeLikesOf: 0 });
+    await catalogRepo('likes station pool').stationPool(day, { genres: ['house'], artists: [5, 6, 7], excludeLikesOf: bigFan });
     await new FeedRepository(explainingClient(socialPool, 'feed page 10') as never).page(bigFan, new Date(Date.now() - 90 * 86_400_000), 200, 9, 20);
   } finally {
     await Promise.all([catalogPool.end(), socialPool.end()]);

@@ -101,6 +101,11 @@ async function seedCatalog(db: pg.Pool) {
   await db.query(`TRUNCATE user_summaries, tracks, playlists, playlist_tracks, listening_history, track_daily_stats,
                   track_engagements, track_comments, user_blocks, outbox_event, processed_event RESTART IDENTITY`);
   const indexes = await dropIndexes(db, ['user_summaries', 'tracks', 'playlists', 'track_daily_stats', 'track_engagements']);
+  // MOD-12's counter triggers would fire once per row of a bulk load (a million updates of the same
+  // 16 rows inside one transaction, each walking a longer chain of row versions: hours). They are
+  // off during the load and the counters are computed once at the end, as their migration does.
+  await db.query('ALTER TABLE tracks DISABLE TRIGGER USER');
+  await db.query('ALTER TABLE user_summaries DISABLE TRIGGER USER');
   const words = lit(WORDS);
   const tags = lit(TAGS);
   const genres = lit(GENRES);
@@ -199,6 +204,20 @@ async function seedCatalog(db: pg.Pool) {
          FROM (SELECT artist_id, count(*)::int AS n FROM tracks WHERE NOT is_private GROUP BY 1) s WHERE u.user_id = s.artist_id`,
     );
   });
+  await db.query('ALTER TABLE tracks ENABLE TRIGGER USER');
+  await db.query('ALTER TABLE user_summaries ENABLE TRIGGER USER');
+  await timed('catalog platform counters', () =>
+    db.query(`UPDATE platform_counters SET users = 0, artists = 0, listeners = 0, tracks = 0, plays = 0, completed_plays = 0, storage_bytes = 0;
+      UPDATE platform_counters SET
+        tracks = (SELECT count(*) FROM tracks WHERE deleted_at IS NULL),
+        storage_bytes = (SELECT COALESCE(sum(original_size), 0) FROM tracks WHERE deleted_at IS NULL),
+        plays = (SELECT COALESCE(sum(play_count), 0) FROM tracks),
+        completed_plays = (SELECT COALESCE(sum(completed_play_count), 0) FROM tracks),
+        users = (SELECT count(*) FROM user_summaries WHERE NOT is_deleted),
+        artists = (SELECT count(*) FROM user_summaries WHERE NOT is_deleted AND role = 'ARTIST'),
+        listeners = (SELECT count(*) FROM user_summaries WHERE NOT is_deleted AND role = 'LISTENER')
+      WHERE slot = 0`),
+  );
   await timed(`catalog indexes rebuilt (${indexes.length})`, async () => {
     for (const def of indexes) await db.query(def);
   });

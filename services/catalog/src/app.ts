@@ -5,18 +5,32 @@ import type { CatalogConfig } from './config.js';
 import { genresModule } from './modules/genres/genres.routes.js';
 import { startSocialSync } from './modules/social-sync/social-sync.consumer.js';
 import { tracksModule } from './modules/tracks/tracks.routes.js';
-import { TracksService } from './modules/tracks/tracks.service.js';
+import { trackListsModule } from './modules/tracks/track-lists.routes.js';
+import { TrackAccess } from './modules/tracks/track-access.js';
+import { HistoryTotals } from './modules/tracks/history-totals.js';
+import { TrackEvents } from './modules/tracks/track-events.js';
+import { TrackLifecycleService } from './modules/tracks/track-lifecycle.service.js';
+import { TrackPlaysService } from './modules/tracks/track-plays.service.js';
+import { TrackReadsService } from './modules/tracks/track-reads.service.js';
+import { TrackUploadService } from './modules/tracks/track-upload.service.js';
+import { TracksRepository } from './modules/tracks/tracks.repository.js';
+import { CoverImages } from './modules/uploads/cover-images.js';
 import { DEV_SIGNING_SECRET } from './config.js';
 import { MediaClient } from './clients/media.client.js';
 import { SocialClient } from './clients/social.client.js';
 import { embedModule } from './modules/embed/embed.routes.js';
 import { MediaSigner } from './modules/media/media-signer.js';
 import { mediaModule } from './modules/media/media.routes.js';
+import { MediaRepository } from './modules/media/media.repository.js';
+import { MediaService } from './modules/media/media.service.js';
 import { discoveryModule } from './modules/discovery/discovery.routes.js';
 import { DiscoveryService } from './modules/discovery/discovery.service.js';
+import { DiscoveryRepository } from './modules/discovery/discovery.repository.js';
+import { StationPools } from './modules/discovery/station-pools.js';
 import { startTrendingRefresher } from './modules/discovery/trending-stats.js';
 import { startUserBans } from './modules/user-bans/user-bans.consumer.js';
 import { TrackPresenter } from './modules/tracks/track-presenter.js';
+import { TrackReadsRepository } from './modules/tracks/track-reads.repository.js';
 import { processingConsumer } from './modules/tracks/processing.consumer.js';
 import { internalModule } from './modules/internal/internal.routes.js';
 import { InternalPlaylistsService } from './modules/internal/internal-playlists.service.js';
@@ -24,10 +38,12 @@ import { InternalTracksService } from './modules/internal/internal-tracks.servic
 import { PlaylistPresenter } from './modules/playlists/playlist-presenter.js';
 import { playlistsModule } from './modules/playlists/playlists.routes.js';
 import { PlaylistsService } from './modules/playlists/playlists.service.js';
+import { PlaylistEditsService } from './modules/playlists/playlist-edits.service.js';
 import { PlaylistsRepository } from './modules/playlists/playlists.repository.js';
 import { installAdminAudit } from '@msp/runtime';
 import { analyticsModule } from './modules/analytics/analytics.routes.js';
 import { AnalyticsService } from './modules/analytics/analytics.service.js';
+import { AnalyticsRepository } from './modules/analytics/analytics.repository.js';
 import { startBanSync } from './modules/analytics/bans.consumer.js';
 
 export { loadCatalogConfig, type CatalogConfig } from './config.js';
@@ -56,32 +72,54 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   }
   const signer = new MediaSigner(config.MEDIA_SIGNING_SECRET, config.MEDIA_URL_TTL_SECONDS, config.PUBLIC_BASE_URL);
   const social = new SocialClient(config.SOCIAL_URL, config.INTERNAL_TIMEOUT_MS, app.log);
-  const presenter = new TrackPresenter(infra.prisma, signer, social, config.PUBLIC_BASE_URL);
-  const tracks = new TracksService({
-    prisma: infra.prisma,
+  const reads = new TrackReadsRepository(infra.pool);
+  const presenter = new TrackPresenter(reads, signer, social, config.PUBLIC_BASE_URL);
+  const trackRepo = new TracksRepository(infra.prisma);
+  const access = new TrackAccess(reads);
+  const events = new TrackEvents(trackRepo, presenter);
+  const database = new URL(config.DATABASE_URL);
+  const historyTotals = new HistoryTotals(infra.redis, `${database.host}${database.pathname}`);
+  const tracks = new TrackReadsService({ reads, repo: trackRepo, access, presenter, historyTotals, webBaseUrl: config.WEB_BASE_URL });
+  const lifecycle = new TrackLifecycleService({
+    repo: trackRepo,
+    access,
+    events,
+    presenter,
+    storage: infra.storage,
+    covers: new CoverImages(infra.storage),
+    webBaseUrl: config.WEB_BASE_URL,
+  });
+  const uploads = new TrackUploadService({
+    repo: trackRepo,
+    reads,
+    events,
     presenter,
     storage: infra.storage,
     uploadStorage: infra.storage,
     media: new MediaClient(config.MEDIA_PROCESSING_URL, config.PROBE_TIMEOUT_MS),
-    social,
-    redis: infra.redis,
-    config,
+    limits: {
+      audioMaxBytes: config.AUDIO_MAX_BYTES,
+      coverMaxBytes: config.COVER_MAX_BYTES,
+      audioMaxDurationSeconds: config.AUDIO_MAX_DURATION_SECONDS,
+      freeTrackQuota: config.FREE_TRACK_QUOTA,
+      uploadWaitMs: config.UPLOAD_WAIT_MS,
+    },
   });
-  const processing = stopOnClose(processingConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, tracks }));
+  const plays = new TrackPlaysService({ repo: trackRepo, reads, access, redis: infra.redis, historyTotals, playDedupSeconds: config.PLAY_DEDUP_SECONDS });
+  const processing = stopOnClose(processingConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, events, lifecycle }));
   await processing.start();
 
-  await app.register(tracksModule, { prefix: '/api', tracks, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
-  const playlistPresenter = new PlaylistPresenter(new PlaylistsRepository(infra.prisma), presenter, social);
-  const playlists = new PlaylistsService({
-    prisma: infra.prisma,
-    presenter: playlistPresenter,
-    social,
-    storage: infra.storage,
-    webBaseUrl: config.WEB_BASE_URL,
-  });
-  await app.register(playlistsModule, { prefix: '/api', playlists, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES, publicBaseUrl: config.PUBLIC_BASE_URL });
+  await app.register(trackListsModule, { prefix: '/api', reads: tracks });
+  await app.register(tracksModule, { prefix: '/api', reads: tracks, lifecycle, uploads, plays, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
+  const playlistRepo = new PlaylistsRepository(infra.prisma);
+  const playlistPresenter = new PlaylistPresenter(playlistRepo, presenter, social);
+  const playlists = new PlaylistsService({ repo: playlistRepo, presenter: playlistPresenter, webBaseUrl: config.WEB_BASE_URL });
+  const edits = new PlaylistEditsService({ repo: playlistRepo, reads: playlists, presenter: playlistPresenter, storage: infra.storage });
+  await app.register(playlistsModule, { prefix: '/api', playlists, edits, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES, publicBaseUrl: config.PUBLIC_BASE_URL });
   const discovery = new DiscoveryService({
-    prisma: infra.prisma,
+    repo: new DiscoveryRepository(infra.prisma, reads),
+    reads,
+    stations: new StationPools(),
     tracks,
     playlists,
     trackPresenter: presenter,
@@ -90,12 +128,12 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     webBaseUrl: config.WEB_BASE_URL,
   });
   await app.register(discoveryModule, { prefix: '/api', discovery });
-  await app.register(mediaModule, { prefix: '/api', prisma: infra.prisma, storage: infra.storage, signer });
+  await app.register(mediaModule, { prefix: '/api', media: new MediaService(new MediaRepository(infra.pool), signer, infra.storage), storage: infra.storage });
   await app.register(embedModule, { prefix: '/api', tracks, playlists, webBaseUrl: config.WEB_BASE_URL, publicBaseUrl: config.PUBLIC_BASE_URL });
-  await app.register(analyticsModule, { prefix: '/api', analytics: new AnalyticsService(infra.prisma, config.STORAGE_CAPACITY_BYTES) });
+  await app.register(analyticsModule, { prefix: '/api', analytics: new AnalyticsService(new AnalyticsRepository(infra.prisma), config.STORAGE_CAPACITY_BYTES) });
   await app.register(internalModule, {
-    tracks: new InternalTracksService(infra.prisma, presenter),
-    playlists: new InternalPlaylistsService(infra.prisma, playlistPresenter),
+    tracks: new InternalTracksService(reads, presenter),
+    playlists: new InternalPlaylistsService(playlistRepo, playlistPresenter),
   });
-  return Object.assign(app, { infra, tracks, playlists });
+  return Object.assign(app, { infra, tracks, playlists, trackRepo, trackEvents: events });
 }

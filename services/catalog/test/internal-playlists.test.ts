@@ -15,7 +15,7 @@ let app: Awaited<ReturnType<typeof buildApp>>;
 let social: Server;
 const socialCalls: string[] = [];
 
-/** Social's internal routes: BLOCKER has blocked VIEWER. */
+/** Social's internal routes, to prove catalog never calls them from its internal render (it would say BLOCKER has blocked VIEWER). */
 function startFakeSocial(): Promise<Server> {
   const server = createServer((req, res) => {
     let raw = '';
@@ -63,6 +63,8 @@ beforeAll(async () => {
   ids.private = await insertPlaylist(OWNER, 'owner-private', true);
   ids.blocked = await insertPlaylist(BLOCKER, 'blocker-public');
   ids.gone = await insertPlaylist(GONE, 'gone-public');
+  // R7 from catalog's copy of social's blocks (kept by the social-sync consumer).
+  await app.infra.prisma.userBlock.create({ data: { blockerId: BLOCKER, blockedId: VIEWER } });
 });
 
 afterAll(async () => {
@@ -72,14 +74,15 @@ afterAll(async () => {
 });
 
 describe('INTERNAL playlists (Playlist list form for another service)', () => {
-  it('renders only what the viewer may see (R6, R7, deleted owner), in the requested order, with one call to social', async () => {
+  it('renders only what the viewer may see (R6, R7, deleted owner), in the requested order, without calling social', async () => {
     socialCalls.length = 0;
     const res = await render({ viewerId: VIEWER, playlistIds: [ids.gone, ids.private, ids.blocked, ids.public, 123_456] });
     expect(res.statusCode, res.body).toBe(200);
     const { playlists } = InternalPlaylistsResponseSchema.parse(res.json());
     expect(playlists.map((p) => p.id)).toEqual([ids.public]);
-    expect(PlaylistSchema.strict().parse(playlists[0])).toMatchObject({ title: 'Mix owner-public', isLiked: true, secretToken: null, paginatedTrackResponse: null });
-    expect(socialCalls).toEqual([INTERNAL_ROUTES.engagement]);
+    expect(PlaylistSchema.strict().parse(playlists[0])).toMatchObject({ title: 'Mix owner-public', isLiked: false, secretToken: null, paginatedTrackResponse: null });
+    // Reads between catalog and social go one way: the viewer's flags are the caller's to fill.
+    expect(socialCalls).toEqual([]);
   });
 
   it('shows the owner their private playlist and admins everything', async () => {

@@ -20,7 +20,11 @@ let social: Server;
 /** What the fake social was asked, to check the batching. */
 const socialCalls: Array<{ path: string; body: { viewerId: number; userIds?: number[]; trackIds?: number[] } }> = [];
 
-/** Social's internal routes as the presenter calls them: BLOCKER has blocked VIEWER; VIEWER likes every track. */
+/**
+ * Social's internal routes, to prove catalog does NOT call them from its internal render (reads go
+ * one way: social renders through catalog and fills the flags itself). It would say BLOCKER has
+ * blocked VIEWER and VIEWER likes every track; catalog knows the block from its own copy.
+ */
 function startFakeSocial(): Promise<Server> {
   const server = createServer((req, res) => {
     let raw = '';
@@ -106,6 +110,8 @@ beforeAll(async () => {
   ids.deleted = await insertTrack(NINA, 'nina-deleted', { deletedAt: new Date() });
   ids.blocked = await insertTrack(BLOCKER, 'blocker-public');
   ids.gone = await insertTrack(GONE, 'gone-public');
+  // R7 from catalog's copy of social's blocks (kept by the social-sync consumer).
+  await app.infra.prisma.userBlock.create({ data: { blockerId: BLOCKER, blockedId: VIEWER } });
 });
 
 afterAll(async () => {
@@ -123,8 +129,8 @@ describe('INTERNAL tracks (Track (full) for another service, as TRK-6 renders it
     const [preview, pub] = tracks as [Track, Track];
     expect(pub).toMatchObject({
       description: 'About nina-public', tags: ['night', 'live'], releaseDate: '2026-01-15', playCount: 42, completedPlayCount: 7,
-      trackDurationSeconds: 200, isLiked: true, isReposted: false, secretToken: null,
-      artist: { id: NINA, username: 'nina', isFollowing: true },
+      trackDurationSeconds: 200, isLiked: false, isReposted: false, secretToken: null,
+      artist: { id: NINA, username: 'nina', isFollowing: false },
     });
     expect(pub.trackUrl).toMatch(new RegExp(`/api/media/tracks/${ids.public}/full\\.m4a\\?`));
     expect(pub.hlsUrl).toMatch(/index\.m3u8\?/);
@@ -133,16 +139,17 @@ describe('INTERNAL tracks (Track (full) for another service, as TRK-6 renders it
     // R3: a PREVIEW track gives others the preview only.
     expect(preview.trackUrl).toBeNull();
     expect(preview.trackPreviewUrl).toMatch(/preview\.m4a\?/);
-    // Exactly one batched call to social per request (flags and relationships together), never per track.
-    expect(socialCalls.map((c) => c.path)).toEqual([INTERNAL_ROUTES.engagement]);
+    // No call back to social: its caller-relative flags are social's to fill (no synchronous cycle).
+    expect(socialCalls).toHaveLength(0);
   });
 
-  it('is the same record TRK-6 answers for that viewer', async () => {
+  it('is the same record TRK-6 answers for that viewer, but for the flags only social knows', async () => {
     const headers = { 'x-user-id': String(VIEWER), 'x-user-role': 'LISTENER', 'x-user-tier': 'FREE' };
     const direct = (await app.inject({ method: 'GET', url: `/api/tracks/${ids.public}`, headers })).json() as Track;
     const [rendered] = await renderOk({ viewerId: VIEWER, viewerRole: 'LISTENER', trackIds: [ids.public] });
+    expect(direct.isLiked).toBe(true);
     const unsigned = (t: Track) => ({
-      ...t,
+      ...t, isLiked: false, isReposted: false, artist: { ...t.artist, isFollowing: false },
       trackUrl: t.trackUrl?.split('?')[0], hlsUrl: t.hlsUrl?.split('?')[0], trackPreviewUrl: t.trackPreviewUrl?.split('?')[0],
     });
     expect(unsigned(rendered!)).toEqual(unsigned(direct));
@@ -153,6 +160,16 @@ describe('INTERNAL tracks (Track (full) for another service, as TRK-6 renders it
     const tracks = await renderOk({ viewerId: null, trackIds: Object.values(ids) });
     expect(tracks.map((t) => t.id)).toEqual([ids.public, ids.preview, ids.blocked]);
     expect(tracks.every((t) => !t.isLiked && t.secretToken === null)).toBe(true);
+    expect(socialCalls).toHaveLength(0);
+  });
+
+  it('hides a blocked artist from the viewer even though social is never asked (R7 fails closed)', async () => {
+    socialCalls.length = 0;
+    const tracks = await renderOk({ viewerId: VIEWER, viewerRole: 'LISTENER', trackIds: [ids.blocked, ids.public] });
+    expect(tracks.map((t) => t.id)).toEqual([ids.public]);
+    // The block hides both ways: the blocker does not see the viewer's tracks either (none here), and others see BLOCKER's.
+    const other = await renderOk({ viewerId: NINA, viewerRole: 'ARTIST', trackIds: [ids.blocked] });
+    expect(other.map((t) => t.id)).toEqual([ids.blocked]);
     expect(socialCalls).toHaveLength(0);
   });
 

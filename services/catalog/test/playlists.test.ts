@@ -426,6 +426,19 @@ describe('one batched call to social per page', () => {
     expect((await call('GET', `/api/playlists/${first.id}`, owner)).statusCode).toBe(200);
     expect(socialCalls).toEqual(['/internal/engagement']);
   });
+
+  it('DSC-3 search with tracks and playlists on one page asks social once for both', async () => {
+    const owner = 591;
+    const track = await insertTrack(owner);
+    const mix = await createPlaylist(owner, { title: 'Track batch mix' });
+    expect((await add(owner, mix.id, track.id)).statusCode).toBe(200);
+    socialCalls.length = 0;
+    const res = await call('GET', '/api/search?q=track&type=ALL&size=50', OTHER);
+    expect(res.statusCode).toBe(200);
+    const kinds = new Set((res.json() as { content: Array<{ type: string }> }).content.map((r) => r.type));
+    expect(kinds).toEqual(new Set(['TRACK', 'PLAYLIST']));
+    expect(socialCalls).toEqual(['/internal/engagement']);
+  });
 });
 
 describe('PLS-15 embed code, player page and oEmbed for playlists', () => {

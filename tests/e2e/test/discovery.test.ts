@@ -62,8 +62,8 @@ async function track(artist: User, input: TrackInput): Promise<{ id: number; slu
     },
     select: { id: true, secretToken: true },
   });
-  const row = (await catalog().tracks.repo.findById(created.id))!;
-  await catalog().infra.prisma.$transaction((tx) => catalog().tracks.afterChange(tx, null, row, null));
+  const row = (await catalog().trackRepo.findById(created.id))!;
+  await catalog().infra.prisma.$transaction((tx) => catalog().trackEvents.afterChange(tx, null, row, null));
   await waitFor(async () => (await social().infra.prisma.trackRef.count({ where: { trackId: created.id } })) === 1, { message: `social never saw ${slug}` });
   return { id: created.id, slug, secretToken: created.secretToken };
 }

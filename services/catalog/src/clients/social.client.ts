@@ -1,16 +1,18 @@
 import { InternalClient } from '@msp/http';
-import { INTERNAL_ROUTES, type EngagementResponse, type RelationshipsResponse } from '@msp/contracts';
+import { INTERNAL_ROUTES, type EngagementResponse } from '@msp/contracts';
 
 export interface SocialClientLogger {
   warn(obj: object, msg: string): void;
 }
 
-export type Relationship = RelationshipsResponse['items'][number];
+export type Relationship = EngagementResponse['users'][number];
 export type Engagement = EngagementResponse['tracks'][number];
 
 /**
- * Batched reads from social's internal routes: one call per page, a short timeout, and graceful
- * degradation (no flags, nobody hidden) when social is slow or down, as the platform rule asks.
+ * Catalog's one read from social: `/internal/engagement`, once per page, for what only social
+ * knows about the viewer (isFollowing, isLiked, isReposted). A short timeout, and false flags when
+ * social is slow or down. Never used for R7 hiding (catalog's copy of the blocks decides that in
+ * SQL), and never on catalog's own internal routes, so no request cycles between the two services.
  */
 export class SocialClient {
   private readonly http: InternalClient;
@@ -33,18 +35,10 @@ export class SocialClient {
     }
   }
 
-  /** How the viewer relates to each user (isFollowing, blocks both ways). Empty map on failure. */
-  async relationships(viewerId: number, userIds: readonly number[]): Promise<Map<number, Relationship>> {
-    const ids = [...new Set(userIds)].filter((id) => id !== viewerId).slice(0, 500);
-    if (ids.length === 0) return new Map();
-    const out = await this.post<RelationshipsResponse>(INTERNAL_ROUTES.relationships, { viewerId, userIds: ids });
-    return new Map((out?.items ?? []).map((r) => [r.userId, r]));
-  }
-
   /**
    * Everything a page needs from social in ONE call: the viewer's relationships to the page's
-   * people (isFollowing, R7 blocks) and likes/reposts among its tracks and playlists. Empty maps
-   * on failure (no flags, nobody hidden).
+   * people (isFollowing; its block fields only as a safety net while catalog's copy catches up)
+   * and likes/reposts among its tracks and playlists. Empty maps on failure (no flags).
    */
   async viewerContext(
     viewerId: number,

@@ -1,16 +1,5 @@
 import type { PlatformMetrics } from '@msp/contracts';
-import type { PrismaClient } from '../../generated/prisma/client.js';
-
-interface CounterSums {
-  users: bigint;
-  artists: bigint;
-  listeners: bigint;
-  tracks: bigint;
-  plays: bigint;
-  completedPlays: bigint;
-  storageBytes: bigint;
-  banned: bigint;
-}
+import type { AnalyticsRepository } from './analytics.repository.js';
 
 const num = (v: bigint | number | null | undefined) => Math.max(0, Number(v ?? 0));
 
@@ -21,17 +10,12 @@ const num = (v: bigint | number | null | undefined) => Math.max(0, Number(v ?? 0
  */
 export class AnalyticsService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly repo: AnalyticsRepository,
     private readonly storageCapacityBytes: number,
   ) {}
 
   async metrics(): Promise<PlatformMetrics> {
-    const [s] = await this.prisma.$queryRawUnsafe<CounterSums[]>(
-      `SELECT sum(users) AS users, sum(artists) AS artists, sum(listeners) AS listeners, sum(tracks) AS tracks,
-              sum(plays) AS plays, sum(completed_plays) AS "completedPlays", sum(storage_bytes) AS "storageBytes",
-              (SELECT count(*) FROM user_ban_states WHERE is_banned) AS banned
-         FROM platform_counters`,
-    );
+    const s = await this.repo.sums();
     const plays = num(s?.plays);
     const completed = num(s?.completedPlays);
     const banned = num(s?.banned);

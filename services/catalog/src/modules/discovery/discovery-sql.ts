@@ -25,9 +25,15 @@ export function listedTrackSql(t: string, viewer: string): string {
       AND NOT ${ownerHiddenSql(`${t}.artist_id`)} AND NOT ${blockedSql(viewer, `${t}.artist_id`)}`;
 }
 
-/** Stations (R18) hold only tracks a radio can play: PLAYABLE, with the stream and waveform ready. */
-export function stationTrackSql(t: string, viewer: string): string {
-  return `${listedTrackSql(t, viewer)} AND ${t}.access = 'PLAYABLE' AND ${t}.progressive_key IS NOT NULL AND ${t}.waveform_key IS NOT NULL`;
+/**
+ * Stations (R18) hold only tracks a radio can play: PLAYABLE, with the stream and waveform ready,
+ * public, FINISHED, not deleted, the artist present and not banned. The viewer's blocks (R7) are
+ * applied to the day's pool afterwards, so one pool serves every viewer. Written as the station
+ * indexes' predicates so the planner uses them.
+ */
+export function stationPoolSql(t: string): string {
+  return `${t}.deleted_at IS NULL AND NOT ${t}.is_private AND ${t}.state = 'FINISHED' AND NOT ${ownerHiddenSql(`${t}.artist_id`)}
+      AND ${t}.access = 'PLAYABLE' AND ${t}.progressive_key IS NOT NULL AND ${t}.waveform_key IS NOT NULL`;
 }
 
 /** A public playlist `p` whose owner is present and not separated from the viewer (R6, R7). */

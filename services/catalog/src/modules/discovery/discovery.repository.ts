@@ -1,6 +1,8 @@
+import { userSummarySourceSelect } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { trackSelect, type TrackRow } from '../tracks/track.mapper.js';
-import { listedPlaylistSql, listedTrackSql, listedUserSql, stationTrackSql } from './discovery-sql.js';
+import { playlistSelect, type PlaylistRow } from '../playlists/playlists.repository.js';
+import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
+import { listedPlaylistSql, listedTrackSql, listedUserSql, stationPoolSql } from './discovery-sql.js';
 import type { SearchTerms } from './search-query.js';
 
 export type SearchKind = 'TRACK' | 'USER' | 'PLAYLIST';
@@ -88,8 +90,17 @@ export const STATION_SIZE = 500;
 /** The chart: the best-scored tracks only (DSC-2). */
 export const TRENDING_SIZE = 1000;
 
+/** One track of a station's day, with its artist (R7 filtering per viewer happens on the pool). */
+export interface StationPick {
+  id: number;
+  artistId: number;
+}
+
 export class DiscoveryRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly reads: TrackReadsRepository,
+  ) {}
 
   /**
    * DSC-3: one page of hits over the kinds asked for, best first, and the total, in one
@@ -130,7 +141,7 @@ export class DiscoveryRepository {
    * DSC-2: the chart, i.e. the TRENDING_SIZE best-scored tracks (score > 0 over the window), by
    * score, newer first among equals. Both queries walk the partial trending index and stop early.
    */
-  async trending(viewerId: number, genreKey: string | null, page: number, size: number): Promise<{ rows: TrackRow[]; total: number }> {
+  async trending(viewerId: number, genreKey: string | null, page: number, size: number): Promise<{ rows: ReadTrack[]; total: number }> {
     const chart = `SELECT t.id FROM tracks t WHERE t.trending_score > 0 AND ${listedTrackSql('t', '$1')}${genreKey !== null ? ' AND t.genre_key = $2' : ''}
       ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC`;
     const params: unknown[] = [viewerId, ...(genreKey !== null ? [genreKey] : [])];
@@ -143,30 +154,55 @@ export class DiscoveryRepository {
     return { rows: await this.rowsInOrder(ids.map((r) => r.id)), total: counted[0]?.total ?? 0 };
   }
 
-  /** DSC-5: tracks of a genre (case-insensitive). */
-  genreStation(viewerId: number, genreKey: string, day: string, page: number, size: number) {
-    return this.station(viewerId, day, { genres: [genreKey], artists: [], excludeLikesOf: 0 }, page, size);
+  /**
+   * A station's day (R18, fixed for the day), viewer-independent: from each genre, the STATION_SIZE
+   * playable tracks that follow the day's point in the `shuffle_key` order (a hash of the id; the
+   * point is a hash of the date), wrapping around; from each artist, its share of tracks the same
+   * way; then the STATION_SIZE of those first by md5(id || date), in that order, with their artists.
+   * Every read is an index range of a few hundred rows, whatever the genre's size; R2 and R14 apply
+   * here, R7 (the viewer's blocks) after, on the pool (StationPools), so the pool can be shared.
+   * `excludeLikesOf` (the likes station) leaves out that user's liked tracks.
+   */
+  async stationPool(day: string, from: { genres: string[]; artists: number[]; excludeLikesOf: number }): Promise<StationPick[]> {
+    const cond = `${stationPoolSql('t')}
+      AND NOT EXISTS (SELECT 1 FROM track_engagements le WHERE le.kind = 'L' AND le.user_id = $4 AND le.track_id = t.id)`;
+    // Artists share the station: each gives at most its share of the day's tracks.
+    const perArtist = Math.max(1, Math.ceil(STATION_SIZE / Math.max(1, from.artists.length)));
+    return this.prisma.$queryRawUnsafe<StationPick[]>(
+      `WITH picks AS (
+        SELECT c.id FROM unnest($2::text[]) g(k) CROSS JOIN LATERAL (
+          (SELECT t.id FROM tracks t WHERE t.genre_key = g.k AND ${cond} AND t.shuffle_key >= hashtext($1) ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
+          UNION ALL
+          (SELECT t.id FROM tracks t WHERE t.genre_key = g.k AND ${cond} AND t.shuffle_key < hashtext($1) ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
+          LIMIT ${STATION_SIZE}) c
+        UNION
+        SELECT c.id FROM unnest($3::int[]) a(id) CROSS JOIN LATERAL (
+          (SELECT t.id FROM tracks t WHERE t.artist_id = a.id AND ${cond} AND t.shuffle_key >= hashtext($1) ORDER BY t.shuffle_key LIMIT ${perArtist})
+          UNION ALL
+          (SELECT t.id FROM tracks t WHERE t.artist_id = a.id AND ${cond} AND t.shuffle_key < hashtext($1) ORDER BY t.shuffle_key LIMIT ${perArtist})
+          LIMIT ${perArtist}) c),
+      pool AS (SELECT id FROM picks ORDER BY md5(id::text || $1), id LIMIT ${STATION_SIZE})
+      SELECT p.id, t.artist_id AS "artistId" FROM pool p JOIN tracks t ON t.id = p.id ORDER BY md5(p.id::text || $1), p.id`,
+      day,
+      from.genres,
+      from.artists,
+      from.excludeLikesOf,
+    );
   }
 
-  /**
-   * DSC-6: the artist's tracks and those of the artists sharing the artist's main genres (its 3
-   * most frequent among its public tracks), i.e. the tracks of those genres.
-   */
-  async artistStation(viewerId: number, artistId: number, day: string, page: number, size: number) {
+  /** DSC-6: the artist's 3 most frequent genres among its public tracks. */
+  async mainGenres(artistId: number): Promise<string[]> {
     const main = await this.prisma.$queryRawUnsafe<Array<{ genre: string }>>(
       `SELECT t.genre_key AS genre FROM tracks t
         WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
         GROUP BY t.genre_key ORDER BY count(*) DESC, t.genre_key LIMIT 3`,
       artistId,
     );
-    return this.station(viewerId, day, { genres: main.map((g) => g.genre), artists: [artistId], excludeLikesOf: 0 }, page, size);
+    return main.map((g) => g.genre);
   }
 
-  /**
-   * DSC-7: tracks by the artists and in the genres of the caller's likes (the 50 most liked
-   * artists and 5 most liked genres), minus the liked tracks themselves.
-   */
-  async likesStation(userId: number, day: string, page: number, size: number) {
+  /** DSC-7: the artists (the 50 most liked) and genres (the 5 most liked) of the user's liked tracks. */
+  async likeSeeds(userId: number): Promise<{ artists: number[]; genres: string[] }> {
     const [seeds] = await this.prisma.$queryRawUnsafe<Array<{ artists: number[] | null; genres: string[] | null }>>(
       `WITH liked AS (SELECT t.artist_id, t.genre_key FROM track_engagements e JOIN tracks t ON t.id = e.track_id
                        WHERE e.kind = 'L' AND e.user_id = $1 AND t.deleted_at IS NULL)
@@ -174,54 +210,38 @@ export class DiscoveryRepository {
               (SELECT array_agg(genre_key) FROM (SELECT genre_key FROM liked GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 5) g) AS genres`,
       userId,
     );
-    return this.station(userId, day, { genres: seeds?.genres ?? [], artists: seeds?.artists ?? [], excludeLikesOf: userId }, page, size);
+    return { artists: seeds?.artists ?? [], genres: seeds?.genres ?? [] };
   }
 
-  /**
-   * A station's day (R18, fixed for the day): from each genre, the STATION_SIZE playable tracks
-   * that follow the day's point in the `shuffle_key` order (a hash of the id; the point is a hash
-   * of the date), wrapping around; from each artist, its share of tracks the same way; then the STATION_SIZE of those
-   * first by md5(id || date), in that order. Every read is an index range of a few hundred rows,
-   * whatever the genre's size; visibility (R2, R7, R14) and the likes exclusion apply before the
-   * selection, so the total matches the content.
-   */
-  private async station(viewerId: number, day: string, from: { genres: string[]; artists: number[]; excludeLikesOf: number }, page: number, size: number) {
-    const cond = `${stationTrackSql('t', '$1')}
-      AND NOT EXISTS (SELECT 1 FROM track_engagements le WHERE le.kind = 'L' AND le.user_id = $5 AND le.track_id = t.id)`;
-    // Artists share the station: each gives at most its share of the day's tracks.
-    const perArtist = Math.max(1, Math.ceil(STATION_SIZE / Math.max(1, from.artists.length)));
-    const pool = `WITH picks AS (
-        SELECT c.id FROM unnest($3::text[]) g(k) CROSS JOIN LATERAL (
-          (SELECT t.id FROM tracks t WHERE t.genre_key = g.k AND ${cond} AND t.shuffle_key >= hashtext($2) ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
-          UNION ALL
-          (SELECT t.id FROM tracks t WHERE t.genre_key = g.k AND ${cond} AND t.shuffle_key < hashtext($2) ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
-          LIMIT ${STATION_SIZE}) c
-        UNION
-        SELECT c.id FROM unnest($4::int[]) a(id) CROSS JOIN LATERAL (
-          (SELECT t.id FROM tracks t WHERE t.artist_id = a.id AND ${cond} AND t.shuffle_key >= hashtext($2) ORDER BY t.shuffle_key LIMIT ${perArtist})
-          UNION ALL
-          (SELECT t.id FROM tracks t WHERE t.artist_id = a.id AND ${cond} AND t.shuffle_key < hashtext($2) ORDER BY t.shuffle_key LIMIT ${perArtist})
-          LIMIT ${perArtist}) c),
-      pool AS (SELECT id FROM picks ORDER BY md5(id::text || $2), id LIMIT ${STATION_SIZE})`;
-    const params = [viewerId, day, from.genres, from.artists, from.excludeLikesOf];
-    const ids = await this.prisma.$queryRawUnsafe<Array<{ id: number; total: number }>>(
-      `${pool} SELECT id, count(*) OVER ()::int AS total FROM pool ORDER BY md5(id::text || $2), id LIMIT $6 OFFSET $7`,
-      ...params,
-      size,
-      page * size,
-    );
-    let total = ids[0]?.total ?? 0;
-    if (ids.length === 0 && page > 0) {
-      total = (await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`${pool} SELECT count(*)::int AS total FROM pool`, ...params))[0]?.total ?? 0;
-    }
-    return { rows: await this.rowsInOrder(ids.map((r) => r.id)), total };
+  /** The rows of already filtered ids, in that order, with their artists (one statement). */
+  rowsInOrder(ids: readonly number[]): Promise<ReadTrack[]> {
+    return this.reads.inOrder(ids, 0);
   }
 
-  async rowsInOrder(ids: readonly number[]): Promise<TrackRow[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.prisma.track.findMany({ where: { id: { in: [...ids] } }, select: trackSelect });
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return ids.flatMap((id) => byId.get(id) ?? []);
+  playlists(ids: readonly number[]): Promise<PlaylistRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.prisma.playlist.findMany({ where: { id: { in: [...ids] } }, select: playlistSelect });
+  }
+
+  userSummaries(ids: readonly number[]) {
+    return this.prisma.userSummary.findMany({ where: { userId: { in: [...ids] } }, select: userSummarySourceSelect });
+  }
+
+  userByName(username: string) {
+    return this.prisma.userSummary.findFirst({ where: { username, isDeleted: false }, select: { userId: true, isBanned: true } });
+  }
+
+  trackBySlug(trackSlug: string, artistId: number) {
+    return this.prisma.track.findFirst({ where: { trackSlug, artistId }, select: { id: true, secretToken: true } });
+  }
+
+  playlistBySlug(playlistSlug: string, ownerId: number) {
+    return this.prisma.playlist.findFirst({ where: { playlistSlug, ownerId }, select: { id: true, secretToken: true } });
+  }
+
+  /** Whether `blockerId` blocked `blockedId` (catalog's copy of social's blocks, R7). */
+  async hasBlocked(blockerId: number, blockedId: number): Promise<boolean> {
+    return !!(await this.prisma.userBlock.findUnique({ where: { blockerId_blockedId: { blockerId, blockedId } }, select: { blockerId: true } }));
   }
 
   /** An artist the caller may see (DSC-6 404 otherwise): present, not banned, no block. */

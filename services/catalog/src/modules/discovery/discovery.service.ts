@@ -1,7 +1,6 @@
 import {
   toPage,
   toUserSummary,
-  userSummarySourceSelect,
   type Page,
   type Playlist,
   type RadioTrack,
@@ -12,22 +11,24 @@ import {
 } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import type { SocialClient } from '../../clients/social.client.js';
+import { emptyViewerContext, type SocialClient } from '../../clients/social.client.js';
 import type { PlaylistPresenter } from '../playlists/playlist-presenter.js';
-import { playlistSelect } from '../playlists/playlists.repository.js';
 import type { PlaylistsService } from '../playlists/playlists.service.js';
 import type { TrackPresenter } from '../tracks/track-presenter.js';
 import { toRadioTrack } from '../tracks/track.mapper.js';
-import type { TracksService } from '../tracks/tracks.service.js';
+import type { TrackReadsService } from '../tracks/track-reads.service.js';
 import { todayUtc } from '../uploads/upload-fields.js';
-import { DiscoveryRepository, type SearchKind } from './discovery.repository.js';
+import type { DiscoveryRepository, SearchKind, StationPick } from './discovery.repository.js';
+import type { StationPools } from './station-pools.js';
+import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { parseLink } from './resolve-link.js';
 import { searchTerms } from './search-query.js';
 
 export interface DiscoveryServiceDeps {
-  prisma: PrismaClient;
-  tracks: TracksService;
+  repo: DiscoveryRepository;
+  reads: TrackReadsRepository;
+  stations: StationPools;
+  tracks: TrackReadsService;
   playlists: PlaylistsService;
   trackPresenter: TrackPresenter;
   playlistPresenter: PlaylistPresenter;
@@ -48,7 +49,7 @@ export class DiscoveryService {
   private readonly repo: DiscoveryRepository;
 
   constructor(private readonly deps: DiscoveryServiceDeps) {
-    this.repo = new DiscoveryRepository(deps.prisma);
+    this.repo = deps.repo;
   }
 
   // ───────────────────────────── DSC-3 ─────────────────────────────
@@ -62,11 +63,25 @@ export class DiscoveryService {
     if (kinds.length === 0) return toPage([], 0, query.page, query.size);
     const { hits, total } = await this.repo.search(terms, kinds, viewerIdOf(caller), genre, query.page, query.size);
     const ids = (kind: SearchKind) => hits.filter((h) => h.type === kind).map((h) => h.id);
-    const [tracks, playlists, users] = await Promise.all([
-      this.renderTracks(ids('TRACK'), caller),
-      this.renderPlaylists(ids('PLAYLIST'), caller),
-      this.renderUsers(ids('USER'), caller),
+    // One call to social for the whole page: the tracks' and users' questions ride along with the
+    // playlists' (asked once their first tracks are known), or go alone when there are no playlists.
+    const [trackRows, playlistRows, userRows] = await Promise.all([
+      this.repo.rowsInOrder(ids('TRACK')),
+      ids('PLAYLIST').length > 0 ? this.repo.playlists(ids('PLAYLIST')) : Promise.resolve([]),
+      ids('USER').length > 0 ? this.repo.userSummaries(ids('USER')) : Promise.resolve([]),
     ]);
+    const alsoAsk = { trackIds: trackRows.map((r) => r.id), userIds: [...trackRows.map((r) => r.artistId), ...userRows.map((u) => u.userId)] };
+    let context = emptyViewerContext();
+    let playlistList: Playlist[] = [];
+    if (playlistRows.length > 0) {
+      ({ playlists: playlistList, context } = await this.deps.playlistPresenter.presentListWithContext(playlistRows, caller, alsoAsk));
+    } else if (caller && alsoAsk.trackIds.length + alsoAsk.userIds.length > 0) {
+      context = await this.deps.social.viewerContext(caller.userId, alsoAsk);
+    }
+    const trackList = await this.deps.trackPresenter.present(trackRows, caller, { context });
+    const tracks = new Map(trackList.map((t) => [t.id, t]));
+    const playlists = new Map(playlistList.map((p) => [p.id, p]));
+    const users = new Map(userRows.map((r) => [r.userId, toUserSummary(r, context.relationships.get(r.userId)?.isFollowing ?? false)]));
     const content = hits.flatMap((h): ResourceRef[] => {
       if (h.type === 'TRACK') {
         const track = tracks.get(h.id);
@@ -80,28 +95,6 @@ export class DiscoveryService {
       return user ? [{ ...emptyRef, type: 'USER', id: h.id, user }] : [];
     });
     return toPage(content, total, query.page, query.size);
-  }
-
-  private async renderTracks(ids: number[], caller: Caller | null): Promise<Map<number, Track>> {
-    const rows = await this.repo.rowsInOrder(ids);
-    const tracks = await this.deps.trackPresenter.present(rows, caller);
-    return new Map(tracks.map((t) => [t.id, t]));
-  }
-
-  private async renderPlaylists(ids: number[], caller: Caller | null): Promise<Map<number, Playlist>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.deps.prisma.playlist.findMany({ where: { id: { in: ids } }, select: playlistSelect });
-    const playlists = await this.deps.playlistPresenter.presentList(rows, caller);
-    return new Map(playlists.map((p) => [p.id, p]));
-  }
-
-  private async renderUsers(ids: number[], caller: Caller | null) {
-    if (ids.length === 0) return new Map();
-    const [rows, rels] = await Promise.all([
-      this.deps.prisma.userSummary.findMany({ where: { userId: { in: ids } }, select: userSummarySourceSelect }),
-      caller ? this.deps.social.relationships(caller.userId, ids) : Promise.resolve(new Map()),
-    ]);
-    return new Map(rows.map((r) => [r.userId, toUserSummary(r, rels.get(r.userId)?.isFollowing ?? false)]));
   }
 
   // ───────────────────────────── DSC-2 ─────────────────────────────
@@ -119,10 +112,7 @@ export class DiscoveryService {
   async resolve(caller: Caller | null, url: string): Promise<ResolveResult> {
     const link = parseLink(url, this.deps.webBaseUrl);
     if (!link) throw AppError.validation([{ field: 'url', message: 'Not a profile, track or playlist link of this site' }]);
-    const user = await this.deps.prisma.userSummary.findFirst({
-      where: { username: link.username, isDeleted: false },
-      select: { userId: true, isBanned: true },
-    });
+    const user = await this.repo.userByName(link.username);
     const admin = caller?.role === 'ADMIN';
     if (link.type === 'USER') {
       if (!user || (!admin && (user.isBanned || (await this.hasBlockedViewer(user.userId, caller))))) throw new AppError('USER_NOT_FOUND');
@@ -130,7 +120,7 @@ export class DiscoveryService {
     }
     if (link.type === 'TRACK') {
       if (!user) throw new AppError('TRACK_NOT_FOUND');
-      const row = await this.deps.prisma.track.findFirst({ where: { trackSlug: link.slug, artistId: user.userId }, select: { id: true, secretToken: true } });
+      const row = await this.repo.trackBySlug(link.slug, user.userId);
       if (!row) throw new AppError('TRACK_NOT_FOUND');
       if (user.isBanned && !admin) throw new AppError('TRACK_NOT_FOUND');
       if (link.token) {
@@ -142,7 +132,7 @@ export class DiscoveryService {
       return { type: 'TRACK', id: row.id, resourceType: 'TRACK', resourceId: row.id };
     }
     if (!user) throw new AppError('PLAYLIST_NOT_FOUND');
-    const row = await this.deps.prisma.playlist.findFirst({ where: { playlistSlug: link.slug, ownerId: user.userId }, select: { id: true, secretToken: true } });
+    const row = await this.repo.playlistBySlug(link.slug, user.userId);
     if (!row || (user.isBanned && !admin)) throw new AppError('PLAYLIST_NOT_FOUND');
     if (link.token) {
       if (link.token !== row.secretToken) throw new AppError('PLAYLIST_NOT_FOUND');
@@ -155,31 +145,53 @@ export class DiscoveryService {
 
   private async hasBlockedViewer(userId: number, caller: Caller | null): Promise<boolean> {
     if (!caller || caller.userId === userId) return false;
-    const row = await this.deps.prisma.userBlock.findUnique({ where: { blockerId_blockedId: { blockerId: userId, blockedId: caller.userId } }, select: { blockerId: true } });
-    return !!row;
+    return this.repo.hasBlocked(userId, caller.userId);
   }
 
   // ───────────────────────────── DSC-5, DSC-6, DSC-7 ─────────────────────────────
 
   async genreStation(caller: Caller | null, genre: string, query: PageQuery): Promise<Page<RadioTrack>> {
-    const { rows, total } = await this.repo.genreStation(viewerIdOf(caller), genre.trim().toLowerCase(), todayUtc(), query.page, query.size);
-    return this.radioPage(rows, total, caller, query);
+    const key = genre.trim().toLowerCase();
+    const day = todayUtc();
+    const pool = await this.deps.stations.get(`genre:${day}:${key}`, () => this.repo.stationPool(day, { genres: [key], artists: [], excludeLikesOf: 0 }));
+    return this.radioPage(pool, caller, query);
   }
 
   async artistStation(caller: Caller | null, artistId: number, query: PageQuery): Promise<Page<RadioTrack>> {
     const admin = caller?.role === 'ADMIN';
     if (!admin && !(await this.repo.visibleUser(artistId, viewerIdOf(caller)))) throw new AppError('USER_NOT_FOUND');
-    const { rows, total } = await this.repo.artistStation(viewerIdOf(caller), artistId, todayUtc(), query.page, query.size);
-    return this.radioPage(rows, total, caller, query);
+    const day = todayUtc();
+    const pool = await this.deps.stations.get(`artist:${day}:${artistId}`, async () =>
+      this.repo.stationPool(day, { genres: await this.repo.mainGenres(artistId), artists: [artistId], excludeLikesOf: 0 }),
+    );
+    return this.radioPage(pool, caller, query);
   }
 
+  /** DSC-7: the caller's own pool (their likes change it), computed per request from catalog's copy of the likes. */
   async likesStation(caller: Caller, query: PageQuery): Promise<Page<RadioTrack>> {
-    const { rows, total } = await this.repo.likesStation(caller.userId, todayUtc(), query.page, query.size);
-    return this.radioPage(rows, total, caller, query);
+    const seeds = await this.repo.likeSeeds(caller.userId);
+    const pool = await this.repo.stationPool(todayUtc(), { ...seeds, excludeLikesOf: caller.userId });
+    return this.radioPage(pool, caller, query);
   }
 
-  private async radioPage(rows: Parameters<TrackPresenter['present']>[0], total: number, caller: Caller | null, query: PageQuery) {
+  /**
+   * One page of a station's day for the caller: the pool minus the artists a block separates from
+   * the caller (R7, catalog's copy; before paging, so pages are full and the total is the
+   * caller's), then the page's rows in one statement, each checked again as it is now.
+   */
+  private async radioPage(pool: readonly StationPick[], caller: Caller | null, query: PageQuery): Promise<Page<RadioTrack>> {
+    const blocked = caller ? await this.deps.reads.blockedAmong(caller.userId, [...new Set(pool.map((p) => p.artistId))]) : new Set<number>();
+    const visible = blocked.size > 0 ? pool.filter((p) => !blocked.has(p.artistId)) : pool;
+    const start = query.page * query.size;
+    const ids = visible.slice(start, start + query.size).map((p) => p.id);
+    const rows = (await this.deps.reads.inOrder(ids, viewerIdOf(caller))).filter(stillOnAir);
     const tracks = await this.deps.trackPresenter.present(rows, caller);
-    return toPage(tracks.filter((t) => t.trackUrl && t.waveformUrl).map(toRadioTrack), total, query.page, query.size);
+    return toPage(tracks.filter((t) => t.trackUrl && t.waveformUrl).map(toRadioTrack), visible.length, query.page, query.size);
   }
+}
+
+/** A station track as it is now (the pool may be a minute old): still public, FINISHED, playable, its artist present and not blocked. */
+function stillOnAir(row: ReadTrack): boolean {
+  return !row.deletedAt && !row.isPrivate && row.state === 'FINISHED' && row.access === 'PLAYABLE'
+    && !!row.progressiveKey && !!row.waveformKey && !row.artistHidden && !row.blocked;
 }

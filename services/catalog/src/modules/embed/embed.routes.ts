@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '@msp/errors';
 import type { FastifyPluginAsyncZod } from '@msp/http';
 import type { Playlist, Track } from '@msp/contracts';
-import type { TracksService } from '../tracks/tracks.service.js';
+import type { TrackReadsService } from '../tracks/track-reads.service.js';
 import type { PlaylistsService } from '../playlists/playlists.service.js';
 
 /**
@@ -199,7 +199,7 @@ function playerHtml(track: Track, nonce: string): string {
  * it through to this route); EMBED-2 the oEmbed answer for track permalinks. Both follow R2/R5:
  * public tracks for anyone, a private one only with its token in the player URL.
  */
-export const embedModule: FastifyPluginAsyncZod<{ tracks: TracksService; playlists?: PlaylistsService; webBaseUrl: string; publicBaseUrl: string }> = async (
+export const embedModule: FastifyPluginAsyncZod<{ tracks: TrackReadsService; playlists?: PlaylistsService; webBaseUrl: string; publicBaseUrl: string }> = async (
   app,
   { tracks, playlists, webBaseUrl, publicBaseUrl },
 ) => {

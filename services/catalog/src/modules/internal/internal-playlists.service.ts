@@ -1,9 +1,7 @@
 import type { InternalPlaylistsRequest, Playlist } from '@msp/contracts';
 import type { Caller } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import { hiddenOwnerIds } from '../user-bans/hidden-owners.js';
 import type { PlaylistPresenter } from '../playlists/playlist-presenter.js';
-import { playlistSelect } from '../playlists/playlists.repository.js';
+import type { PlaylistsRepository } from '../playlists/playlists.repository.js';
 
 /**
  * INTERNAL_ROUTES.playlists: Playlist records (list form) for another service (messaging renders
@@ -13,7 +11,7 @@ import { playlistSelect } from '../playlists/playlists.repository.js';
  */
 export class InternalPlaylistsService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly repo: PlaylistsRepository,
     private readonly presenter: PlaylistPresenter,
   ) {}
 
@@ -24,17 +22,12 @@ export class InternalPlaylistsService {
       ? { userId: request.viewerId, role: request.viewerRole, tier: 'FREE', sessionId: null, username: null }
       : null;
     const admin = viewer?.role === 'ADMIN';
-    const rows = await this.prisma.playlist.findMany({
-      where: {
-        id: { in: ids },
-        ...(admin ? {} : viewer ? { OR: [{ ownerId: viewer.userId }, { isPrivate: false }] } : { isPrivate: false }),
-      },
-      select: playlistSelect,
-    });
+    const rows = await this.repo.findManyByIds(ids, { viewerId: viewer?.userId ?? null, admin });
     const others = [...new Set(rows.filter((r) => !admin && r.ownerId !== viewer?.userId).map((r) => r.ownerId))];
-    const deleted = await hiddenOwnerIds(this.prisma, others);
+    const deleted = await this.repo.hiddenOwners(others);
     const shown = rows.filter((r) => admin || r.ownerId === viewer?.userId || !deleted.has(r.ownerId));
-    const playlists = await this.presenter.presentList(shown, viewer);
+    // No call back to social (reads between the two go one way): flags false, R7 from catalog's copy.
+    const playlists = await this.presenter.presentList(shown, viewer, { offline: true });
     const byId = new Map(playlists.map((p) => [p.id, p]));
     return ids.flatMap((id) => {
       const playlist = byId.get(id);

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /** What a signed URL grants: the whole track (progressive, HLS) or only its preview (R3). */
 export type MediaScope = 'full' | 'preview';
@@ -26,32 +26,39 @@ export interface SignedQuery {
 
 /** HMAC-SHA256 over track, scope, grant, expiry (and the secret token for `t`): one track's signature never opens another. */
 export class MediaSigner {
+  /** The secret imported once (not on every signature) and the URL base without its trailing slashes. */
+  private readonly key: KeyObject;
+  private readonly baseUrl: string;
+
   constructor(
-    private readonly secret: string,
+    secret: string,
     private readonly ttlSeconds: number,
-    private readonly publicBaseUrl: string,
-  ) {}
+    publicBaseUrl: string,
+  ) {
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+    this.baseUrl = publicBaseUrl.replace(/\/+$/, '');
+  }
 
   expiry(now = Date.now()): number {
     return Math.floor(now / 1000) + this.ttlSeconds;
   }
 
   private mac(trackId: number, scope: MediaScope, grant: MediaGrant, expires: number, binding: string): string {
-    return createHmac('sha256', this.secret).update(`${trackId}\n${scope}\n${grant}\n${expires}\n${binding}`).digest('base64url');
+    return createHmac('sha256', this.key).update(`${trackId}\n${scope}\n${grant}\n${expires}\n${binding}`).digest('base64url');
   }
 
   query(trackId: number, scope: MediaScope, grant: MediaGrant, expires: number, binding = ''): string {
     return `e=${expires}&g=${grant}&s=${this.mac(trackId, scope, grant, expires, grant === 't' ? binding : '')}`;
   }
 
-  /** Absolute URL through the gateway (MEDIA-1). */
-  renditionUrl(trackId: number, rendition: Rendition, grant: MediaGrant, expires: number, binding = ''): string {
-    return `${this.base()}/api/media/tracks/${trackId}/${rendition}?${this.query(trackId, RENDITIONS[rendition], grant, expires, binding)}`;
+  /** Absolute URL through the gateway (MEDIA-1). `query` reuses a signature of the same scope (HLS and full share one). */
+  renditionUrl(trackId: number, rendition: Rendition, grant: MediaGrant, expires: number, binding = '', query?: string): string {
+    return `${this.baseUrl}/api/media/tracks/${trackId}/${rendition}?${query ?? this.query(trackId, RENDITIONS[rendition], grant, expires, binding)}`;
   }
 
   /** Absolute URL of an HLS segment (MEDIA-2), with the playlist's expiry. */
   segmentUrl(trackId: number, segment: string, grant: MediaGrant, expires: number, binding = ''): string {
-    return `${this.base()}/api/media/tracks/${trackId}/segments/${encodeURIComponent(segment)}?${this.query(trackId, 'full', grant, expires, binding)}`;
+    return `${this.baseUrl}/api/media/tracks/${trackId}/segments/${encodeURIComponent(segment)}?${this.query(trackId, 'full', grant, expires, binding)}`;
   }
 
   verify(trackId: number, scope: MediaScope, q: SignedQuery, binding: string, now = Date.now()): boolean {
@@ -59,9 +66,5 @@ export class MediaSigner {
     const expected = Buffer.from(this.mac(trackId, scope, q.g, q.e, q.g === 't' ? binding : ''));
     const given = Buffer.from(q.s);
     return expected.length === given.length && timingSafeEqual(expected, given);
-  }
-
-  private base(): string {
-    return this.publicBaseUrl.replace(/\/+$/, '');
   }
 }

@@ -27,9 +27,11 @@ interface Contents {
 
 /**
  * Playlist records as one caller sees them. A page costs a constant number of queries (page, total,
- * per-artist aggregates, first tracks, track rows, user summaries) and one batched call to each of
- * social's two internal routes (relationships for isFollowing and blocks; engagement for the
- * playlists AND their tracks together), whatever the page size.
+ * the viewer's blocks, per-artist aggregates, first tracks, track rows, user summaries) and at most
+ * ONE call to social (`/internal/engagement`: isFollowing and the flags of the playlists AND their
+ * tracks together), whatever the page size. R7 hiding comes from catalog's copy of the blocks, so
+ * it never depends on social answering; `offline` renders (other services' internal reads) make
+ * no call at all.
  */
 export class PlaylistPresenter {
   constructor(
@@ -46,37 +48,49 @@ export class PlaylistPresenter {
     return { viewerId: caller?.userId ?? null, admin: isAdmin(caller), tokenOwnerId, hiddenArtists };
   }
 
-  /** Users a block separates from the caller (R7); admins see through blocks. */
-  private hidden(caller: Caller | null, rels: Map<number, Relationship>): Set<number> {
-    if (!caller || isAdmin(caller)) return new Set();
-    return new Set([...rels.values()].filter((r) => r.hasBlockedViewer || r.isBlocked).map((r) => r.userId));
+  /** Users a block separates from the caller (R7, catalog's copy); admins see through blocks. */
+  private hidden(caller: Caller | null): Promise<Set<number>> {
+    if (!caller || isAdmin(caller)) return Promise.resolve(new Set());
+    return this.repo.blockedUsers(caller.userId);
+  }
+
+  /** One call to social for a page, or none (anonymous or offline). */
+  private viewerContext(caller: Caller | null, offline: boolean, items: Parameters<SocialClient['viewerContext']>[1]): Promise<ViewerContext> {
+    return caller && !offline ? this.social.viewerContext(caller.userId, items) : Promise.resolve(emptyViewerContext());
   }
 
   /** A list page (PLS-1, USR-19): first 5 tracks per item, paginatedTrackResponse null. Blocked owners' items are dropped. */
-  async presentList(rows: readonly PlaylistRow[], caller: Caller | null): Promise<Playlist[]> {
-    if (rows.length === 0) return [];
+  async presentList(rows: readonly PlaylistRow[], caller: Caller | null, options: { offline?: boolean } = {}): Promise<Playlist[]> {
+    return (await this.presentListWithContext(rows, caller, {}, options)).playlists;
+  }
+
+  /**
+   * As presentList, with more of the page's questions (`alsoAsk`: other tracks and users) in the
+   * same call to social, and social's answer returned for the rest of the page (search, DSC-3).
+   */
+  async presentListWithContext(
+    rows: readonly PlaylistRow[],
+    caller: Caller | null,
+    alsoAsk: { trackIds?: readonly number[]; userIds?: readonly number[] },
+    options: { offline?: boolean } = {},
+  ): Promise<{ playlists: Playlist[]; context: ViewerContext }> {
+    if (rows.length === 0) return { playlists: [], context: emptyViewerContext() };
     const ids = rows.map((r) => r.id);
-    const baseScope = this.scope(caller);
-    const aggregates = await this.repo.aggregates(ids, baseScope);
+    const hidden = await this.hidden(caller);
+    const scope = this.scope(caller, [...hidden]);
+    const [aggregates, firsts] = await Promise.all([this.repo.aggregates(ids, scope), this.repo.firstTrackIds(ids, scope, LIST_TRACKS)]);
     const people = [...new Set([...rows.map((r) => r.ownerId), ...aggregates.map((a) => a.artistId)])];
-    // One call to social for the page: relationships of its people, flags of the playlists and of
-    // the first tracks as they stand before R7 hiding (known up front, so no second round trip).
-    const window = await this.repo.firstTrackIds(ids, baseScope, LIST_TRACKS);
-    const social = caller
-      ? await this.social.viewerContext(caller.userId, { userIds: people, trackIds: window.map((f) => f.trackId), playlistIds: ids })
-      : emptyViewerContext();
-    const rels = social.relationships;
-    const hidden = this.hidden(caller, rels);
-    const firsts = hidden.size > 0 ? await this.repo.firstTrackIds(ids, this.scope(caller, [...hidden]), LIST_TRACKS) : window;
-    // Only when a block hides one of the first tracks do later tracks move into view: ask for those alone.
-    const asked = new Set(window.map((f) => f.trackId));
-    const late = caller ? firsts.map((f) => f.trackId).filter((id) => !asked.has(id)) : [];
-    const [trackRows, summaries, lateFlags] = await Promise.all([
+    const [trackRows, summaries, social] = await Promise.all([
       this.repo.tracksByIds(firsts.map((f) => f.trackId)),
       this.repo.userSummaries(people),
-      caller && late.length > 0 ? this.social.viewerContext(caller.userId, { trackIds: late }) : Promise.resolve(emptyViewerContext()),
+      this.viewerContext(caller, options.offline ?? false, {
+        userIds: [...people, ...(alsoAsk.userIds ?? [])],
+        trackIds: [...firsts.map((f) => f.trackId), ...(alsoAsk.trackIds ?? [])],
+        playlistIds: ids,
+      }),
     ]);
-    const engagement = { tracks: new Map([...social.tracks, ...lateFlags.tracks]), playlists: social.playlists };
+    const rels = social.relationships;
+    const engagement = { tracks: social.tracks, playlists: social.playlists };
     const trackById = new Map(trackRows.map((t) => [t.id, t]));
     const out: Playlist[] = [];
     for (const row of rows) {
@@ -91,15 +105,15 @@ export class PlaylistPresenter {
       };
       out.push(this.toPlaylist(row, contents, caller, { summaries, rels, engagement, viaToken: false, page: null }));
     }
-    return out;
+    return { playlists: out, context: social };
   }
 
   /**
    * A single playlist (PLS-2, PLS-4, PLS-14, PLS-17 and the membership operations): every included
    * track plus the `page,size` slice. null when a block separates the caller from the owner (R7).
    */
-  async presentOne(row: PlaylistRow, caller: Caller | null, options: { viaToken: boolean; page: number; size: number }): Promise<Playlist | null> {
-    const contents = await this.contents(row, caller, options.viaToken);
+  async presentOne(row: PlaylistRow, caller: Caller | null, options: { viaToken: boolean; page: number; size: number; offline?: boolean }): Promise<Playlist | null> {
+    const contents = await this.contents(row, caller, options.viaToken, options.offline ?? false);
     if (!contents) return null;
     const people = [...new Set([row.ownerId, ...contents.tracks.map((t) => t.artistId)])];
     const summaries = await this.repo.userSummaries(people);
@@ -107,21 +121,17 @@ export class PlaylistPresenter {
     return this.toPlaylist(row, contents, caller, { summaries, rels: contents.social.relationships, engagement, viaToken: options.viaToken, page: { page: options.page, size: options.size } });
   }
 
-  private async contents(row: PlaylistRow, caller: Caller | null, viaToken: boolean): Promise<(Contents & { social: ViewerContext }) | null> {
-    const entries = await this.repo.visibleEntries(row.id, this.scope(caller, [], viaToken ? row.ownerId : null));
-    // One call to social: the people's relationships and the flags of the playlist and all its tracks (≤ 500).
-    const social = caller
-      ? await this.social.viewerContext(caller.userId, {
-          userIds: [row.ownerId, ...entries.map((e) => e.artistId)],
-          trackIds: entries.map((e) => e.trackId),
-          playlistIds: [row.id],
-        })
-      : emptyViewerContext();
-    const rels = social.relationships;
-    const hidden = this.hidden(caller, rels);
+  private async contents(row: PlaylistRow, caller: Caller | null, viaToken: boolean, offline: boolean): Promise<(Contents & { social: ViewerContext }) | null> {
+    const hidden = await this.hidden(caller);
     if (hidden.has(row.ownerId)) return null;
-    const ids = entries.filter((e) => !hidden.has(e.artistId)).map((e) => e.trackId);
-    const byId = new Map((await this.repo.tracksByIds(ids)).map((t) => [t.id, t]));
+    const entries = await this.repo.visibleEntries(row.id, this.scope(caller, [...hidden], viaToken ? row.ownerId : null));
+    const ids = entries.map((e) => e.trackId);
+    // One call to social: isFollowing of the people and the flags of the playlist and all its tracks (≤ 500).
+    const [social, trackRows] = await Promise.all([
+      this.viewerContext(caller, offline, { userIds: [row.ownerId, ...entries.map((e) => e.artistId)], trackIds: ids, playlistIds: [row.id] }),
+      this.repo.tracksByIds(ids),
+    ]);
+    const byId = new Map(trackRows.map((t) => [t.id, t]));
     const tracks = ids.flatMap((id) => byId.get(id) ?? []);
     return {
       tracks,

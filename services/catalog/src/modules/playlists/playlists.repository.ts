@@ -1,9 +1,27 @@
 import { userSummarySourceSelect } from '@msp/contracts';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import { trackSelect, type TrackRow } from '../tracks/track.mapper.js';
-import { ownerHiddenFragment } from '../user-bans/hidden-owners.js';
+import { hiddenOwnerIds, ownerHiddenFragment } from '../user-bans/hidden-owners.repository.js';
 
-type Db = PrismaClient | Prisma.TransactionClient;
+/** A transaction handle, opaque to services: they pass it back to repository methods and the outbox. */
+export type Tx = Prisma.TransactionClient;
+type Db = PrismaClient | Tx;
+
+/** A unique violation (P2002): a concurrent create took the slug. */
+export function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
+}
+
+/** The fields a create or an update writes (undefined: unchanged). */
+export interface PlaylistChanges {
+  title?: string;
+  description?: string | null;
+  type?: 'PLAYLIST' | 'ALBUM' | 'SINGLE' | 'EP';
+  isPrivate?: boolean;
+  genre?: string | null;
+  tags?: string[];
+  coverKey?: string | null;
+}
 
 export const playlistSelect = {
   id: true,
@@ -60,6 +78,63 @@ export interface PlaylistAggregate {
 
 export class PlaylistsRepository {
   constructor(private readonly prisma: PrismaClient) {}
+
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(fn);
+  }
+
+  create(tx: Tx, data: PlaylistChanges & { ownerId: number; title: string; playlistSlug: string; secretToken: string }): Promise<PlaylistRow> {
+    return tx.playlist.create({ data, select: playlistSelect });
+  }
+
+  update(tx: Tx, id: number, changes: PlaylistChanges): Promise<PlaylistRow> {
+    return tx.playlist.update({ where: { id }, data: changes, select: playlistSelect });
+  }
+
+  /** The last change of the playlist's membership (updatedAt). */
+  async touch(tx: Tx, id: number): Promise<void> {
+    await tx.playlist.update({ where: { id }, data: { updatedAt: new Date() }, select: { id: true } });
+  }
+
+  /** Memberships go with the row (cascade). */
+  async delete(tx: Tx, id: number): Promise<void> {
+    await tx.playlist.delete({ where: { id } });
+  }
+
+  async removeMember(tx: Tx, playlistId: number, trackId: number): Promise<boolean> {
+    return (await tx.playlistTrack.deleteMany({ where: { playlistId, trackId } })).count > 0;
+  }
+
+  setSecretToken(id: number, secretToken: string): Promise<PlaylistRow> {
+    return this.prisma.playlist.update({ where: { id }, data: { secretToken }, select: playlistSelect });
+  }
+
+  findManyByIds(ids: readonly number[], scope: { viewerId: number | null; admin: boolean }): Promise<PlaylistRow[]> {
+    const visible: Prisma.PlaylistWhereInput = scope.admin
+      ? {}
+      : scope.viewerId
+        ? { OR: [{ ownerId: scope.viewerId }, { isPrivate: false }] }
+        : { isPrivate: false };
+    return this.prisma.playlist.findMany({ where: { id: { in: [...ids] }, ...visible }, select: playlistSelect });
+  }
+
+  /** Of these owners, those whose content is hidden (deleted or banned, R14): one query. */
+  hiddenOwners(userIds: readonly number[]): Promise<Set<number>> {
+    return hiddenOwnerIds(this.prisma, userIds);
+  }
+
+  async ownerHidden(userId: number): Promise<boolean> {
+    return (await this.hiddenOwners([userId])).has(userId);
+  }
+
+  async username(userId: number): Promise<string | null> {
+    return (await this.prisma.userSummary.findUnique({ where: { userId }, select: { username: true } }))?.username ?? null;
+  }
+
+  /** What adding a track to a playlist needs to know of it (R2 for the owner). */
+  track(trackId: number) {
+    return this.prisma.track.findUnique({ where: { id: trackId }, select: { artistId: true, isPrivate: true, state: true, deletedAt: true } });
+  }
 
   findById(id: number, db: Db = this.prisma): Promise<PlaylistRow | null> {
     return db.playlist.findUnique({ where: { id }, select: playlistSelect });
@@ -137,6 +212,21 @@ export class PlaylistsRepository {
   userSummaries(userIds: readonly number[]) {
     if (userIds.length === 0) return Promise.resolve([]);
     return this.prisma.userSummary.findMany({ where: { userId: { in: [...new Set(userIds)] } }, select: { ...userSummarySourceSelect, isDeleted: true } });
+  }
+
+  /** Everyone a block separates from the viewer, either way (R7, catalog's copy of social's blocks). */
+  async blockedUsers(viewerId: number): Promise<Set<number>> {
+    const rows = await this.prisma.$queryRaw<Array<{ id: number }>>`
+      SELECT blocked_id AS id FROM user_blocks WHERE blocker_id = ${viewerId}
+      UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = ${viewerId}`;
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** A block between the two users, either way (R7, catalog's copy). */
+  async blocked(viewerId: number, userId: number): Promise<boolean> {
+    const rows = await this.prisma.$queryRaw<unknown[]>`
+      SELECT 1 FROM user_blocks WHERE (blocker_id = ${viewerId} AND blocked_id = ${userId}) OR (blocker_id = ${userId} AND blocked_id = ${viewerId})`;
+    return rows.length > 0;
   }
 
   findUser(idOrName: { userId?: number; username?: string }) {

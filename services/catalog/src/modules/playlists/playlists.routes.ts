@@ -18,6 +18,7 @@ import { AppError } from '@msp/errors';
 import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
 import { readPlaylistInput } from './playlist-input.js';
+import type { PlaylistEditsService } from './playlist-edits.service.js';
 import type { PlaylistsService } from './playlists.service.js';
 
 const PlaylistParams = IdParamSchema('playlistId');
@@ -67,12 +68,13 @@ function userRef(value: string): { userId?: number; username?: string } {
 
 export interface PlaylistsModuleOptions {
   playlists: PlaylistsService;
+  edits: PlaylistEditsService;
   storage: ObjectStorage;
   coverMaxBytes: number;
   publicBaseUrl: string;
 }
 
-export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = async (app, { playlists, storage, coverMaxBytes, publicBaseUrl }) => {
+export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = async (app, { playlists, edits, storage, coverMaxBytes, publicBaseUrl }) => {
   await app.register(multipart);
   const inputOptions = (partial: boolean) => ({ partial, coverMaxBytes, storage, publicBaseUrl });
   const PlaylistPage = pageSchema(PlaylistSchema);
@@ -101,7 +103,7 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
     async (request, reply) => {
       const caller = requireCaller(request);
       const { fields, cover } = await readPlaylistInput(request, inputOptions(false));
-      return reply.code(201).send(await playlists.create(caller, fields, cover, String(request.id)));
+      return reply.code(201).send(await edits.create(caller, fields, cover, String(request.id)));
     },
   );
 
@@ -140,7 +142,7 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
     async (request) => {
       const caller = requireCaller(request);
       const { fields, cover } = await readPlaylistInput(request, inputOptions(true));
-      return playlists.update(request.params.playlistId, caller, fields, cover, String(request.id));
+      return edits.update(request.params.playlistId, caller, fields, cover, String(request.id));
     },
   );
 
@@ -148,7 +150,7 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
     '/playlists/:playlistId',
     { onRequest: bearer, schema: { operationId: 'PLS-6', summary: 'Delete a playlist', tags, security: bearerAuth, params: PlaylistParams, response: { 204: z.null() } } },
     async (request, reply) => {
-      await playlists.delete(request.params.playlistId, requireCaller(request), String(request.id));
+      await edits.delete(request.params.playlistId, requireCaller(request), String(request.id));
       return reply.code(204).send(null);
     },
   );
@@ -157,7 +159,7 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
     '/playlists/:playlistId/cover',
     { onRequest: bearer, schema: { operationId: 'PLS-7', summary: 'Delete playlist cover', tags, security: bearerAuth, params: PlaylistParams, response: { 204: z.null() } } },
     async (request, reply) => {
-      await playlists.deleteCover(request.params.playlistId, requireCaller(request), String(request.id));
+      await edits.deleteCover(request.params.playlistId, requireCaller(request), String(request.id));
       return reply.code(204).send(null);
     },
   );
@@ -180,7 +182,7 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
     async (request) => {
       const trackId = request.query.trackId ?? request.body?.trackId;
       if (!trackId) throw AppError.validation([{ field: 'trackId', message: 'trackId is required (query or body)' }]);
-      return playlists.addTrack(request.params.playlistId, trackId, requireCaller(request));
+      return edits.addTrack(request.params.playlistId, trackId, requireCaller(request));
     },
   );
 
@@ -191,7 +193,7 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
       schema: { operationId: 'PLS-9', summary: 'Remove track from playlist', tags, security: bearerAuth, params: PlaylistTrackParams, response: { 204: z.null() } },
     },
     async (request, reply) => {
-      await playlists.removeTrack(request.params.playlistId, request.params.trackId, requireCaller(request));
+      await edits.removeTrack(request.params.playlistId, request.params.trackId, requireCaller(request));
       return reply.code(204).send(null);
     },
   );
@@ -210,7 +212,7 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
         response: { 200: PlaylistSchema },
       },
     },
-    async (request) => playlists.reorder(request.params.playlistId, request.body, requireCaller(request)),
+    async (request) => edits.reorder(request.params.playlistId, request.body, requireCaller(request)),
   );
 
   app.get(

@@ -1,31 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { toPage, type EmbedCode, type Page, type Playlist, type PlaylistSecretLink, type ResolveResult, type TrackSummary } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import { PlaylistChanged, PlaylistDeleted, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
-import type { ObjectStorage } from '@msp/storage';
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import type { SocialClient } from '../../clients/social.client.js';
-import { slugify } from '../uploads/upload-fields.js';
-import type { CoverInput, PlaylistFields } from './playlist-input.js';
-import { storeCover } from './playlist-input.js';
 import { ownsOrAdmin, type PlaylistPresenter } from './playlist-presenter.js';
-import { playlistSelect, PlaylistsRepository, type PlaylistRow } from './playlists.repository.js';
-import { isOwnerHidden } from '../user-bans/hidden-owners.js';
-
-type Tx = Prisma.TransactionClient;
+import type { PlaylistRow, PlaylistsRepository } from './playlists.repository.js';
 
 /** R6: at most this many distinct tracks per playlist. */
 export const MAX_TRACKS = 500;
 
 /** R5: 32 URL-safe characters. */
-const newSecretToken = () => randomBytes(24).toString('base64url');
+export const newSecretToken = () => randomBytes(24).toString('base64url');
 
 export interface PlaylistsServiceDeps {
-  prisma: PrismaClient;
+  repo: PlaylistsRepository;
   presenter: PlaylistPresenter;
-  social: SocialClient;
-  storage: ObjectStorage;
   webBaseUrl: string;
 }
 
@@ -34,34 +22,21 @@ interface PageQuery {
   size: number;
 }
 
-const DEFAULT_TRACK_PAGE: PageQuery = { page: 0, size: 20 };
+export const DEFAULT_TRACK_PAGE: PageQuery = { page: 0, size: 20 };
 
+/**
+ * What a caller may read of playlists (R5, R6, R7, R14): PLS-1/2/4/11/12/13/14/15/16/17, USR-19.
+ * Changes are PlaylistEditsService's.
+ */
 export class PlaylistsService {
-  readonly repo: PlaylistsRepository;
+  private readonly repo: PlaylistsRepository;
 
   constructor(private readonly deps: PlaylistsServiceDeps) {
-    this.repo = new PlaylistsRepository(deps.prisma);
+    this.repo = deps.repo;
   }
 
   private get web() {
     return this.deps.webBaseUrl.replace(/\/+$/, '');
-  }
-
-  private async emitChanged(tx: Tx, row: PlaylistRow, correlationId: string) {
-    await writeOutbox(
-      tx,
-      PlaylistChanged,
-      {
-        playlistId: row.id,
-        ownerId: row.ownerId,
-        title: row.title,
-        playlistSlug: row.playlistSlug,
-        isPrivate: row.isPrivate,
-        coverArtUrl: this.deps.presenter.coverUrl(row),
-        createdAt: row.createdAt.toISOString(),
-      },
-      { correlationId },
-    );
   }
 
   // ───────────────────────────── visibility (R6, R7, R14) ─────────────────────────────
@@ -78,10 +53,11 @@ export class PlaylistsService {
 
   /** A banned or deleted owner's playlists disappear for everyone but admins (R14). */
   private async ownerPresent(row: PlaylistRow): Promise<void> {
-    if (await isOwnerHidden(this.deps.prisma, row.ownerId)) throw new AppError('PLAYLIST_NOT_FOUND');
+    if (await this.repo.ownerHidden(row.ownerId)) throw new AppError('PLAYLIST_NOT_FOUND');
   }
 
-  private async render(row: PlaylistRow, caller: Caller | null, viaToken: boolean, query: PageQuery = DEFAULT_TRACK_PAGE): Promise<Playlist> {
+  /** The playlist as the caller sees it (null from the presenter → 404). */
+  async render(row: PlaylistRow, caller: Caller | null, viaToken: boolean, query: PageQuery = DEFAULT_TRACK_PAGE): Promise<Playlist> {
     const playlist = await this.deps.presenter.presentOne(row, caller, { viaToken, ...query });
     if (!playlist) throw new AppError('PLAYLIST_NOT_FOUND');
     return playlist;
@@ -91,7 +67,7 @@ export class PlaylistsService {
    * Owner-only operations: the owner passes; an admin (who can see every playlist) gets 403; anyone
    * else 404, so a stranger learns nothing about playlists that are not theirs.
    */
-  private async ownedRow(playlistId: number, caller: Caller): Promise<PlaylistRow> {
+  async ownedRow(playlistId: number, caller: Caller): Promise<PlaylistRow> {
     const row = await this.repo.findById(playlistId);
     if (!row) throw new AppError('PLAYLIST_NOT_FOUND');
     if (row.ownerId === caller.userId) return row;
@@ -113,10 +89,8 @@ export class PlaylistsService {
     // R14: a banned user's profile and content answer 404 to all but admins (as identity's profile does).
     if (!user || (user.isBanned && caller?.role !== 'ADMIN')) throw new AppError('USER_NOT_FOUND');
     const all = !!caller && (caller.userId === user.userId || caller.role === 'ADMIN');
-    if (caller && !all) {
-      const rel = (await this.deps.social.relationships(caller.userId, [user.userId])).get(user.userId);
-      if (rel && (rel.hasBlockedViewer || rel.isBlocked)) throw new AppError('USER_NOT_FOUND');
-    }
+    // R7 from catalog's copy of the blocks: never depends on social answering.
+    if (caller && !all && (await this.repo.blocked(caller.userId, user.userId))) throw new AppError('USER_NOT_FOUND');
     const { rows, total } = await this.repo.listByOwner(user.userId, !all, query.page, query.size);
     return toPage(await this.deps.presenter.presentList(rows, caller), total, query.page, query.size);
   }
@@ -165,8 +139,8 @@ export class PlaylistsService {
   }
 
   private async ownerUsername(row: PlaylistRow, caller: Caller | null): Promise<string> {
-    const owner = await this.deps.prisma.userSummary.findUnique({ where: { userId: row.ownerId }, select: { username: true } });
-    return owner?.username ?? (caller?.userId === row.ownerId ? caller.username : null) ?? `user-${row.ownerId}`;
+    const owner = await this.repo.username(row.ownerId);
+    return owner ?? (caller?.userId === row.ownerId ? caller.username : null) ?? `user-${row.ownerId}`;
   }
 
   /** Web link of a playlist (R1): `{webBaseUrl}/{username}/sets/{playlistSlug}`. */
@@ -205,179 +179,9 @@ export class PlaylistsService {
   /** PLS-13: the old token stops working with this commit. */
   async regenerateSecretLink(playlistId: number, caller: Caller): Promise<PlaylistSecretLink> {
     await this.ownedRow(playlistId, caller);
-    const row = await this.deps.prisma.playlist.update({ where: { id: playlistId }, data: { secretToken: newSecretToken() }, select: playlistSelect });
+    const row = await this.repo.setSecretToken(playlistId, newSecretToken());
     return this.secretLink(row, await this.ownerUsername(row, caller));
   }
 
-  // ───────────────────────────── create, update, delete ─────────────────────────────
-
-  private async coverKeyFor(cover: CoverInput): Promise<string | null> {
-    return cover.kind === 'image' ? storeCover(cover.bytes, this.deps.storage) : null;
-  }
-
-  /** PLS-3. The slug comes from the title, first free `base`, `base-2`, … (R1). */
-  async create(caller: Caller, fields: PlaylistFields, cover: CoverInput, correlationId: string): Promise<Playlist> {
-    const title = fields.title ?? '';
-    const coverKey = await this.coverKeyFor(cover);
-    const base = slugify(title);
-    try {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const row = await this.deps.prisma.$transaction(async (tx) => {
-            const playlistSlug = attempt === 0 ? await this.repo.freeSlug(base, tx) : `${base}-${randomBytes(3).toString('hex')}`;
-            const created = await tx.playlist.create({
-              data: {
-                ownerId: caller.userId,
-                title,
-                playlistSlug,
-                description: fields.description ?? null,
-                type: fields.type ?? 'PLAYLIST',
-                isPrivate: fields.isPrivate ?? false,
-                genre: fields.genre ? fields.genre : null,
-                tags: fields.tags ?? [],
-                secretToken: newSecretToken(),
-                coverKey,
-              },
-              select: playlistSelect,
-            });
-            await this.emitChanged(tx, created, correlationId);
-            return created;
-          });
-          return await this.render(row, caller, false);
-        } catch (err) {
-          // A concurrent create took the slug: retry with a random suffix.
-          if (attempt < 2 && err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') continue;
-          throw err;
-        }
-      }
-    } catch (err) {
-      if (coverKey) await this.deps.storage.remove([coverKey]).catch(() => undefined);
-      throw err;
-    }
-  }
-
-  /** PLS-5: given fields only; `CoverArt: ""` removes the cover. The slug never changes (R1). */
-  async update(playlistId: number, caller: Caller, fields: PlaylistFields, cover: CoverInput, correlationId: string): Promise<Playlist> {
-    await this.ownedRow(playlistId, caller);
-    const coverKey = await this.coverKeyFor(cover);
-    let oldCover: string | null = null;
-    try {
-      const row = await this.deps.prisma.$transaction(async (tx) => {
-        if (!(await this.repo.lock(tx, playlistId))) throw new AppError('PLAYLIST_NOT_FOUND');
-        const current = await this.repo.findById(playlistId, tx);
-        oldCover = current?.coverKey ?? null;
-        const updated = await tx.playlist.update({
-          where: { id: playlistId },
-          data: {
-            ...(fields.title !== undefined ? { title: fields.title } : {}),
-            ...(fields.description !== undefined ? { description: fields.description } : {}),
-            ...(fields.type !== undefined ? { type: fields.type } : {}),
-            ...(fields.isPrivate !== undefined ? { isPrivate: fields.isPrivate } : {}),
-            ...(fields.genre !== undefined ? { genre: fields.genre ? fields.genre : null } : {}),
-            ...(fields.tags !== undefined ? { tags: fields.tags } : {}),
-            ...(coverKey ? { coverKey } : cover.kind === 'remove' ? { coverKey: null } : {}),
-          },
-          select: playlistSelect,
-        });
-        await this.emitChanged(tx, updated, correlationId);
-        return updated;
-      });
-      if (oldCover && (coverKey || cover.kind === 'remove') && oldCover !== row.coverKey) {
-        await this.deps.storage.remove([oldCover]).catch(() => undefined);
-      }
-      return await this.render(row, caller, false);
-    } catch (err) {
-      if (coverKey) await this.deps.storage.remove([coverKey]).catch(() => undefined);
-      throw err;
-    }
-  }
-
-  /** PLS-6. Memberships go with the row (cascade). */
-  async delete(playlistId: number, caller: Caller, correlationId: string): Promise<void> {
-    const row = await this.ownedRow(playlistId, caller);
-    await this.deps.prisma.$transaction(async (tx) => {
-      await tx.playlist.delete({ where: { id: playlistId } });
-      await writeOutbox(tx, PlaylistDeleted, { playlistId, ownerId: row.ownerId }, { correlationId });
-    });
-    if (row.coverKey) await this.deps.storage.remove([row.coverKey]).catch(() => undefined);
-  }
-
-  /** PLS-7. */
-  async deleteCover(playlistId: number, caller: Caller, correlationId: string): Promise<void> {
-    const row = await this.ownedRow(playlistId, caller);
-    if (!row.coverKey) return;
-    await this.deps.prisma.$transaction(async (tx) => {
-      const updated = await tx.playlist.update({ where: { id: playlistId }, data: { coverKey: null }, select: playlistSelect });
-      await this.emitChanged(tx, updated, correlationId);
-    });
-    await this.deps.storage.remove([row.coverKey]).catch(() => undefined);
-  }
-
-  // ───────────────────────────── membership (R6) ─────────────────────────────
-
-  /** R2 for the owner: their own tracks in any state, others' public FINISHED tracks (no block between them). */
-  private async assertTrackVisibleToOwner(trackId: number, caller: Caller): Promise<void> {
-    const track = await this.deps.prisma.track.findUnique({ where: { id: trackId }, select: { artistId: true, isPrivate: true, state: true, deletedAt: true } });
-    if (!track || track.deletedAt) throw new AppError('TRACK_NOT_FOUND');
-    if (track.artistId === caller.userId || caller.role === 'ADMIN') return;
-    if (track.isPrivate || track.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
-    if (await isOwnerHidden(this.deps.prisma, track.artistId)) throw new AppError('TRACK_NOT_FOUND');
-    const rel = (await this.deps.social.relationships(caller.userId, [track.artistId])).get(track.artistId);
-    if (rel && (rel.hasBlockedViewer || rel.isBlocked)) throw new AppError('TRACK_NOT_FOUND');
-  }
-
-  /** Runs `fn` in a transaction holding the playlist's row lock, after sweeping deleted tracks out. */
-  private async underLock<T>(playlistId: number, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.deps.prisma.$transaction(async (tx) => {
-      if (!(await this.repo.lock(tx, playlistId))) throw new AppError('PLAYLIST_NOT_FOUND');
-      await this.repo.sweepDeleted(tx, playlistId);
-      const result = await fn(tx);
-      await tx.playlist.update({ where: { id: playlistId }, data: { updatedAt: new Date() }, select: { id: true } });
-      return result;
-    });
-  }
-
-  /** PLS-8: append (409 when present or full). */
-  async addTrack(playlistId: number, trackId: number, caller: Caller): Promise<Playlist> {
-    await this.ownedRow(playlistId, caller);
-    await this.assertTrackVisibleToOwner(trackId, caller);
-    await this.underLock(playlistId, async (tx) => {
-      const members = await this.repo.memberIds(tx, playlistId);
-      if (members.includes(trackId)) throw new AppError('TRACK_ALREADY_IN_PLAYLIST');
-      if (members.length >= MAX_TRACKS) throw new AppError('PLAYLIST_FULL', `A playlist holds at most ${MAX_TRACKS} tracks.`);
-      await this.repo.append(tx, playlistId, trackId);
-    });
-    return this.render(await this.ownedRow(playlistId, caller), caller, false);
-  }
-
-  /** PLS-9. */
-  async removeTrack(playlistId: number, trackId: number, caller: Caller): Promise<void> {
-    await this.ownedRow(playlistId, caller);
-    await this.underLock(playlistId, async (tx) => {
-      const removed = await tx.playlistTrack.deleteMany({ where: { playlistId, trackId } });
-      if (removed.count === 0) throw new AppError('TRACK_NOT_IN_PLAYLIST');
-    });
-  }
-
-  /**
-   * PLS-10: `trackIds` must be a permutation of the ids the owner sees in the playlist. Tracks the
-   * owner cannot see right now (made private or removed by their artist) keep their relative order
-   * after the given ones, so they come back at the end if they become visible again.
-   */
-  async reorder(playlistId: number, trackIds: readonly number[], caller: Caller): Promise<Playlist> {
-    const before = await this.ownedRow(playlistId, caller);
-    await this.underLock(playlistId, async (tx) => {
-      const owned = await this.repo.visibleEntries(playlistId, { viewerId: before.ownerId, admin: false, tokenOwnerId: null }, tx);
-      const visibleToOwner = new Set(owned.map((e) => e.trackId));
-      const members = await this.repo.memberIds(tx, playlistId);
-      const current = members.filter((id) => visibleToOwner.has(id));
-      const given = new Set(trackIds);
-      const permutation =
-        given.size === trackIds.length && trackIds.length === current.length && current.every((id) => given.has(id));
-      if (!permutation) throw new AppError('INVALID_PLAYLIST_ORDER', 'trackIds must list every track of the playlist exactly once.');
-      const rest = members.filter((id) => !given.has(id));
-      await this.repo.renumber(tx, playlistId, [...trackIds, ...rest]);
-    });
-    return this.render(await this.ownedRow(playlistId, caller), caller, false);
-  }
 }
+

@@ -9,7 +9,8 @@ import {
 } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { trackSelect } from './track.mapper.js';
-import type { TracksService } from './tracks.service.js';
+import type { TrackEvents } from './track-events.js';
+import type { TrackLifecycleService } from './track-lifecycle.service.js';
 
 /**
  * media-processing → track state (R11): UPLOADING → PROCESSING on the first progress event, then
@@ -17,8 +18,14 @@ import type { TracksService } from './tracks.service.js';
  * Events of an older attempt, of a deleted track, or that would lower the percentage are ignored
  * (a restarted job reports its early steps again).
  */
-export function processingConsumer(options: { nc: NatsConnection; prisma: PrismaClient; logger: RelayLogger; tracks: TracksService }) {
-  const { tracks } = options;
+export function processingConsumer(options: {
+  nc: NatsConnection;
+  prisma: PrismaClient;
+  logger: RelayLogger;
+  events: TrackEvents;
+  lifecycle: Pick<TrackLifecycleService, 'removeMedia'>;
+}) {
+  const { events, lifecycle } = options;
   const current = async (tx: Parameters<Parameters<PrismaClient['$transaction']>[0]>[0], trackId: number, uploadId: string, attempt: number) => {
     const row = await tx.track.findUnique({ where: { id: trackId }, select: { ...trackSelect, processingAttempt: true } });
     if (!row || row.uploadId !== uploadId || row.processingAttempt !== attempt) return null;
@@ -43,15 +50,15 @@ export function processingConsumer(options: { nc: NatsConnection; prisma: Prisma
         data: { state: 'PROCESSING', statusStep: data.stepName, statusProgress: data.progress, statusUpdatedAt: new Date() },
         select: trackSelect,
       });
-      await tracks.publishStatus(tx, next, envelope.correlationId);
-      if (row.state !== 'PROCESSING') await tracks.emitChanged(tx, next, envelope.correlationId);
+      await events.publishStatus(tx, next, envelope.correlationId);
+      if (row.state !== 'PROCESSING') await events.emitChanged(tx, next, envelope.correlationId);
     })
     .on(TrackProcessed, async (data, envelope, tx) => {
       const row = await current(tx, data.trackId, data.uploadId, data.attempt);
       if (!row || row.state === 'FINISHED') return;
       if (row.deletedAt) {
         // Deleted while processing: what the worker wrote has no owner any more.
-        await tracks.removeMedia(row.id, [data.waveformKey, data.waveformJsonKey, ...(data.coverKey ? [data.coverKey] : [])]);
+        await lifecycle.removeMedia(row.id, [data.waveformKey, data.waveformJsonKey, ...(data.coverKey ? [data.coverKey] : [])]);
         return;
       }
       const next = await tx.track.update({
@@ -74,8 +81,8 @@ export function processingConsumer(options: { nc: NatsConnection; prisma: Prisma
         },
         select: trackSelect,
       });
-      await tracks.publishStatus(tx, next, envelope.correlationId);
-      await tracks.afterChange(tx, row, next, envelope.correlationId);
+      await events.publishStatus(tx, next, envelope.correlationId);
+      await events.afterChange(tx, row, next, envelope.correlationId);
     })
     .on(TrackProcessingFailed, async (data, envelope, tx) => {
       const row = await current(tx, data.trackId, data.uploadId, data.attempt);
@@ -85,7 +92,7 @@ export function processingConsumer(options: { nc: NatsConnection; prisma: Prisma
         data: { state: 'FAILED', statusStep: 'Processing failed', statusProgress: null, errorMessage: data.errorMessage, statusUpdatedAt: new Date() },
         select: trackSelect,
       });
-      await tracks.publishStatus(tx, next, envelope.correlationId);
-      await tracks.afterChange(tx, row, next, envelope.correlationId);
+      await events.publishStatus(tx, next, envelope.correlationId);
+      await events.afterChange(tx, row, next, envelope.correlationId);
     });
 }

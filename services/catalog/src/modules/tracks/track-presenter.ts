@@ -1,8 +1,9 @@
-import { toUserSummary, type Track, type UserSummary } from '@msp/contracts';
+import { toUserSummary, type Track, type UserSummary, type UserSummarySource } from '@msp/contracts';
 import type { Caller } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import { emptyViewerContext, type SocialClient } from '../../clients/social.client.js';
+import { emptyViewerContext, type SocialClient, type ViewerContext } from '../../clients/social.client.js';
 import type { MediaGrant, MediaSigner } from '../media/media-signer.js';
+import type { TrackReadsRepository } from './track-reads.repository.js';
+import { isOwnerOrAdmin, renditionsFor } from './track-rules.js';
 import { NO_MEDIA_URLS, toTrack, type TrackMediaUrls, type TrackRow } from './track.mapper.js';
 
 /** The caller's own summary when catalog's projection has not caught up with identity yet. */
@@ -16,28 +17,37 @@ function unknownArtist(userId: number): UserSummary {
   return { id: userId, username, displayName: username, avatarUrl: null, tier: 'FREE', isFollowing: false, followerCount: 0, trackCount: 0 };
 }
 
-export function isOwnerOrAdmin(row: { artistId: number }, caller: Caller | null): boolean {
-  return !!caller && (caller.userId === row.artistId || caller.role === 'ADMIN');
-}
+export { isOwnerOrAdmin };
 
 export interface PresentOptions {
   /** The caller reached the track through its secret token (R5). */
   viaToken?: boolean;
   /** Keep tracks a block hides (the owner's own lists): false by default. */
   keepBlocked?: boolean;
-  /** No calls to social (inside event transactions): flags false, nothing hidden. */
+  /**
+   * No call to social: isLiked/isReposted/isFollowing false. Inside event transactions, and for
+   * other services' internal renders (social fills the viewer's flags itself: reads between the
+   * two services go one way, ARCHITECTURE.md "Service-to-service reads").
+   */
   offline?: boolean;
+  /** What social already answered for this page (a mixed page asks once for all its kinds). */
+  context?: ViewerContext;
 }
 
+/** A row the caller already read with its artist (TrackReadsRepository): no summaries query. */
+export type PresentableRow = TrackRow & { artist?: UserSummarySource | null };
+
 /**
- * Turns track rows into Track (full) records as one caller sees them: artist summaries from the
- * projection (one query), isFollowing/blocks and isLiked/isReposted from social (one batched call
- * each per page), media URLs signed for the caller's access (R3, R4). Tracks a block separates
- * from the caller are dropped (R7).
+ * Turns track rows into Track (full) records as one caller sees them: artist summaries joined by
+ * the read (or from the projection in one query), isFollowing and isLiked/isReposted from social
+ * (ONE batched call per page, `/internal/engagement`), media URLs signed for the caller's access
+ * (R3, R4). R7 hiding is decided before, in SQL, from catalog's copy of the blocks, so it never
+ * depends on social answering; a block social reports that the copy has not caught up with yet
+ * also drops the track here.
  */
 export class TrackPresenter {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly reads: TrackReadsRepository,
     private readonly signer: MediaSigner,
     private readonly social: SocialClient,
     private readonly publicBaseUrl: string,
@@ -63,30 +73,33 @@ export class TrackPresenter {
     const waveformUrl = this.assetUrl(row.waveformKey);
     const expires = this.signer.expiry();
     const binding = row.secretToken;
-    const full = grant === 'o' || row.access === 'PLAYABLE';
-    const preview = full || row.access === 'PREVIEW';
+    const { full, preview } = renditionsFor(row, grant);
+    // The stream and the HLS playlist have the same scope: one signature for both.
+    const fullQuery = full ? this.signer.query(row.id, 'full', grant, expires, binding) : null;
     return {
-      trackUrl: full ? this.signer.renditionUrl(row.id, 'full.m4a', grant, expires, binding) : null,
-      hlsUrl: full && row.hlsPlaylistKey ? this.signer.renditionUrl(row.id, 'index.m3u8', grant, expires, binding) : null,
+      trackUrl: fullQuery ? this.signer.renditionUrl(row.id, 'full.m4a', grant, expires, binding, fullQuery) : null,
+      hlsUrl: fullQuery && row.hlsPlaylistKey ? this.signer.renditionUrl(row.id, 'index.m3u8', grant, expires, binding, fullQuery) : null,
       trackPreviewUrl: preview && row.previewKey ? this.signer.renditionUrl(row.id, 'preview.m4a', grant, expires, binding) : null,
       coverUrl,
       waveformUrl,
     };
   }
 
-  async present(rows: readonly TrackRow[], caller: Caller | null, options: PresentOptions = {}): Promise<Track[]> {
+  async present(rows: readonly PresentableRow[], caller: Caller | null, options: PresentOptions = {}): Promise<Track[]> {
     if (rows.length === 0) return [];
     const artistIds = [...new Set(rows.map((r) => r.artistId))];
     const online = caller && !options.offline ? caller : null;
+    const joined = rows.every((r) => r.artist !== undefined);
     const [summaries, social] = await Promise.all([
-      this.prisma.userSummary.findMany({
-        where: { userId: { in: artistIds } },
-        select: { userId: true, username: true, displayName: true, avatarUrl: true, tier: true, followerCount: true, trackCount: true },
-      }),
+      joined
+        ? rows.flatMap((r) => (r.artist ? [r.artist] : []))
+        : this.reads.summaries(artistIds),
       // One call per page: artists' relationships (isFollowing, R7) and the viewer's flags.
-      online
-        ? this.social.viewerContext(online.userId, { userIds: artistIds, trackIds: rows.map((r) => r.id) })
-        : Promise.resolve(emptyViewerContext()),
+      options.context
+        ? options.context
+        : online
+          ? this.social.viewerContext(online.userId, { userIds: artistIds, trackIds: rows.map((r) => r.id) })
+          : emptyViewerContext(),
     ]);
     const relationships = social.relationships;
     const engagement = social.tracks;
@@ -117,7 +130,7 @@ export class TrackPresenter {
     return out;
   }
 
-  async presentOne(row: TrackRow, caller: Caller | null, options: PresentOptions = {}): Promise<Track | null> {
+  async presentOne(row: PresentableRow, caller: Caller | null, options: PresentOptions = {}): Promise<Track | null> {
     const [track] = await this.present([row], caller, options);
     return track ?? null;
   }

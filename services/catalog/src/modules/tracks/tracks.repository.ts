@@ -1,41 +1,65 @@
-import type { Prisma, PrismaClient, TrackState } from '../../generated/prisma/client.js';
-import { userSummarySourceSelect } from '@msp/contracts';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import { bumpStat } from '../discovery/trending-stats.js';
 import { trackSelect, type TrackRow } from './track.mapper.js';
-import { listedTrackSql } from '../discovery/discovery-sql.js';
 
-type Db = PrismaClient | Prisma.TransactionClient;
+/** A transaction handle, opaque to services: they pass it back to repository methods and the outbox. */
+export type Tx = Prisma.TransactionClient;
+type Db = PrismaClient | Tx;
 
 /** Public and FINISHED, not deleted (R2): what everybody may see of someone else's tracks. */
 export const PUBLIC_TRACK: Prisma.TrackWhereInput = { deletedAt: null, isPrivate: false, state: 'FINISHED' };
 
+/** The constraint a unique violation (P2002) hit, as text; null for any other error. */
+export function uniqueViolationTarget(err: unknown): string | null {
+  if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') return JSON.stringify(err.meta ?? {});
+  return null;
+}
+
+/** What a new upload stores (TRK-1, TRK-2). */
+export interface NewTrack {
+  artistId: number;
+  title: string;
+  trackSlug: string;
+  description: string | null;
+  genre: string;
+  tags: string[];
+  releaseDate: Date;
+  isPrivate: boolean;
+  access: 'PLAYABLE' | 'PREVIEW' | 'BLOCKED';
+  secretToken: string;
+  uploadId: string;
+  originalKey: string;
+  originalFormat: string;
+  originalSize: number;
+  coverUploadKey: string | null;
+}
+
+/** Metadata a TRK-8 update may change (undefined: unchanged). */
+export interface TrackChanges {
+  title?: string;
+  genre?: string;
+  tags?: string[];
+  description?: string | null;
+  releaseDate?: Date;
+  isPrivate?: boolean;
+  access?: 'PLAYABLE' | 'PREVIEW' | 'BLOCKED';
+  coverKey?: string | null;
+  publishedAt?: Date;
+}
+
+/**
+ * Track writes and the cold reads around them, on Prisma (the hot reads are SQL on the pg pool:
+ * `TrackReadsRepository`). Every method that is part of a bigger change takes the transaction.
+ */
 export class TracksRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(fn);
+  }
+
   findById(id: number, db: Db = this.prisma): Promise<TrackRow | null> {
     return db.track.findUnique({ where: { id }, select: trackSelect });
-  }
-
-  findBySlug(trackSlug: string): Promise<TrackRow | null> {
-    return this.prisma.track.findUnique({ where: { trackSlug }, select: trackSelect });
-  }
-
-  findByToken(secretToken: string): Promise<TrackRow | null> {
-    return this.prisma.track.findUnique({ where: { secretToken }, select: trackSelect });
-  }
-
-  /** One page of an artist's non-deleted tracks, newest first: one query for the page, one for the total. */
-  async listByArtist(artistId: number, options: { state?: TrackState; publicOnly?: boolean }, page: number, size: number) {
-    const where: Prisma.TrackWhereInput = {
-      artistId,
-      deletedAt: null,
-      ...(options.state ? { state: options.state } : {}),
-      ...(options.publicOnly ? PUBLIC_TRACK : {}),
-    };
-    const [rows, total] = await Promise.all([
-      this.prisma.track.findMany({ where, select: trackSelect, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: page * size, take: size }),
-      this.prisma.track.count({ where }),
-    ]);
-    return { rows, total };
   }
 
   /** R12: every non-deleted track in any state counts against the FREE quota. */
@@ -59,43 +83,103 @@ export class TracksRepository {
     for (let n = 2; ; n++) if (!used.has(`${base}-${n}`)) return `${base}-${n}`;
   }
 
-  findUserSummaries(userIds: readonly number[]) {
-    if (userIds.length === 0) return Promise.resolve([]);
-    return this.prisma.userSummary.findMany({ where: { userId: { in: [...new Set(userIds)] } }, select: userSummarySourceSelect });
+  /** R12 under a per-artist lock: two parallel uploads of one artist run this part one at a time. */
+  async lockArtist(tx: Tx, artistId: number): Promise<void> {
+    await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(4242, $1)', artistId);
   }
 
-  findUser(idOrName: { userId?: number; username?: string }) {
-    return this.prisma.userSummary.findFirst({
-      where: { ...(idOrName.userId ? { userId: idOrName.userId } : { username: idOrName.username ?? '' }), isDeleted: false },
-      select: { userId: true, tier: true, isPrivate: true, isBanned: true },
+  async uploadIdTaken(tx: Tx, uploadId: string): Promise<boolean> {
+    return !!(await tx.track.findUnique({ where: { uploadId }, select: { id: true } }));
+  }
+
+  create(tx: Tx, track: NewTrack): Promise<TrackRow> {
+    return tx.track.create({
+      data: {
+        ...track,
+        genreKey: track.genre.toLowerCase(),
+        originalSize: BigInt(track.originalSize),
+        state: 'UPLOADING',
+        statusStep: 'Upload received',
+        statusProgress: 5,
+      },
+      select: trackSelect,
     });
   }
 
-  /**
-   * USR-17: the caller's history, latest play first, tracks still visible to them (R2; R7 through
-   * catalog's copy of the blocks), filtered in SQL before paging so the total matches the content.
-   */
-  async history(userId: number, page: number, size: number) {
-    const from = `FROM listening_history h JOIN tracks t ON t.id = h.track_id
-      WHERE h.user_id = $1 AND ((t.artist_id = $1 AND t.deleted_at IS NULL) OR (${listedTrackSql('t', '$1')}))`;
-    const [entries, counted] = await Promise.all([
-      this.prisma.$queryRawUnsafe<Array<{ trackId: number; lastPlayedAt: Date }>>(
-        `SELECT h.track_id AS "trackId", h.last_played_at AS "lastPlayedAt" ${from}
-          ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT $2 OFFSET $3`,
-        userId,
-        size,
-        page * size,
-      ),
-      this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total ${from}`, userId),
-    ]);
-    const rows = entries.length
-      ? await this.prisma.track.findMany({ where: { id: { in: entries.map((e) => e.trackId) } }, select: trackSelect })
-      : [];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const items = entries.flatMap((e) => {
-      const row = byId.get(e.trackId);
-      return row ? [{ row, lastPlayedAt: e.lastPlayedAt }] : [];
+  /** The artist's R9 trackCount on catalog's own projection row. */
+  async setTrackCount(tx: Tx, artistId: number, trackCount: number): Promise<void> {
+    await tx.userSummary.updateMany({ where: { userId: artistId }, data: { trackCount } });
+  }
+
+  /** TRK-4: a FAILED track back to PROCESSING, with what the worker needs to start again. */
+  async restartProcessing(tx: Tx, trackId: number) {
+    const original = await tx.track.findUniqueOrThrow({
+      where: { id: trackId },
+      select: { originalKey: true, originalFormat: true, originalSize: true, coverUploadKey: true },
     });
-    return { items, total: counted[0]?.total ?? 0 };
+    const next = await tx.track.update({
+      where: { id: trackId, state: 'FAILED' },
+      data: {
+        state: 'PROCESSING',
+        processingAttempt: { increment: 1 },
+        statusStep: 'Processing started',
+        statusProgress: 20,
+        errorMessage: null,
+        statusUpdatedAt: new Date(),
+      },
+      select: { ...trackSelect, processingAttempt: true },
+    });
+    return { original, next };
+  }
+
+  update(tx: Tx, trackId: number, changes: TrackChanges): Promise<TrackRow> {
+    const data: Prisma.TrackUpdateInput = { ...changes };
+    if (changes.genre !== undefined) data.genreKey = changes.genre.toLowerCase();
+    return tx.track.update({ where: { id: trackId }, data, select: trackSelect });
+  }
+
+  /** TRK-9: soft delete; the track leaves histories and every playlist (R6). The object keys to remove. */
+  async softDelete(tx: Tx, trackId: number): Promise<string[]> {
+    const full = await tx.track.update({
+      where: { id: trackId },
+      data: { deletedAt: new Date() },
+      select: { coverKey: true, waveformKey: true, originalKey: true, coverUploadKey: true, waveformJsonKey: true },
+    });
+    await tx.listeningHistory.deleteMany({ where: { trackId } });
+    await tx.playlistTrack.deleteMany({ where: { trackId } });
+    return [full.originalKey, full.coverUploadKey, full.coverKey, full.waveformKey, full.waveformJsonKey].filter((k): k is string => !!k);
+  }
+
+  async setSecretToken(trackId: number, secretToken: string): Promise<{ secretToken: string }> {
+    return this.prisma.track.update({ where: { id: trackId }, data: { secretToken }, select: { secretToken: true } });
+  }
+
+  /** R9: one counted play or completion, and for plays the day's trending counter (DSC-2). */
+  async countPlay(trackId: number, kind: 'play' | 'complete'): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      await tx.track.update({
+        where: { id: trackId },
+        data: kind === 'play' ? { playCount: { increment: 1 } } : { completedPlayCount: { increment: 1 } },
+      });
+      if (kind === 'play') await bumpStat(tx, trackId, new Date(), 'plays', 1);
+    });
+  }
+
+  /** USR-17: the listener's latest play of the track. */
+  async recordHistory(userId: number, trackId: number, at: Date): Promise<void> {
+    await this.prisma.listeningHistory.upsert({
+      where: { userId_trackId: { userId, trackId } },
+      create: { userId, trackId, lastPlayedAt: at },
+      update: { lastPlayedAt: at },
+    });
+  }
+
+  async username(userId: number): Promise<string | null> {
+    return (await this.prisma.userSummary.findUnique({ where: { userId }, select: { username: true } }))?.username ?? null;
+  }
+
+  /** TRK-19: the stored original. */
+  original(trackId: number) {
+    return this.prisma.track.findUniqueOrThrow({ where: { id: trackId }, select: { originalKey: true, originalFormat: true } });
   }
 }

@@ -1,41 +1,32 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import sharp from 'sharp';
 import { z } from 'zod';
 import {
   DeviceInfoSchema,
   EmbedCodeSchema,
   IdParamSchema,
   MessageResponseSchema,
-  pageSchema,
-  PageQuerySchema,
   PublishResultSchema,
   ResolveResultSchema,
   SecretTokenSchema,
   TrackSchema,
-  TrackStateSchema,
   UploadAcceptedSchema,
   UploadStatusMessageSchema,
   WaveformUrlSchema,
   type DeviceInfo,
-  MAX_ID,
 } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import { callerFrom, clientAddress, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
 import { sendObject } from '../media/send-object.js';
-import { sniffImage } from '../uploads/audio-format.js';
 import { UpdateJsonSchema, UpdateMultipartSchema, type TrackUpdate } from '../uploads/upload-fields.js';
-import type { TracksService } from './tracks.service.js';
+import type { UploadSource } from '../uploads/upload-receiver.js';
+import type { TrackLifecycleService } from './track-lifecycle.service.js';
+import type { TrackPlaysService } from './track-plays.service.js';
+import type { TrackReadsService } from './track-reads.service.js';
+import type { TrackUploadService } from './track-upload.service.js';
 
-const OwnTracksQuerySchema = PageQuerySchema.extend({ state: TrackStateSchema.optional() });
 const TrackParams = IdParamSchema('trackId');
-const UserParams = IdParamSchema('userId');
-
-/** R1: `/users/{userId}/…` also accepts a username (never all digits). */
-const UserRefParams = z.object({ userId: z.string().min(1).max(100) });
-const UsernameParams = z.object({ username: z.string().min(1).max(100) });
 
 /** TRK-17/18 body; every field optional, unknown ones ignored. */
 const PlayBodySchema = z
@@ -53,29 +44,29 @@ async function admin(request: FastifyRequest) {
   requireAdmin(request);
 }
 
-function userRef(value: string): { userId?: number; username?: string } {
-  if (!/^\d+$/.test(value)) return { username: value.toLowerCase() };
-  // An all-digit reference is an id; past the int4 range no such user can exist (never a 500).
-  const id = Number(value);
-  if (!Number.isSafeInteger(id) || id > MAX_ID) throw new AppError('USER_NOT_FOUND', 'No such user.');
-  return { userId: id };
+/** The upload as the service reads it: declared length, byte stream, multipart parts. */
+function uploadSource(request: FastifyRequest): UploadSource {
+  return { contentLength: Number(request.headers['content-length']), raw: request.raw, parts: (options) => request.parts(options) };
 }
 
 export interface TracksModuleOptions {
-  tracks: TracksService;
+  reads: TrackReadsService;
+  lifecycle: TrackLifecycleService;
+  uploads: TrackUploadService;
+  plays: TrackPlaysService;
   storage: ObjectStorage;
   coverMaxBytes: number;
 }
 
-export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (app, { tracks, storage, coverMaxBytes }) => {
+export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (app, { reads, lifecycle, uploads, plays, storage, coverMaxBytes }) => {
   await app.register(multipart);
 
-  /** TRK-8 multipart: text parts plus an optional cover, resized to a 500×500 JPEG with sharp (R11 limits). */
-  async function readUpdate(request: FastifyRequest): Promise<{ input: TrackUpdate; coverKey: string | null }> {
+  /** TRK-8 body: JSON, or multipart text parts plus an optional cover (bytes; the service checks and resizes it). */
+  async function readUpdate(request: FastifyRequest): Promise<{ input: TrackUpdate; cover: Buffer | null }> {
     if (!request.isMultipart()) {
       const parsed = UpdateJsonSchema.safeParse(request.body ?? {});
       if (!parsed.success) throw AppError.validation(parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', message: i.message })));
-      return { input: parsed.data, coverKey: null };
+      return { input: parsed.data, cover: null };
     }
     const fields: Record<string, string> = {};
     let cover: Buffer | null = null;
@@ -96,20 +87,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     if (tooLarge || (cover && cover.length > coverMaxBytes)) throw new AppError('PAYLOAD_TOO_LARGE', `The cover image is larger than ${coverMaxBytes} bytes.`);
     const parsed = UpdateMultipartSchema.safeParse(fields);
     if (!parsed.success) throw AppError.validation(parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', message: i.message })));
-    let coverKey: string | null = null;
-    if (cover) {
-      if (!sniffImage(cover)) throw new AppError('UNSUPPORTED_IMAGE_FORMAT', 'The cover image is not JPEG, PNG or WEBP.');
-      const jpeg = await sharp(cover)
-        .resize(500, 500, { fit: 'cover' })
-        .jpeg({ quality: 85 })
-        .toBuffer()
-        .catch(() => {
-          throw new AppError('UNSUPPORTED_IMAGE_FORMAT', 'The cover image could not be read.');
-        });
-      coverKey = `public/${randomUUID()}/cover.jpg`;
-      await storage.put(coverKey, jpeg, 'image/jpeg', jpeg.length);
-    }
-    return { input: parsed.data, coverKey };
+    return { input: parsed.data, cover };
   }
 
   const listener = (request: FastifyRequest) => ({ ip: clientAddress(request), userAgent: String(request.headers['user-agent'] ?? '') });
@@ -128,7 +106,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       },
     },
     async (request, reply) => {
-      const result = await tracks.upload(request, requireCaller(request), 'v1');
+      const result = await uploads.upload(uploadSource(request), requireCaller(request), 'v1', String(request.id));
       return reply.code(result.status).send(result.body as z.infer<typeof TrackSchema>);
     },
   );
@@ -147,7 +125,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       },
     },
     async (request, reply) => {
-      const result = await tracks.upload(request, requireCaller(request), 'v2');
+      const result = await uploads.upload(uploadSource(request), requireCaller(request), 'v2', String(request.id));
       return reply.code(201).send(result.body as z.infer<typeof UploadAcceptedSchema>);
     },
   );
@@ -158,7 +136,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       onRequest: bearer,
       schema: { operationId: 'TRK-3', summary: 'Track status', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: UploadStatusMessageSchema } },
     },
-    async (request) => tracks.status(request.params.trackId, requireCaller(request)),
+    async (request) => lifecycle.status(request.params.trackId, requireCaller(request)),
   );
 
   app.post(
@@ -167,7 +145,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       onRequest: bearer,
       schema: { operationId: 'TRK-4', summary: 'Retry processing', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 202: UploadStatusMessageSchema } },
     },
-    async (request, reply) => reply.code(202).send(await tracks.retry(request.params.trackId, requireCaller(request), String(request.id))),
+    async (request, reply) => reply.code(202).send(await lifecycle.retry(request.params.trackId, requireCaller(request), String(request.id))),
   );
 
   app.post(
@@ -176,13 +154,13 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       onRequest: bearer,
       schema: { operationId: 'TRK-5', summary: 'Publish track', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: PublishResultSchema } },
     },
-    async (request) => tracks.publish(request.params.trackId, requireCaller(request), String(request.id)),
+    async (request) => lifecycle.publish(request.params.trackId, requireCaller(request), String(request.id)),
   );
 
   app.get(
     '/tracks/:trackId',
     { schema: { operationId: 'TRK-6', summary: 'Track metadata', tags: ['Tracks'], params: TrackParams, response: { 200: TrackSchema } } },
-    async (request) => tracks.get(request.params.trackId, callerFrom(request)),
+    async (request) => reads.get(request.params.trackId, callerFrom(request)),
   );
 
   app.get(
@@ -191,7 +169,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       onRequest: bearer,
       schema: { operationId: 'TRK-7', summary: 'Track metadata (user)', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: TrackSchema } },
     },
-    async (request) => tracks.getOwn(request.params.trackId, requireCaller(request)),
+    async (request) => reads.getOwn(request.params.trackId, requireCaller(request)),
   );
 
   app.patch(
@@ -210,13 +188,8 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     },
     async (request) => {
       const caller = requireCaller(request);
-      const { input, coverKey } = await readUpdate(request);
-      try {
-        return await tracks.update(request.params.trackId, caller, input, coverKey, String(request.id));
-      } catch (err) {
-        if (coverKey) await storage.remove([coverKey]).catch(() => undefined);
-        throw err;
-      }
+      const { input, cover } = await readUpdate(request);
+      return lifecycle.update(request.params.trackId, caller, input, cover, String(request.id));
     },
   );
 
@@ -227,7 +200,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       schema: { operationId: 'TRK-9', summary: 'Delete a track', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: MessageResponseSchema } },
     },
     async (request) => {
-      await tracks.delete(request.params.trackId, requireCaller(request), false, String(request.id));
+      await lifecycle.delete(request.params.trackId, requireCaller(request), false, String(request.id));
       return { message: 'Track deleted.' };
     },
   );
@@ -239,7 +212,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       schema: { operationId: 'TRK-10', summary: 'Delete track cover', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 204: z.null() } },
     },
     async (request, reply) => {
-      await tracks.deleteCover(request.params.trackId, requireCaller(request), String(request.id));
+      await lifecycle.deleteCover(request.params.trackId, requireCaller(request), String(request.id));
       return reply.code(204).send(null);
     },
   );
@@ -250,7 +223,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       onRequest: bearer,
       schema: { operationId: 'TRK-11', summary: 'Get secret token', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: SecretTokenSchema } },
     },
-    async (request) => tracks.secretToken(request.params.trackId, requireCaller(request)),
+    async (request) => lifecycle.secretToken(request.params.trackId, requireCaller(request)),
   );
 
   app.post(
@@ -259,7 +232,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       onRequest: bearer,
       schema: { operationId: 'TRK-12', summary: 'Generate new secret token', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: SecretTokenSchema } },
     },
-    async (request) => tracks.regenerateToken(request.params.trackId, requireCaller(request)),
+    async (request) => lifecycle.regenerateToken(request.params.trackId, requireCaller(request)),
   );
 
   app.get(
@@ -273,7 +246,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
         response: { 200: TrackSchema },
       },
     },
-    async (request) => tracks.byToken(request.params.token, callerFrom(request)),
+    async (request) => reads.byToken(request.params.token, callerFrom(request)),
   );
 
   app.get(
@@ -287,19 +260,19 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
         response: { 200: ResolveResultSchema },
       },
     },
-    async (request) => tracks.resolve(request.params.trackSlug, callerFrom(request)),
+    async (request) => reads.resolve(request.params.trackSlug, callerFrom(request)),
   );
 
   app.get(
     '/tracks/:trackId/waveform-url',
     { schema: { operationId: 'TRK-15', summary: 'Waveform URL', tags: ['Tracks'], params: TrackParams, response: { 200: WaveformUrlSchema } } },
-    async (request) => tracks.waveformUrl(request.params.trackId, callerFrom(request)),
+    async (request) => reads.waveformUrl(request.params.trackId, callerFrom(request)),
   );
 
   app.get(
     '/tracks/:trackId/embed',
     { schema: { operationId: 'TRK-16', summary: 'HTML iframe embed code', tags: ['Tracks'], params: TrackParams, response: { 200: EmbedCodeSchema } } },
-    async (request) => tracks.embed(request.params.trackId, callerFrom(request)),
+    async (request) => reads.embed(request.params.trackId, callerFrom(request)),
   );
 
   for (const [id, path, kind, summary] of [
@@ -310,7 +283,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       path,
       { schema: { operationId: id, summary, tags: ['Tracks'], params: TrackParams, body: PlayBodySchema, response: { 200: MessageResponseSchema } } },
       async (request) =>
-        tracks.play(request.params.trackId, callerFrom(request), (request.body as { secretToken?: string; deviceInfo?: DeviceInfo } | null | undefined)?.secretToken ?? undefined, listener(request), kind),
+        plays.play(request.params.trackId, callerFrom(request), (request.body as { secretToken?: string; deviceInfo?: DeviceInfo } | null | undefined)?.secretToken ?? undefined, listener(request), kind),
     );
   }
 
@@ -321,70 +294,13 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       schema: { operationId: 'TRK-19', summary: 'Mock offline download for Pro users', tags: ['Tracks'], security: bearerAuth, params: TrackParams },
     },
     async (request, reply) => {
-      const file = await tracks.download(request.params.trackId, requireCaller(request));
+      const file = await reads.download(request.params.trackId, requireCaller(request));
       return sendObject(reply, storage, file.key, {
         contentType: file.contentType,
         range: request.headers.range,
         headers: { 'content-disposition': `attachment; filename="${file.filename}"`, 'cache-control': 'private, no-store' },
       });
     },
-  );
-
-  app.get(
-    '/users/me/tracks',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-21',
-        summary: 'Tracks of the current user',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        querystring: OwnTracksQuerySchema,
-        response: { 200: pageSchema(TrackSchema) },
-      },
-    },
-    async (request) => tracks.listOwn(requireCaller(request), request.query),
-  );
-
-  app.get(
-    '/users/username/:username/tracks',
-    {
-      schema: { operationId: 'TRK-22', summary: 'Tracks of another user', tags: ['Tracks'], params: UsernameParams, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
-    },
-    async (request) => tracks.listByUser({ username: request.params.username.toLowerCase() }, callerFrom(request), request.query),
-  );
-
-  app.get(
-    '/tracks/user/:userId',
-    {
-      schema: {
-        operationId: 'TRK-23',
-        summary: 'Tracks of another user',
-        deprecated: true,
-        tags: ['Tracks'],
-        params: UserParams,
-        querystring: PageQuerySchema,
-        response: { 200: pageSchema(TrackSchema) },
-      },
-    },
-    async (request) => tracks.listByUser({ userId: request.params.userId }, callerFrom(request), request.query),
-  );
-
-  app.get(
-    '/users/:userId/tracks',
-    {
-      schema: { operationId: 'USR-18', summary: 'Tracks uploaded by a user', tags: ['Users'], params: UserRefParams, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
-    },
-    async (request) => tracks.listByUser(userRef(request.params.userId), callerFrom(request), request.query),
-  );
-
-  app.get(
-    '/users/me/history',
-    {
-      onRequest: bearer,
-      schema: { operationId: 'USR-17', summary: 'User listening history', tags: ['Users'], security: bearerAuth, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
-    },
-    async (request) => tracks.history(requireCaller(request), request.query),
   );
 
   app.delete(
@@ -402,7 +318,7 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       },
     },
     async (request) => {
-      await tracks.delete(request.params.trackId, requireAdmin(request), true, String(request.id));
+      await lifecycle.delete(request.params.trackId, requireAdmin(request), true, String(request.id));
       return { message: 'Track removed.' };
     },
   );

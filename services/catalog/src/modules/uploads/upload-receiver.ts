@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { multipartPut } from './multipart-put.js';
-import type { FastifyRequest } from 'fastify';
+import type { Multipart } from '@fastify/multipart';
 import { AppError } from '@msp/errors';
 import type { ObjectStorage } from '@msp/storage';
 import {
@@ -37,6 +37,17 @@ export interface ReceiveOptions {
 }
 
 const FIELD_MAX_BYTES = 256 * 1024;
+
+/**
+ * What an upload is read from, without the web framework: the declared length, the request's
+ * byte stream (to notice a client that goes away) and its multipart parts. The route builds it.
+ */
+export interface UploadSource {
+  /** Content-Length as declared (NaN when absent). */
+  contentLength: number;
+  raw: { readonly complete: boolean; once(event: 'error' | 'close', listener: () => void): unknown; off(event: 'error' | 'close', listener: () => void): unknown };
+  parts(options: { limits: { fieldSize: number; fields: number; files: number; parts: number; fileSize: number } }): AsyncIterable<Multipart>;
+}
 
 /**
  * Streams one file part into object storage while counting and sniffing it. A file that breaks a
@@ -118,7 +129,7 @@ async function drain(stream: Readable): Promise<void> {
  * into object storage (never whole in memory or on disk), the cover likewise. Parts after the
  * first refusal are drained. Refusals throw AppError after deleting what was written.
  */
-export async function receiveUpload(request: FastifyRequest, options: ReceiveOptions): Promise<ReceivedUpload> {
+export async function receiveUpload(request: UploadSource, options: ReceiveOptions): Promise<ReceivedUpload> {
   const id = randomUUID();
   const result: ReceivedUpload = { fields: {}, audio: null, cover: null, keys: [] };
   let refusal: AppError | null = null;

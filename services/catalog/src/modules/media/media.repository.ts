@@ -1,0 +1,35 @@
+import type pg from 'pg';
+
+/** What a byte request needs of its track, with the artist's ban (R14), in one statement. */
+export interface MediaTrackRow {
+  id: number;
+  artistId: number;
+  state: string;
+  isPrivate: boolean;
+  access: string;
+  deletedAt: Date | null;
+  secretToken: string;
+  progressiveKey: string | null;
+  previewKey: string | null;
+  hlsPlaylistKey: string | null;
+  hlsPrefix: string | null;
+  artistBanned: boolean;
+}
+
+/** MEDIA-1/2 reads (every segment of a stream asks): SQL on the pg pool, one named statement. */
+export class MediaRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async track(trackId: number): Promise<MediaTrackRow | null> {
+    const result = await this.pool.query<MediaTrackRow>({
+      name: 'catalog_media_track',
+      text: `SELECT t.id, t.artist_id AS "artistId", t.state::text AS state, t.is_private AS "isPrivate", t.access::text AS access,
+                    t.deleted_at AS "deletedAt", t.secret_token AS "secretToken", t.progressive_key AS "progressiveKey",
+                    t.preview_key AS "previewKey", t.hls_playlist_key AS "hlsPlaylistKey", t.hls_prefix AS "hlsPrefix",
+                    coalesce(u.is_banned, false) AS "artistBanned"
+               FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id WHERE t.id = $1`,
+      values: [trackId],
+    });
+    return result.rows[0] ?? null;
+  }
+}

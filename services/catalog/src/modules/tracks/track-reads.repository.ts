@@ -1,0 +1,239 @@
+import type pg from 'pg';
+import type { UserSummarySource } from '@msp/contracts';
+import type { TrackRow } from './track.mapper.js';
+import { blockedSql, listedTrackSql } from '../discovery/discovery-sql.js';
+
+/**
+ * A track row with what every read needs about its artist, from ONE statement: the artist's
+ * summary (catalog's projection; null when identity's event has not arrived yet), whether the
+ * artist is hidden (deleted or banned, R14) and whether a block separates the viewer from the
+ * artist (R7, catalog's copy of social's blocks).
+ */
+export type ReadTrack = TrackRow & {
+  artist: UserSummarySource | null;
+  artistHidden: boolean;
+  artistBanned: boolean;
+  blocked: boolean;
+};
+
+/** Columns of `TrackRow` (track.mapper's `trackSelect`) in SQL, plus the artist's. */
+const TRACK_COLUMNS = `t.id, t.artist_id AS "artistId", t.title, t.track_slug AS "trackSlug", t.description, t.genre, t.tags,
+  (t.release_date::timestamp AT TIME ZONE 'UTC') AS "releaseDate", t.state::text AS state, t.is_private AS "isPrivate",
+  t.access::text AS access, t.secret_token AS "secretToken", t.duration_seconds AS "durationSeconds", t.play_count AS "playCount",
+  t.completed_play_count AS "completedPlayCount", t.like_count AS "likeCount", t.repost_count AS "repostCount",
+  t.comment_count AS "commentCount", t.published_at AS "publishedAt", t.created_at AS "createdAt", t.deleted_at AS "deletedAt",
+  t.upload_id::text AS "uploadId", t.cover_key AS "coverKey", t.progressive_key AS "progressiveKey",
+  t.hls_playlist_key AS "hlsPlaylistKey", t.preview_key AS "previewKey", t.waveform_key AS "waveformKey",
+  t.status_step AS "statusStep", t.status_progress AS "statusProgress", t.error_message AS "errorMessage",
+  t.status_updated_at AS "statusUpdatedAt",
+  u.user_id AS "u_userId", u.username AS "u_username", u.display_name AS "u_displayName", u.avatar_url AS "u_avatarUrl",
+  u.tier AS "u_tier", u.follower_count AS "u_followerCount", u.track_count AS "u_trackCount",
+  coalesce(u.is_deleted OR u.is_banned, false) AS "artistHidden", coalesce(u.is_banned, false) AS "artistBanned"`;
+
+/** `viewer` is the parameter holding the caller's id (0 when anonymous: no user has id 0). */
+const withArtist = (viewer: string, extra = '') => `${TRACK_COLUMNS}, ${blockedSql(viewer, 't.artist_id')} AS blocked${extra}
+  FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id`;
+
+/** USR-17: the listener's own tracks (not deleted), or tracks anybody may see (`$1` is the listener). */
+const HISTORY_VISIBLE = `((t.artist_id = $1 AND t.deleted_at IS NULL) OR (${listedTrackSql('t', '$1')}))`;
+
+type RawRow = Record<string, unknown> & { u_userId: number | null };
+
+function toReadTrack(raw: RawRow): ReadTrack {
+  const { u_userId, u_username, u_displayName, u_avatarUrl, u_tier, u_followerCount, u_trackCount, ...track } = raw;
+  const row = track as unknown as ReadTrack;
+  row.artist =
+    u_userId === null
+      ? null
+      : {
+          userId: u_userId,
+          username: u_username as string,
+          displayName: u_displayName as string,
+          avatarUrl: u_avatarUrl as string | null,
+          tier: u_tier as string,
+          followerCount: u_followerCount as number,
+          trackCount: u_trackCount as number,
+        };
+  return row;
+}
+
+/**
+ * The hot reads of tracks, written as SQL on the service's pg pool instead of Prisma: a read
+ * here is one named statement (parsed and planned once per connection, then only bound and
+ * executed), with the artist joined in, so a track GET costs one round trip and no query
+ * compilation in Node. Writes, migrations and the cold paths stay on Prisma.
+ */
+export class TrackReadsRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  private async rows(name: string, text: string, values: unknown[]): Promise<ReadTrack[]> {
+    const result = await this.pool.query<RawRow>({ name, text, values });
+    return result.rows.map(toReadTrack);
+  }
+
+  /** One track with its artist and the viewer's block state (TRK-6 and every by-id check). */
+  async byId(id: number, viewerId: number): Promise<ReadTrack | null> {
+    const [row] = await this.rows('catalog_track_by_id', `SELECT ${withArtist('$2')} WHERE t.id = $1`, [id, viewerId]);
+    return row ?? null;
+  }
+
+  async bySlug(trackSlug: string, viewerId: number): Promise<ReadTrack | null> {
+    const [row] = await this.rows('catalog_track_by_slug', `SELECT ${withArtist('$2')} WHERE t.track_slug = $1`, [trackSlug, viewerId]);
+    return row ?? null;
+  }
+
+  async byToken(secretToken: string, viewerId: number): Promise<ReadTrack | null> {
+    const [row] = await this.rows('catalog_track_by_token', `SELECT ${withArtist('$2')} WHERE t.secret_token = $1`, [secretToken, viewerId]);
+    return row ?? null;
+  }
+
+  /** Tracks by id in the order asked (ids not found are left out); one statement whatever the count. */
+  async inOrder(ids: readonly number[], viewerId: number): Promise<ReadTrack[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.rows(
+      'catalog_tracks_in_order',
+      `SELECT ${withArtist('$2')} JOIN unnest($1::int[]) WITH ORDINALITY AS x(id, n) ON x.id = t.id ORDER BY x.n`,
+      [ids, viewerId],
+    );
+    return rows;
+  }
+
+  /**
+   * A page of an artist's tracks, newest first. `publicOnly`: public FINISHED (R2). The page's ids
+   * come from the index alone (`tracks_artist_listed_idx` / `(artist_id, created_at)`), so a deep
+   * page skips index entries, not heap rows; then the page's rows are read by id.
+   */
+  async artistPage(artistId: number, publicOnly: boolean, state: string | null, page: number, size: number, viewerId: number): Promise<ReadTrack[]> {
+    const filter = publicOnly
+      ? `AND NOT t.is_private AND t.state = 'FINISHED'`
+      : `AND ($5::text IS NULL OR t.state::text = $5)`;
+    const name = publicOnly ? 'catalog_artist_page_public' : 'catalog_artist_page_all';
+    const values: unknown[] = [artistId, size, page * size, viewerId];
+    if (!publicOnly) values.push(state);
+    return this.rows(
+      name,
+      `WITH p AS (SELECT t.id, t.created_at FROM tracks t WHERE t.artist_id = $1 AND t.deleted_at IS NULL ${filter}
+                  ORDER BY t.created_at DESC, t.id DESC LIMIT $2 OFFSET $3)
+       SELECT ${withArtist('$4')} JOIN p ON p.id = t.id ORDER BY p.created_at DESC, p.id DESC`,
+      values,
+    );
+  }
+
+  /**
+   * USR-18/TRK-22/TRK-23 for someone who sees only the public FINISHED tracks: the user (not
+   * deleted; banned, R9 trackCount, block with the viewer) AND the page of their tracks with their
+   * rows, in ONE statement (one round trip instead of two). `user` is null when no such user.
+   */
+  async publicArtistPage(ref: { userId?: number; username?: string }, viewerId: number, page: number, size: number) {
+    const byId = ref.userId !== undefined;
+    const result = await this.pool.query<RawRow & { o_userId: number; o_isBanned: boolean; o_trackCount: number; o_blocked: boolean }>({
+      name: byId ? 'catalog_public_artist_page_by_id' : 'catalog_public_artist_page_by_name',
+      text: `WITH u AS (SELECT u.user_id, u.is_banned, u.track_count, ${blockedSql('$2', 'u.user_id')} AS blocked
+                          FROM user_summaries u WHERE ${byId ? 'u.user_id = $1' : 'u.username = $1'} AND NOT u.is_deleted),
+                  p AS (SELECT t.id, t.created_at FROM tracks t
+                         WHERE t.artist_id = (SELECT user_id FROM u) AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
+                         ORDER BY t.created_at DESC, t.id DESC LIMIT $3 OFFSET $4),
+                  r AS (SELECT ${withArtist('$2')} JOIN p ON p.id = t.id)
+             SELECT u.user_id AS "o_userId", u.is_banned AS "o_isBanned", u.track_count AS "o_trackCount", u.blocked AS "o_blocked", r.*
+               FROM u LEFT JOIN r ON true ORDER BY r."createdAt" DESC, r.id DESC`,
+      values: [byId ? ref.userId : (ref.username ?? ''), viewerId, size, page * size],
+    });
+    const [first] = result.rows;
+    if (!first) return { user: null, rows: [] as ReadTrack[] };
+    const user = { userId: first.o_userId, isBanned: first.o_isBanned, trackCount: first.o_trackCount, blocked: first.o_blocked };
+    const rows = result.rows
+      .filter((r) => r.id !== null)
+      .map(({ o_userId: _u, o_isBanned: _b, o_trackCount: _c, o_blocked: _x, ...raw }) => toReadTrack(raw as RawRow));
+    return { user, rows };
+  }
+
+  /** How many of the artist's non-deleted tracks a page list holds (the owner's view, or a fallback). */
+  async artistCount(artistId: number, publicOnly: boolean, state: string | null): Promise<number> {
+    const filter = publicOnly ? `AND NOT t.is_private AND t.state = 'FINISHED'` : `AND ($2::text IS NULL OR t.state::text = $2)`;
+    const values: unknown[] = publicOnly ? [artistId] : [artistId, state];
+    const result = await this.pool.query<{ n: number }>({
+      name: publicOnly ? 'catalog_artist_count_public' : 'catalog_artist_count_all',
+      text: `SELECT count(*)::int AS n FROM tracks t WHERE t.artist_id = $1 AND t.deleted_at IS NULL ${filter}`,
+      values,
+    });
+    return result.rows[0]?.n ?? 0;
+  }
+
+  /**
+   * A user by id or username (not deleted) with the R9 trackCount and whether a block separates the
+   * viewer from them (R7, catalog's copy): one statement.
+   */
+  async user(ref: { userId?: number; username?: string }, viewerId: number) {
+    const byId = ref.userId !== undefined;
+    const result = await this.pool.query<{ userId: number; isBanned: boolean; trackCount: number; blocked: boolean }>({
+      name: byId ? 'catalog_user_by_id' : 'catalog_user_by_name',
+      text: `SELECT u.user_id AS "userId", u.is_banned AS "isBanned", u.track_count AS "trackCount", ${blockedSql('$2', 'u.user_id')} AS blocked
+               FROM user_summaries u WHERE ${byId ? 'u.user_id = $1' : 'u.username = $1'} AND NOT u.is_deleted`,
+      values: [byId ? ref.userId : (ref.username ?? ''), viewerId],
+    });
+    return result.rows[0] ?? null;
+  }
+
+  /** Of `userIds`, those a block separates from the viewer, either way (R7, catalog's copy). */
+  async blockedAmong(viewerId: number, userIds: readonly number[]): Promise<Set<number>> {
+    if (viewerId === 0 || userIds.length === 0) return new Set();
+    const result = await this.pool.query<{ id: number }>({
+      name: 'catalog_blocked_among',
+      text: `SELECT CASE WHEN blocker_id = $1 THEN blocked_id ELSE blocker_id END AS id FROM user_blocks
+              WHERE (blocker_id = $1 AND blocked_id = ANY($2::int[])) OR (blocked_id = $1 AND blocker_id = ANY($2::int[]))`,
+      values: [viewerId, [...new Set(userIds)]],
+    });
+    return new Set(result.rows.map((r) => r.id));
+  }
+
+  /**
+   * USR-17: one page of the caller's history, latest play first, tracks still visible to them
+   * (R2; R7 through catalog's copy of the blocks), filtered in SQL before paging; the page walks
+   * `(user_id, last_played_at DESC)` and stops after `size` visible entries.
+   */
+  async historyPage(userId: number, page: number, size: number): Promise<Array<ReadTrack & { lastPlayedAt: Date }>> {
+    const rows = await this.rows(
+      'catalog_history_page',
+      `WITH h AS (SELECT h.track_id, h.last_played_at FROM listening_history h JOIN tracks t ON t.id = h.track_id
+                   WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}
+                   ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT $2 OFFSET $3)
+       SELECT ${withArtist('$1', ', h.last_played_at AS "lastPlayedAt"')} JOIN h ON h.track_id = t.id
+        ORDER BY h.last_played_at DESC, h.track_id DESC`,
+      [userId, size, page * size],
+    );
+    return rows as Array<ReadTrack & { lastPlayedAt: Date }>;
+  }
+
+  /** USR-17's total: every entry through the same filter (one probe per entry: cached by the service). */
+  async historyCount(userId: number): Promise<number> {
+    const result = await this.pool.query<{ total: number }>({
+      name: 'catalog_history_count',
+      text: `SELECT count(*)::int AS total FROM listening_history h JOIN tracks t ON t.id = h.track_id WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}`,
+      values: [userId],
+    });
+    return result.rows[0]?.total ?? 0;
+  }
+
+  /** Summaries of these users from catalog's projection (one statement). */
+  async summaries(userIds: readonly number[]): Promise<UserSummarySource[]> {
+    if (userIds.length === 0) return [];
+    const result = await this.pool.query<UserSummarySource>({
+      name: 'catalog_user_summaries',
+      text: `SELECT user_id AS "userId", username, display_name AS "displayName", avatar_url AS "avatarUrl", tier,
+                    follower_count AS "followerCount", track_count AS "trackCount"
+               FROM user_summaries WHERE user_id = ANY($1::int[])`,
+      values: [[...new Set(userIds)]],
+    });
+    return result.rows;
+  }
+
+  /** R8 showHistory and the tier from the user projection (one statement). */
+  async userFlags(userId: number): Promise<{ showHistory: boolean; tier: string } | null> {
+    const result = await this.pool.query<{ showHistory: boolean; tier: string }>({
+      name: 'catalog_user_flags',
+      text: `SELECT show_history AS "showHistory", tier FROM user_summaries WHERE user_id = $1`,
+      values: [userId],
+    });
+    return result.rows[0] ?? null;
+  }
+}
