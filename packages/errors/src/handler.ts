@@ -137,9 +137,10 @@ const FRAMEWORK_URL_ERRORS: Record<string, string> = {
  * Fastify's `frameworkErrors` option: errors raised before routing (a bad escape in the path, an
  * overlong segment) in the ErrorResponse shape instead of Fastify's own body.
  */
-export function frameworkErrorHandler(error: { code?: string; message?: string }, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function frameworkErrorHandler(error: { code?: string; message?: string }, request: FastifyRequest, reply: FastifyReply): void {
   const message = (error.code && FRAMEWORK_URL_ERRORS[error.code]) || 'The request could not be read.';
-  return sendError(request, reply, 400, 'VALIDATION_FAILED', message, [{ field: 'path', message }]);
+  // The reply is sent synchronously; Fastify expects this handler to return nothing.
+  void sendError(request, reply, 400, 'VALIDATION_FAILED', message, [{ field: 'path', message }]);
 }
 
 /** The error handler every Fastify app of the fleet installs. */

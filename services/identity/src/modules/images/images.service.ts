@@ -94,6 +94,7 @@ export class ImagesService {
         correlationId,
       );
     } catch (err) {
+      // The original error is rethrown; an orphaned object is unreferenced and harmless.
       await this.storage.remove(written).catch(() => undefined);
       throw err;
     }

@@ -84,6 +84,7 @@ export class SecurityService {
       return user;
     }, { timeout: 15_000 });
     if (!hashed) throw new AppError('INVALID_TOKEN', 'This reset link is invalid or has expired.');
+    // The reset already committed; a throttle left behind expires on its own (Redis TTL).
     await this.throttle.clear(LoginThrottle.subject(hashed.id, hashed.email)).catch(() => undefined);
     if (logoutAll) {
       await this.sessions.revokeAllOf(hashed.id, 'password-reset');
