@@ -74,7 +74,10 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   const routeTable = buildRouteTable();
   const serviceUrls = serviceUrlsOf(config);
   const redis = createRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
-  const keyStore = createJwksKeyStore({ url: config.JWKS_URL });
+  const keyStore = createJwksKeyStore({
+    url: config.JWKS_URL,
+    onRefreshError: (err) => app.log.warn({ err }, 'JWKS refresh failed; the cached keys keep verifying'),
+  });
   // ioredis reconnects by itself; without a listener its errors would be unhandled. Logged at
   // most every 10 s so that an outage does not flood the logs.
   let lastRedisErrorLog = 0;

@@ -1,3 +1,4 @@
+import type { AccessTokenPayload } from '@msp/contracts';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 
@@ -44,7 +45,8 @@ export class SigningKeyService {
     return { keys: keys.map((k) => k.publicJwk) };
   }
 
-  async sign(claims: Record<string, unknown>, ttlSeconds: number, issuer: string): Promise<string> {
+  /** Signs an access token: the claims of @msp/contracts `AccessTokenClaimsSchema`, read by the gateway and the realtime endpoint. */
+  async sign(claims: AccessTokenPayload, ttlSeconds: number, issuer: string): Promise<string> {
     const keys = await this.activeKeys();
     const newest = keys[0];
     if (!newest) throw new Error('no active signing key');
