@@ -265,7 +265,7 @@ describe('R6 privacy matrix: PLS-4, PLS-14, PLS-2, PLS-17, USR-19', () => {
   });
 });
 
-describe('playlist routes refuse bad input with 4xx, never 500', () => {
+describe('PLS-* playlist routes refuse bad input with 4xx, never 500', () => {
   it('answers ErrorResponses for wrong types, unknown ids, huge strings and bad covers', async () => {
     const p = await create(users.owner, { title: 'Inputs' });
     const t = users.owner.token;

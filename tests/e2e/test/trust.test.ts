@@ -37,7 +37,7 @@ afterAll(async () => {
   await fleet.close();
 });
 
-describe('gateway assertion: identity headers straight to a service port', () => {
+describe('gateway assertion: identity headers straight to a service port (USR-1, USR-2, ENG-20, MSG-1, NOT-1, SUB-1)', () => {
   it('treats X-User-* without the gateway signature as anonymous, on every service', async () => {
     // USR-1 (identity), TRK-15-like own lists (catalog), FOL lists of me (social): bearer routes answer 401.
     const probes: Array<[string, string]> = [
@@ -104,7 +104,7 @@ describe('service credential: /internal/* routes', () => {
   });
 });
 
-describe('client address: X-Forwarded-For from a client that is not a trusted proxy', () => {
+describe('client address (TRK-17): X-Forwarded-For from a client that is not a trusted proxy', () => {
   it('TRK-17 counts one anonymous play however the header rotates (R9 de-duplication keeps the socket address)', async () => {
     for (let i = 0; i < 6; i += 1) {
       const res = await fleet.fetch(`/api/tracks/${TRACK}/play`, {
