@@ -6,7 +6,7 @@ import { AccessTokenRejectedError, createJwksKeyStore, JwksUnavailableError, ver
 
 interface Key {
   kid: string;
-  privateKey: CryptoKey;
+  privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
   jwk: JWK;
 }
 

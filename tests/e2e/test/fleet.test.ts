@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { randomUUID } from 'node:crypto';
-import { ROUTES } from '@msp/contracts';
+import { ROUTES, type Role, type Tier } from '@msp/contracts';
 import { waitFor } from '@msp/testing';
 import type { buildApp as buildIdentity } from '@msp/identity';
 import { Fleet, SERVICES } from './fleet.js';
 
 const fleet = new Fleet();
 
-async function tokenFor(userId: number, role = 'LISTENER', tier = 'FREE'): Promise<string> {
+async function tokenFor(userId: number, role: Role = 'LISTENER', tier: Tier = 'FREE'): Promise<string> {
   const identity = fleet.apps.get('identity') as Awaited<ReturnType<typeof buildIdentity>>;
   return identity.keys.sign(
     { sub: String(userId), username: `user${userId}`, role, tier, sid: randomUUID(), jti: randomUUID() },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTERNAL_ROUTES } from '@msp/contracts';
+import { INTERNAL_ROUTES, type Role } from '@msp/contracts';
 import { ASSERTION_HEADER, deriveAssertionKey, internalCallHeaders, signAssertion } from '@msp/http';
 import type { buildApp as buildIdentity } from '@msp/identity';
 import type { buildApp as buildCatalog } from '@msp/catalog';
@@ -17,7 +17,7 @@ const TRACK = 3101;
 const identity = () => fleet.apps.get('identity') as Awaited<ReturnType<typeof buildIdentity>>;
 const catalog = () => fleet.apps.get('catalog') as Awaited<ReturnType<typeof buildCatalog>>;
 
-async function token(userId: number, role = 'ARTIST'): Promise<string> {
+async function token(userId: number, role: Role = 'ARTIST'): Promise<string> {
   return identity().keys.sign({ sub: String(userId), username: `u${userId}`, role, tier: 'FREE', sid: randomUUID(), jti: randomUUID() }, 1800, 'msp-identity');
 }
 
