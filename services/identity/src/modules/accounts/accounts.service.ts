@@ -1,7 +1,7 @@
-import { AppError } from '@msp/errors';
+import { AppError, isUniqueViolation } from '@msp/errors';
 import { UserRegistered, writeOutbox } from '@msp/events';
 import type { Redis } from 'ioredis';
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { IdentityConfig } from '../../config.js';
 import type { Links } from '../../links.js';
 import { mailTemplates } from '../mail/mail.templates.js';
@@ -30,14 +30,6 @@ function ageInYears(dateOfBirth: string, now = new Date()): number {
   let age = now.getUTCFullYear() - y;
   if (now.getUTCMonth() + 1 < m || (now.getUTCMonth() + 1 === m && now.getUTCDate() < d)) age -= 1;
   return age;
-}
-
-export function isUniqueViolation(err: unknown, field: string): boolean {
-  return (
-    err instanceof Prisma.PrismaClientKnownRequestError &&
-    err.code === 'P2002' &&
-    JSON.stringify(err.meta ?? {}).includes(field)
-  );
 }
 
 export interface NewAccount {

@@ -1,11 +1,10 @@
-import { AppError } from '@msp/errors';
+import { AppError, isUniqueViolation } from '@msp/errors';
 import { UserTierChanged, UserUpdated, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { Links } from '../../links.js';
 import { snapshotOf } from '../accounts/accounts.events.js';
 import { accountsRepository as accounts, snapshotSelect, type SnapshotRow } from '../accounts/accounts.repository.js';
-import { isUniqueViolation } from '../accounts/accounts.service.js';
 import { usernameProblem } from '../accounts/username.js';
 import type { ClientContext, IssuedTokens, SessionsService } from '../sessions/sessions.service.js';
 import type { PeersClient } from './peers.client.js';

@@ -1,10 +1,9 @@
-import { AppError } from '@msp/errors';
+import { AppError, isUniqueViolation } from '@msp/errors';
 import type { Redis } from 'ioredis';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { IdentityConfig } from '../../config.js';
 import type { Links } from '../../links.js';
 import { accountsRepository as accounts } from '../accounts/accounts.repository.js';
-import { isUniqueViolation } from '../accounts/accounts.service.js';
 import { oneTimeTokens } from '../accounts/one-time-tokens.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../accounts/passwords.js';
 import { enqueueMail } from '../mail/mail.outbox.js';
