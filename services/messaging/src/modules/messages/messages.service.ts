@@ -5,7 +5,7 @@ import type { Caller } from '@msp/http';
 import { CatalogUnavailableError, type CatalogClient } from '../../clients/catalog.client.js';
 import type { ConversationRef, ConversationsRepository } from '../conversations/conversations.repository.js';
 import { resourceIds, splitIds, toMessage } from './message.mapper.js';
-import { type MessagesRepository, type StoredResource } from './messages.repository.js';
+import type { MessagesRepository, StoredResource } from './messages.repository.js';
 
 /** R16 limits. */
 export const MAX_BODY_CHARS = 2000;
