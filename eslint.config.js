@@ -164,15 +164,6 @@ const layeringDebt = [
   'services/identity/src/modules/sessions/known-devices.ts',
   'services/identity/src/modules/sessions/login.service.ts',
   'services/identity/src/modules/sessions/sessions.service.ts',
-  'services/media-processing/src/jobs/job-runner.ts',
-  'services/media-processing/src/jobs/upload-consumer.ts',
-  'services/notification/src/modules/activity/activity.consumers.ts',
-  'services/notification/src/modules/notifications/dedup.sweeper.ts',
-  'services/notification/src/modules/notifications/notification.creator.ts',
-  'services/notification/src/modules/notifications/notifications.service.ts',
-  'services/notification/src/modules/push/device-tokens.service.ts',
-  'services/notification/src/modules/push/push.consumer.ts',
-  'services/notification/src/modules/realtime/realtime.service.ts',
 ];
 
 const temporaryOverrides = [
