@@ -14,10 +14,12 @@ import { MailSender } from './modules/mail/mail.sender.js';
 import { MailRequests } from './modules/mail/mail-requests.js';
 import { createIdentityRedis, RevocationStore } from './modules/sessions/redis-store.js';
 import { LoginThrottle } from './modules/sessions/throttle.js';
-import { KnownDevices } from './modules/sessions/known-devices.js';
+import { KnownDevices } from './modules/sessions/known-devices.repository.js';
+import { SessionsRepository } from './modules/sessions/sessions.repository.js';
 import { SessionsService } from './modules/sessions/sessions.service.js';
 import { LoginService } from './modules/sessions/login.service.js';
 import { sessionsModule } from './modules/sessions/sessions.routes.js';
+import { SecurityRepository } from './modules/security/security.repository.js';
 import { SecurityService } from './modules/security/security.service.js';
 import { securityModule } from './modules/security/security.routes.js';
 import { PeersClient } from './modules/profiles/peers.client.js';
@@ -75,7 +77,7 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   const mailRequests = stopOnClose(new MailRequests({ prisma, logger: app.log, pollMs: config.MAIL_POLL_MS, maxAttempts: config.MAIL_MAX_ATTEMPTS }));
 
   const revocation = new RevocationStore(redis, config.ACCESS_TOKEN_TTL_SECONDS);
-  const sessions = new SessionsService(prisma, keys, revocation, config, links);
+  const sessions = new SessionsService(new SessionsRepository(prisma), keys, revocation, config, links);
   const throttle = new LoginThrottle(redis, {
     perAddress: config.LOGIN_FAILURES_PER_ADDRESS,
     perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
@@ -84,7 +86,7 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   const devices = new KnownDevices(prisma);
   const login = new LoginService(prisma, sessions, throttle, devices);
   const accounts = new AccountsService(prisma, config, links, redis, mailQueued, mailRequests);
-  const security = new SecurityService(prisma, config, links, redis, sessions, mailQueued, mailRequests, throttle, devices);
+  const security = new SecurityService(new SecurityRepository(prisma), config, links, redis, sessions, mailQueued, mailRequests, throttle, devices);
   mailRequests.handle('VERIFY_EMAIL', (email) => accounts.sendVerification(email));
   mailRequests.handle('RESET_PASSWORD', (email) => security.sendPasswordReset(email));
   mailRequests.start();

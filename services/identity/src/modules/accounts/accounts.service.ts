@@ -5,13 +5,13 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { IdentityConfig } from '../../config.js';
 import type { Links } from '../../links.js';
 import { mailTemplates } from '../mail/mail.templates.js';
-import { enqueueMail } from '../mail/mail.outbox.js';
+import { enqueueMail } from '../mail/mail-outbox.repository.js';
 import type { MailRequestOutcome, MailRequests } from '../mail/mail-requests.js';
 import { emailKey } from '../sessions/secrets.js';
 import { accountsRepository as repo } from './accounts.repository.js';
 import { snapshotOf } from './accounts.events.js';
 import type { CheckUserBody, RegisterBody } from './accounts.schemas.js';
-import { oneTimeTokens } from './one-time-tokens.js';
+import { oneTimeTokens } from './one-time-tokens.repository.js';
 import { hashPassword, passwordProblem } from './passwords.js';
 import { usernameBase, usernameProblem } from './username.js';
 

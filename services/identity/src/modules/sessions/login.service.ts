@@ -3,7 +3,7 @@ import type { PrismaClient } from '../../generated/prisma/client.js';
 import { loginAttempts } from '../../metrics.js';
 import { accountsRepository as accounts, type TokenUser } from '../accounts/accounts.repository.js';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../accounts/passwords.js';
-import type { KnownDevice, KnownDevices } from './known-devices.js';
+import type { KnownDevice, KnownDevices } from './known-devices.repository.js';
 import { assertNotLocked, type ClientContext, type IssuedTokens, type SessionsService } from './sessions.service.js';
 import { LoginThrottle, rateLimited } from './throttle.js';
 
