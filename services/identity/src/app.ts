@@ -77,14 +77,15 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   const mailRequests = stopOnClose(new MailRequests({ prisma, logger: app.log, pollMs: config.MAIL_POLL_MS, maxAttempts: config.MAIL_MAX_ATTEMPTS }));
 
   const revocation = new RevocationStore(redis, config.ACCESS_TOKEN_TTL_SECONDS);
-  const sessions = new SessionsService(new SessionsRepository(prisma), keys, revocation, config, links);
+  const sessionRows = new SessionsRepository(prisma);
+  const sessions = new SessionsService(sessionRows, keys, revocation, config, links);
   const throttle = new LoginThrottle(redis, {
     perAddress: config.LOGIN_FAILURES_PER_ADDRESS,
     perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
     perDevice: config.LOGIN_FAILURES_PER_KNOWN_DEVICE,
   });
   const devices = new KnownDevices(prisma);
-  const login = new LoginService(prisma, sessions, throttle, devices);
+  const login = new LoginService(sessionRows, sessions, throttle, devices);
   const accounts = new AccountsService(prisma, config, links, redis, mailQueued, mailRequests);
   const security = new SecurityService(new SecurityRepository(prisma), config, links, redis, sessions, mailQueued, mailRequests, throttle, devices);
   mailRequests.handle('VERIFY_EMAIL', (email) => accounts.sendVerification(email));

@@ -1,7 +1,7 @@
 import { toPage } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import { UserBanned, UserSuspended, UserUnbanned, writeOutbox } from '@msp/events';
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '@msp/runtime';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { AdminAccountConfig } from '../../config.js';
 import type { Links } from '../../links.js';
@@ -24,7 +24,7 @@ export class ModerationService {
     private readonly sessions: SessionsService,
     private readonly revocation: RevocationStore,
     private readonly links: Links,
-    private readonly logger: FastifyBaseLogger,
+    private readonly logger: Logger,
   ) {}
 
   /**
@@ -189,7 +189,7 @@ export class ModerationService {
 }
 
 /** Runs `syncRevocations` at start and then every `periodMs`. */
-export function startRevocationSync(moderation: ModerationService, accessTtlSeconds: number, periodMs: number, logger: FastifyBaseLogger) {
+export function startRevocationSync(moderation: ModerationService, accessTtlSeconds: number, periodMs: number, logger: Logger) {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   const tick = () => {

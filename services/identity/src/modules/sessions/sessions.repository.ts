@@ -34,6 +34,16 @@ export class SessionsRepository {
     return accounts.findTokenUser(this.prisma, userId);
   }
 
+  /** AUTH-1: the account holding the address (any of its addresses) and whether that one is verified. */
+  findAccountByEmail(email: string) {
+    return accounts.findByEmail(this.prisma, email);
+  }
+
+  /** A hash made with older argon2 parameters, replaced after a successful login. */
+  async upgradePasswordHash(userId: number, passwordHash: string): Promise<void> {
+    await this.prisma.user.update({ where: { id: userId }, data: { passwordHash }, select: { id: true } });
+  }
+
   /** A new session, with the first refresh token of its family when `refresh` is given. */
   async create(session: NewSession, refresh: { token: string; expiresAt: Date } | null): Promise<void> {
     await this.prisma.session.create({
