@@ -6,6 +6,7 @@ import { PrismaClient } from './generated/prisma/client.js';
 import type { IdentityConfig } from './config.js';
 import { Links } from './links.js';
 import { keysModule } from './modules/keys/keys.routes.js';
+import { SigningKeysRepository } from './modules/keys/signing-keys.repository.js';
 import { SigningKeyService } from './modules/keys/keys.service.js';
 import { accountsModule } from './modules/accounts/accounts.routes.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
@@ -57,7 +58,7 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   installAdminAudit(app, prisma);
 
   const links = new Links(config);
-  const keys = new SigningKeyService(prisma);
+  const keys = new SigningKeyService(new SigningKeysRepository(prisma));
   await keys.ensureActiveKey();
   await dummyHash();
 
