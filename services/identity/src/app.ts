@@ -31,6 +31,7 @@ import { startBillingTierConsumer } from './modules/profiles/billing-tier.consum
 import { ImagesService } from './modules/images/images.service.js';
 import { imagesModule } from './modules/images/images.routes.js';
 import { GoogleClient } from './modules/oauth/google.client.js';
+import { OAuthRepository } from './modules/oauth/oauth.repository.js';
 import { OAuthService } from './modules/oauth/oauth.service.js';
 import { oauthModule } from './modules/oauth/oauth.routes.js';
 import { ModerationService, startRevocationSync } from './modules/moderation/moderation.service.js';
@@ -96,7 +97,7 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   const profiles = new ProfilesService(prisma, links, peers, sessions);
   const images = new ImagesService(infra.storage, profiles, links, app.log);
   await images.allowPublicRead();
-  const oauth = new OAuthService(prisma, new GoogleClient(config), accounts, sessions, redis, links, config);
+  const oauth = new OAuthService(new OAuthRepository(prisma), new GoogleClient(config), accounts, sessions, redis, links, config);
   const moderation = new ModerationService(prisma, sessions, revocation, links, app.log);
   await moderation.ensureAdmins(config.ADMIN_ACCOUNTS);
 
