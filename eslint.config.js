@@ -152,7 +152,6 @@ const layeringDebt = [
   'services/identity/src/modules/mail/mail-requests.ts',
   'services/identity/src/modules/mail/mail.sender.ts',
   'services/identity/src/modules/moderation/moderation.service.ts',
-  'services/identity/src/modules/profiles/profiles.service.ts',
 ];
 
 const temporaryOverrides = [

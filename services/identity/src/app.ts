@@ -24,6 +24,7 @@ import { SecurityRepository } from './modules/security/security.repository.js';
 import { SecurityService } from './modules/security/security.service.js';
 import { securityModule } from './modules/security/security.routes.js';
 import { PeersClient } from './modules/profiles/peers.client.js';
+import { ProfilesRepository } from './modules/profiles/profiles.repository.js';
 import { ProfilesService } from './modules/profiles/profiles.service.js';
 import { profilesModule } from './modules/profiles/profiles.routes.js';
 import { startCountConsumers } from './modules/profiles/counts.consumer.js';
@@ -94,7 +95,7 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   mailRequests.handle('RESET_PASSWORD', (email) => security.sendPasswordReset(email));
   mailRequests.start();
   const peers = new PeersClient({ social: config.SOCIAL_URL, billing: config.BILLING_URL }, config.PEER_TIMEOUT_MS, app.log);
-  const profiles = new ProfilesService(prisma, links, peers, sessions);
+  const profiles = new ProfilesService(new ProfilesRepository(prisma), links, peers, sessions);
   const images = new ImagesService(infra.storage, profiles, links, app.log);
   await images.allowPublicRead();
   const oauth = new OAuthService(new OAuthRepository(prisma), new GoogleClient(config), accounts, sessions, redis, links, config);
