@@ -9,6 +9,7 @@ import { keysModule } from './modules/keys/keys.routes.js';
 import { SigningKeysRepository } from './modules/keys/signing-keys.repository.js';
 import { SigningKeyService } from './modules/keys/keys.service.js';
 import { accountsModule } from './modules/accounts/accounts.routes.js';
+import { AccountsRepository } from './modules/accounts/accounts.repository.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
 import { dummyHash } from './modules/accounts/passwords.js';
 import { MailSender } from './modules/mail/mail.sender.js';
@@ -89,7 +90,7 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   });
   const devices = new KnownDevices(prisma);
   const login = new LoginService(sessionRows, sessions, throttle, devices);
-  const accounts = new AccountsService(prisma, config, links, redis, mailQueued, mailRequests);
+  const accounts = new AccountsService(new AccountsRepository(prisma), config, links, redis, mailQueued, mailRequests);
   const security = new SecurityService(new SecurityRepository(prisma), config, links, redis, sessions, mailQueued, mailRequests, throttle, devices);
   mailRequests.handle('VERIFY_EMAIL', (email) => accounts.sendVerification(email));
   mailRequests.handle('RESET_PASSWORD', (email) => security.sendPasswordReset(email));
