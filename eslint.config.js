@@ -150,7 +150,6 @@ const gatewayPending = { 'msp/no-silent-catch': ['gateway/src/health.ts'] };
 const layeringDebt = [
   'services/identity/src/modules/mail/mail-requests.ts',
   'services/identity/src/modules/mail/mail.sender.ts',
-  'services/identity/src/modules/moderation/moderation.service.ts',
 ];
 
 const temporaryOverrides = [

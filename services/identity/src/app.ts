@@ -36,6 +36,7 @@ import { GoogleClient } from './modules/oauth/google.client.js';
 import { OAuthRepository } from './modules/oauth/oauth.repository.js';
 import { OAuthService } from './modules/oauth/oauth.service.js';
 import { oauthModule } from './modules/oauth/oauth.routes.js';
+import { ModerationRepository } from './modules/moderation/moderation.repository.js';
 import { ModerationService, startRevocationSync } from './modules/moderation/moderation.service.js';
 import { moderationModule } from './modules/moderation/moderation.routes.js';
 
@@ -100,7 +101,7 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   const images = new ImagesService(infra.storage, profiles, links, app.log);
   await images.allowPublicRead();
   const oauth = new OAuthService(new OAuthRepository(prisma), new GoogleClient(config), accounts, sessions, redis, links, config);
-  const moderation = new ModerationService(prisma, sessions, revocation, links, app.log);
+  const moderation = new ModerationService(new ModerationRepository(prisma), sessions, revocation, links, app.log);
   await moderation.ensureAdmins(config.ADMIN_ACCOUNTS);
 
   for (const consumer of await startCountConsumers({ nc: infra.nc, db: prisma, logger: app.log })) stopOnClose(consumer);
