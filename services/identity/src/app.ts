@@ -12,6 +12,7 @@ import { accountsModule } from './modules/accounts/accounts.routes.js';
 import { AccountsRepository } from './modules/accounts/accounts.repository.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
 import { dummyHash } from './modules/accounts/passwords.js';
+import { MailQueueRepository } from './modules/mail/mail-queue.repository.js';
 import { MailSender } from './modules/mail/mail.sender.js';
 import { MailRequests } from './modules/mail/mail-requests.js';
 import { createIdentityRedis, RevocationStore } from './modules/sessions/redis-store.js';
@@ -66,9 +67,10 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   await keys.ensureActiveKey();
   await dummyHash();
 
+  const mailQueue = new MailQueueRepository(prisma);
   const mail = stopOnClose(
     new MailSender({
-      prisma,
+      queue: mailQueue,
       logger: app.log,
       smtpUrl: config.SMTP_URL,
       from: config.MAIL_FROM,
@@ -79,7 +81,7 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   );
   mail.start();
   const mailQueued = () => mail.wake();
-  const mailRequests = stopOnClose(new MailRequests({ prisma, logger: app.log, pollMs: config.MAIL_POLL_MS, maxAttempts: config.MAIL_MAX_ATTEMPTS }));
+  const mailRequests = stopOnClose(new MailRequests({ queue: mailQueue, logger: app.log, pollMs: config.MAIL_POLL_MS, maxAttempts: config.MAIL_MAX_ATTEMPTS }));
 
   const revocation = new RevocationStore(redis, config.ACCESS_TOKEN_TTL_SECONDS);
   const sessionRows = new SessionsRepository(prisma);
