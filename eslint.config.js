@@ -146,7 +146,6 @@ const catalogSocialOther = {
 // feat/lint): the readiness probe's `.catch(() => null)` needs its comment there.
 const gatewayPending = { 'msp/no-silent-catch': ['gateway/src/health.ts'] };
 
-
 const temporaryOverrides = [
   { files: catalogSocialPersistence, rules: { 'no-restricted-syntax': 'off' } },
   ...Object.entries(catalogSocialOther).map(([rule, files]) => ({ files, rules: { [rule]: 'off' } })),
