@@ -1,10 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
-import { REVOCATION_KEYS, type AccessTokenClaims, type AuthRule } from '@msp/contracts';
+import type { AccessTokenClaims, AuthRule } from '@msp/contracts';
 import type { ErrorCode } from '@msp/errors';
 import { IDENTITY_HEADERS } from '@msp/http';
 import { AccessTokenRejectedError, JwksUnavailableError, verifyAccessToken, type JwksKeyStore } from '@msp/http';
-import { decide, queueHit, rateKeys } from './rate-limit.js';
 
 /** The verified caller, forwarded to the services as X-User-* headers. */
 export interface Caller {
@@ -19,7 +17,7 @@ export type AuthResult =
   | { ok: true; caller: Caller | null }
   | { ok: false; status: number; code: ErrorCode; message: string; headers?: Record<string, string> };
 
-const RETRY_AFTER_SECONDS = '5';
+export const RETRY_AFTER_SECONDS = '5';
 
 /**
  * Tokens whose RS256 signature was verified, kept until their `exp` (at most 10,000, oldest out
@@ -39,7 +37,7 @@ function rememberVerified(token: string, claims: AccessTokenClaims): void {
   verifiedTokens.set(token, { claims, expiresAtMs: exp * 1000 });
 }
 
-function reject(status: number, code: ErrorCode, message: string, headers?: Record<string, string>): AuthResult {
+export function reject(status: number, code: ErrorCode, message: string, headers?: Record<string, string>): AuthResult {
   return { ok: false, status, code, message, headers };
 }
 
@@ -59,37 +57,16 @@ export async function registerJwt(app: FastifyInstance, keyStore: JwksKeyStore, 
   app.decorate('verifyAccessToken', (token: string) => verifyAccessToken(token, keyStore, { issuer }));
 }
 
-function lockMessage(status: string | null, now: number): AuthResult | null {
-  if (!status) return null;
-  if (status === 'banned') return reject(403, 'ACCOUNT_BANNED', 'This account is banned.');
-  if (status.startsWith('suspended:')) {
-    const until = Date.parse(status.slice('suspended:'.length));
-    // An unreadable date is treated as a running suspension: the writer meant to lock the account.
-    if (Number.isNaN(until)) return reject(403, 'ACCOUNT_SUSPENDED', 'This account is suspended.');
-    if (until > now) {
-      return reject(403, 'ACCOUNT_SUSPENDED', `This account is suspended until ${new Date(until).toISOString()}.`);
-    }
-  }
-  return null;
-}
-
-export interface AuthDeps {
-  redis: Redis;
-  userLimitPerMinute: number;
-}
-
 /**
- * Applies the route's auth rule (API.md §1 "Auth column"):
+ * Applies the route's auth rule (API.md §1 "Auth column") as far as the token goes:
  * - none / webhook-signature: no identity, whatever Authorization says.
  * - optional: anonymous without a header; a header that fails verification is a 401.
- * - bearer / admin: a verified token is required; admin also needs role ADMIN.
- * A verified token is then checked against the revocation keys of identity (one round trip that
- * also counts the per-user rate limit).
- *
- * Redis down: bearer/admin fail closed (503) because a banned user or a revoked session must not
- * get through; optional routes fall back to anonymous (public content only, nothing to leak).
+ * - bearer / admin: a verified token is required.
+ * The verified caller is then checked against the revocation keys, the account locks, the admin
+ * role and the per-user rate limit by `admitCaller` (gate.ts), with the answer of the request's one
+ * Redis round trip.
  */
-export async function authenticate(request: FastifyRequest, rule: AuthRule, deps: AuthDeps): Promise<AuthResult> {
+export async function verifyCaller(request: FastifyRequest, rule: AuthRule): Promise<AuthResult> {
   if (rule === 'none' || rule === 'webhook-signature') return { ok: true, caller: null };
   const hasHeader = typeof request.headers.authorization === 'string' && request.headers.authorization !== '';
   if (!hasHeader) {
@@ -116,36 +93,6 @@ export async function authenticate(request: FastifyRequest, rule: AuthRule, deps
     return reject(401, 'UNAUTHORIZED', err.message);
   }
   const { sub, username, role, tier, sid } = claims;
-
-  const pipeline = deps.redis.pipeline().mget(REVOCATION_KEYS.revokedSession(sid), REVOCATION_KEYS.userStatus(sub));
-  queueHit(pipeline, rateKeys.user(sub));
-  let results: Array<[Error | null, unknown]> | null;
-  try {
-    results = await pipeline.exec();
-  } catch (err) {
-    results = null;
-    request.log.warn({ err }, 'revocation lookup failed');
-  }
-  const [lookupError, lookup] = results?.[0] ?? [new Error('no answer'), null];
-  if (lookupError || !Array.isArray(lookup)) {
-    if (rule === 'optional') return { ok: true, caller: null };
-    return reject(503, 'SERVICE_UNAVAILABLE', 'Sessions cannot be checked right now.', { 'retry-after': RETRY_AFTER_SECONDS });
-  }
-  const [revoked, status] = lookup as [string | null, string | null];
-  if (revoked !== null) return reject(401, 'UNAUTHORIZED', 'The session has been revoked.');
-  const locked = lockMessage(status, Date.now());
-  if (locked) return locked;
-  if (rule === 'admin' && role !== 'ADMIN') return reject(403, 'FORBIDDEN', 'Administrator role required.');
-
-  const [rateError, rateResult] = results?.[1] ?? [new Error('no answer'), null];
-  if (rateError) {
-    request.log.warn({ err: rateError }, 'per-user rate limit skipped');
-  } else {
-    const decision = decide(rateResult, deps.userLimitPerMinute);
-    if (!decision.allowed) {
-      return reject(429, 'RATE_LIMITED', 'Too many requests; try again later.', { 'retry-after': String(decision.retryAfterSeconds) });
-    }
-  }
   return { ok: true, caller: { userId: sub, username, role, tier, sessionId: sid } };
 }
 

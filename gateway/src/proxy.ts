@@ -4,7 +4,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { RouteContract } from '@msp/contracts';
 import { AppError, sendError } from '@msp/errors';
-import { authenticate, identityHeaders, IDENTITY_HEADER_NAMES, registerJwt, type Caller } from './auth.js';
+import { identityHeaders, IDENTITY_HEADER_NAMES, registerJwt, verifyCaller, type AuthResult, type Caller } from './auth.js';
+import { admitCaller, passGate } from './gate.js';
+import { checkPath, checkUrl } from '@msp/http';
 import { BodyTooLargeError, bodyPolicy, collectBody, countingStream, declaredTooLarge } from './body-limit.js';
 import {
   ASSERTION_HEADER,
@@ -36,6 +38,9 @@ export interface ProxyOptions {
   routeTable: RouteTable;
   serviceUrls: ServiceUrls;
 }
+
+/** The catch-all route of every API.md operation (the root hook leaves its rate limit to this plugin). */
+export const PROXY_ROUTE_URL = '/api/*';
 
 /** Unreachable hosts must fail fast: a stopped service answers 503 well within 5 s. */
 export const CONNECT_TIMEOUT_MS = 3000;
@@ -121,16 +126,36 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
     if (closeAfterReply.has(request.raw)) reply.header('connection', 'close');
   });
 
+  const limits = { clientPerMinute: config.RATE_LIMIT_CLIENT_PER_MINUTE, userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE };
+
+  // The order of answers is that of the checks: 429 per client → 400 bad URL → 404/405 → 413 →
+  // 401/503 token → 401/403 revocation and locks → 403 admin → 429 per user. The token is verified
+  // (CPU only; cached until expiry) before the request's ONE Redis round trip, so that the caller's
+  // revocation keys and user counter ride with the client counter (gate.ts).
   app.addHook('onRequest', async (request, reply) => {
     const match = routeTable.match(request.method, request.url);
+    const route = match.kind === 'route' ? match.route : null;
+    const verified: AuthResult = route ? await verifyCaller(request, route.auth) : { ok: true, caller: null };
+    const caller = verified.ok ? verified.caller : null;
+    const answer = await passGate(redis, request.ip, caller, limits);
+    if (answer === null) {
+      request.log.warn('per-client rate limit skipped: Redis unavailable');
+    } else if (!answer.client.allowed) {
+      reply.header('retry-after', String(answer.client.retryAfterSeconds));
+      return sendError(request, reply, 429, 'RATE_LIMITED', 'Too many requests; try again later.');
+    }
+    // Bad query encodings, NUL/unpaired surrogates in the path or query: 400 here, before anything
+    // is forwarded (packages/http input.ts).
+    checkUrl(request);
+    checkPath(request.url);
+
     if (match.kind === 'method-not-allowed') {
       reply.header('allow', match.allow.join(', '));
       return sendError(request, reply, 405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${match.allow.join(', ')}.`);
     }
-    if (match.kind !== 'route') {
+    if (!route) {
       return sendError(request, reply, 404, 'ROUTE_NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`);
     }
-    const route = match.route;
     request.gatewayRoute = route;
 
     if (BODY_METHODS.has(request.method) && declaredTooLarge(request.headers['content-length'], bodyPolicy(route.body, request.headers['content-type'], config.AUDIO_MAX_BYTES).limit)) {
@@ -138,7 +163,7 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
       return sendError(request, reply, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
     }
 
-    const result = await authenticate(request, route.auth, { redis, userLimitPerMinute: config.RATE_LIMIT_USER_PER_MINUTE });
+    const result = verified.ok && verified.caller ? admitCaller(route.auth, verified.caller, answer) : verified;
     if (!result.ok) {
       if (result.headers) reply.headers(result.headers);
       return sendError(request, reply, result.status, result.code, result.message);
@@ -148,7 +173,7 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
 
   app.route({
     method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    url: '/api/*',
+    url: PROXY_ROUTE_URL,
     exposeHeadRoute: false,
     handler(request, reply) {
       const route = request.gatewayRoute;

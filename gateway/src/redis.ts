@@ -1,25 +1,5 @@
-import { Redis, type Result } from 'ioredis';
-
-/**
- * Fixed-window counter: INCR, start the window on the first hit, return count and time left.
- * One script call keeps INCR and PEXPIRE atomic (no immortal counter if the process dies between).
- */
-const RATE_HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return {count, ttl}
-`;
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    gatewayRateHit(key: string, windowMs: number): Result<[number, number], Context>;
-  }
-}
+import { Redis } from 'ioredis';
+import { defineGateCommand } from './gate.js';
 
 export function createRedis(url: string, keyPrefix: string): Redis {
   const redis = new Redis(url, {
@@ -33,7 +13,7 @@ export function createRedis(url: string, keyPrefix: string): Redis {
     commandTimeout: 1000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
-  redis.defineCommand('gatewayRateHit', { numberOfKeys: 1, lua: RATE_HIT_SCRIPT });
+  defineGateCommand(redis);
   return redis;
 }
 

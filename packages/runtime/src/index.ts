@@ -1,5 +1,5 @@
 export { startInfrastructure, type Infrastructure, type InfrastructureConfig, type InfrastructureOptions } from './infrastructure.js';
-export { startUserProjection } from './user-projection.js';
+export { startUserCountProjections, startUserProjection } from './user-projection.js';
 export { createServiceApp, type ServiceAppOptions, type Stoppable } from './service-app.js';
 export { installAdminAudit, type AdminAuditStore } from './admin-audit.js';
 export { silentLogger, type Logger } from './logger.js';

@@ -1,7 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServiceName } from '@msp/contracts';
 import {
+  ArtistTrackCountChanged,
+  CountsRecounted,
   DurableConsumer,
+  UserBlocked,
+  UserFollowed,
+  UserUnfollowed,
   UserDeleted,
   UserRegistered,
   UserTierChanged,
@@ -62,4 +67,59 @@ export async function startUserProjection<Tx extends SqlExecutor>(options: {
     });
   await consumer.start();
   return consumer;
+}
+
+async function setFollowerCount(tx: SqlExecutor, userId: number, followerCount: number): Promise<void> {
+  await tx.$executeRawUnsafe('UPDATE user_summaries SET follower_count = $2 WHERE user_id = $1 AND follower_count <> $2', userId, followerCount);
+}
+
+/**
+ * The counts on a User summary that other services own: `followerCount` (social) and `trackCount`
+ * (catalog), kept on this service's `user_summaries` copy from the events that carry them as values
+ * (set, never incremented, so redelivery cannot drift them). Durable consumers
+ * `<service>--user-follower-counts` (from social) and `<service>--user-track-counts` (from catalog);
+ * the owner of a count does not start its own.
+ */
+export async function startUserCountProjections<Tx extends SqlExecutor>(options: {
+  nc: NatsConnection;
+  db: TransactionalClient<Tx>;
+  logger: FastifyBaseLogger;
+  service: ServiceName;
+  followerCounts: boolean;
+  trackCounts: boolean;
+}): Promise<{ stop(): Promise<void> }> {
+  const consumers: DurableConsumer<Tx>[] = [];
+  if (options.followerCounts) {
+    consumers.push(
+      new DurableConsumer<Tx>({ ...options, name: 'user-follower-counts', from: 'social' })
+        .on(UserFollowed, (data, _e, tx) => setFollowerCount(tx, data.followeeId, data.followeeFollowerCount))
+        .on(UserUnfollowed, (data, _e, tx) => setFollowerCount(tx, data.followeeId, data.followeeFollowerCount))
+        .on(UserBlocked, async (data, _e, tx) => {
+          for (const c of data.counts) await setFollowerCount(tx, c.userId, c.followerCount);
+        })
+        .on(CountsRecounted, async (data, _e, tx) => {
+          if (data.users.length === 0) return;
+          await tx.$executeRawUnsafe(
+            `UPDATE user_summaries s SET follower_count = c.n
+               FROM unnest($1::int[], $2::int[]) AS c(id, n)
+              WHERE s.user_id = c.id AND s.follower_count <> c.n`,
+            data.users.map((u) => u.userId),
+            data.users.map((u) => u.followerCount),
+          );
+        }),
+    );
+  }
+  if (options.trackCounts) {
+    consumers.push(
+      new DurableConsumer<Tx>({ ...options, name: 'user-track-counts', from: 'catalog' }).on(ArtistTrackCountChanged, async (data, _e, tx) => {
+        await tx.$executeRawUnsafe('UPDATE user_summaries SET track_count = $2 WHERE user_id = $1 AND track_count <> $2', data.userId, data.trackCount);
+      }),
+    );
+  }
+  for (const consumer of consumers) await consumer.start();
+  return {
+    async stop() {
+      await Promise.all(consumers.map((c) => c.stop()));
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createServiceApp, startUserProjection } from '@msp/runtime';
+import { createServiceApp, startUserCountProjections, startUserProjection } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { CatalogConfig } from './config.js';
 import { genresModule } from './modules/genres/genres.routes.js';
@@ -43,6 +43,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     logger: options.logger,
   });
   stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'catalog' }));
+  stopOnClose(await startUserCountProjections({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'catalog', followerCounts: true, trackCounts: false }));
   stopOnClose(await startSocialSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(await startUserBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(startTrendingRefresher(infra.prisma, app.log));

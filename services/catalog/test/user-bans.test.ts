@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '@nats-io/jetstream';
-import { createEnvelope, UserBanned, UserRegistered, UserUnbanned } from '@msp/events';
+import { CountsRecounted, createEnvelope, UserBanned, UserRegistered, UserUnbanned } from '@msp/events';
 import { INTERNAL_ROUTES } from '@msp/contracts';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
@@ -173,5 +173,21 @@ describe('TRK-* / PLS-* R14 ban (identity.user.banned.v1 / unbanned.v1) in catal
   it('the unban restores everything', async () => {
     await setBan(false);
     expect(await listenerView()).toEqual(VISIBLE());
+  });
+});
+
+describe('MOD-8 ban counts (R14): social.counts.recounted.v1 sets the copies of the track and playlist counts', () => {
+  it('TRK-6 and PLS-4 show the recounted likeCount, repostCount and commentCount', async () => {
+    await publish(createEnvelope(CountsRecounted, {
+      userId: USERS.banned,
+      cause: 'USER_BANNED',
+      tracks: [{ trackId: t.other.id, likeCount: 4, repostCount: 3, commentCount: 2 }],
+      playlists: [{ playlistId: p.mixed, likeCount: 5, repostCount: 1 }],
+      users: [{ userId: USERS.other, followerCount: 9, followingCount: 8 }],
+      at: new Date().toISOString(),
+    }));
+    await waitFor(async () => (await app.infra.prisma.track.count({ where: { id: t.other.id, likeCount: 4 } })) === 1, { message: 'recount not applied' });
+    expect((await get(`/api/tracks/${t.other.id}`, LISTENER)).json()).toMatchObject({ likeCount: 4, repostCount: 3, commentCount: 2 });
+    expect((await get(`/api/playlists/${p.mixed}`, LISTENER)).json()).toMatchObject({ likeCount: 5, repostCount: 1 });
   });
 });

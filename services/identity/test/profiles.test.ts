@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { jetstream } from '@nats-io/jetstream';
 import { MeProfileSchema, PublicProfileSchema } from '@msp/contracts';
-import { ArtistTrackCountChanged, createEnvelope, UserFollowed } from '@msp/events';
+import { ArtistTrackCountChanged, CountsRecounted, createEnvelope, UserFollowed } from '@msp/events';
 import { waitFor } from '@msp/testing';
 import { callerHeaders, startIdentity, verifiedUser, type Harness } from './helpers.js';
 
@@ -137,6 +137,17 @@ describe('USR-14 and USR-15 public profiles', () => {
     peers.relationships.set(pia.userId, { isFollowing: false, isFollowed: false, isBlocked: false, hasBlockedViewer: true });
     expect((await get(`/api/users/${pia.userId}`, viewer.headers)).json().code).toBe('USER_NOT_FOUND');
     peers.relationships.delete(pia.userId);
+  });
+
+  it('MOD-8 ban counts (R14): social.counts.recounted.v1 sets followersCount and followingCount', async () => {
+    const rex = await verifiedUser(h, 'recount-rex@example.com', 'Rex');
+    const js = jetstream(h.app.infra.nc);
+    const event = createEnvelope(CountsRecounted, {
+      userId: 424242, cause: 'USER_BANNED', tracks: [], playlists: [], users: [{ userId: rex.userId, followerCount: 6, followingCount: 2 }], at: new Date().toISOString(),
+    });
+    await js.publish(event.type, JSON.stringify(event));
+    await waitFor(async () => (await get(`/api/users/${rex.userId}`)).json().stats.followersCount === 6 || undefined, { timeoutMs: 5000 });
+    expect((await get(`/api/users/${rex.userId}`)).json().stats).toEqual({ followersCount: 6, followingCount: 2, trackCount: 0 });
   });
 
   it('answers 404 for unknown users and 400 for malformed ids', async () => {

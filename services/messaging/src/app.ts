@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createServiceApp, startUserProjection } from '@msp/runtime';
+import { createServiceApp, startUserCountProjections, startUserProjection } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { MessagingConfig } from './config.js';
 import { CatalogClient } from './clients/catalog.client.js';
@@ -24,6 +24,7 @@ export async function buildApp(config: MessagingConfig, options: { logger?: bool
   });
   const consumerDeps = { nc: infra.nc, db: infra.prisma, logger: app.log };
   stopOnClose(await startUserProjection({ ...consumerDeps, service: 'messaging' }));
+  stopOnClose(await startUserCountProjections({ ...consumerDeps, service: 'messaging', followerCounts: true, trackCounts: true }));
   stopOnClose(await startRelationsConsumer(consumerDeps));
   stopOnClose(await startBansConsumer(consumerDeps));
 

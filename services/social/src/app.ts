@@ -16,11 +16,24 @@ import { feedModule } from './modules/feed/feed.routes.js';
 import { FeedService } from './modules/feed/feed.service.js';
 import { followsModule } from './modules/follows/follows.routes.js';
 import { FollowsService } from './modules/follows/follows.service.js';
+import { InternalReadsRepository } from './modules/internal/internal.repository.js';
 import { internalModule } from './modules/internal/internal.routes.js';
-import { UsersRepository } from './modules/users/users.repository.js';
+import { InternalReadsService } from './modules/internal/internal.service.js';
 import { startUserBans } from './modules/users/user-bans.consumer.js';
 import { reportsModule } from './modules/reports/reports.routes.js';
 import { ReportsService } from './modules/reports/reports.service.js';
+
+import { BlocksRepository } from './modules/blocks/blocks.repository.js';
+import { CommentsRepository } from './modules/comments/comments.repository.js';
+import { ActivityRepository } from './modules/engagement/activity.repository.js';
+import { EngagementRepository } from './modules/engagement/engagement.repository.js';
+import { FeedRepository } from './modules/feed/feed.repository.js';
+import { FollowsRepository } from './modules/follows/follows.repository.js';
+import { AdminAuditRepository } from './modules/reports/admin-audit.repository.js';
+import { ReportsRepository } from './modules/reports/reports.repository.js';
+import { GraphLocksRepository } from './modules/users/graph-locks.repository.js';
+import { UsersRepository } from './modules/users/users.repository.js';
+import { PrismaTransactions } from './sql/transactions.repository.js';
 
 export { loadSocialConfig, type SocialConfig } from './config.js';
 
@@ -38,15 +51,28 @@ export async function buildApp(config: SocialConfig, options: { logger?: boolean
   stopOnClose(await startCatalogSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(await startUserBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
 
-  const engagement = new EngagementService(infra.prisma);
-  await app.register(followsModule, { prefix: '/api', follows: new FollowsService(infra.prisma) });
-  await app.register(blocksModule, { prefix: '/api', blocks: new BlocksService(infra.prisma) });
-  await app.register(engagementModule, { prefix: '/api', engagement });
+  // Collaborators are built here and handed to the services by constructor (issue 16 layering):
+  // repositories hold the SQL, services the rules, routes the HTTP.
+  const db = infra.prisma;
+  const transactions = new PrismaTransactions(db);
+  const users = new UsersRepository(db);
+  const graph = new GraphLocksRepository();
+  const follows = new FollowsRepository(db);
+  const items = new EngagementRepository(db);
+  const comments = new CommentsRepository(db);
   const catalog = new CatalogClient(config.CATALOG_URL, config.INTERNAL_TIMEOUT_MS, app.log);
-  await app.register(activityModule, { prefix: '/api', activity: new ActivityService(infra.prisma, catalog) });
-  await app.register(feedModule, { prefix: '/api', feed: new FeedService(infra.prisma, catalog, { windowDays: config.FEED_WINDOW_DAYS, maxItems: config.FEED_MAX_ITEMS }) });
-  await app.register(commentsModule, { prefix: '/api', comments: new CommentsService(infra.prisma) });
-  await app.register(reportsModule, { prefix: '/api', reports: new ReportsService(infra.prisma, catalog, app.log) });
-  await app.register(internalModule, { engagement, users: new UsersRepository(infra.prisma) });
+  const feedLimits = { windowDays: config.FEED_WINDOW_DAYS, maxItems: config.FEED_MAX_ITEMS };
+
+  await app.register(followsModule, { prefix: '/api', follows: new FollowsService(follows, users, graph, transactions) });
+  await app.register(blocksModule, { prefix: '/api', blocks: new BlocksService(new BlocksRepository(db), follows, users, graph, transactions) });
+  await app.register(engagementModule, { prefix: '/api', engagement: new EngagementService(items, transactions) });
+  await app.register(activityModule, { prefix: '/api', activity: new ActivityService(new ActivityRepository(db), users, catalog) });
+  await app.register(feedModule, { prefix: '/api', feed: new FeedService(new FeedRepository(db), users, catalog, feedLimits) });
+  await app.register(commentsModule, { prefix: '/api', comments: new CommentsService(comments, items, transactions) });
+  await app.register(reportsModule, {
+    prefix: '/api',
+    reports: new ReportsService(new ReportsRepository(db), items, comments, new AdminAuditRepository(app.log), catalog, transactions),
+  });
+  await app.register(internalModule, { reads: new InternalReadsService(new InternalReadsRepository(infra.pool)) });
   return Object.assign(app, { infra });
 }

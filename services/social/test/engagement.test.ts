@@ -1,6 +1,6 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TrackSchema, type Track } from '@msp/contracts';
+import { EngagementResponseSchema, TrackSchema, type Track } from '@msp/contracts';
 import { as, outbox, seedPlaylist, seedTrack, seedUsers, startSocial, type Harness } from './support.js';
 
 let h: Harness;
@@ -278,6 +278,9 @@ describe('internal engagement route', () => {
     expect(res.statusCode).toBe(200);
     expect(queries).toBe(1);
     const body = res.json();
+    // The answer is PostgreSQL's JSON sent as is: it must be exactly the contract's shape, in the order asked.
+    expect(EngagementResponseSchema.strict().parse(body)).toEqual(body);
+    expect(body.tracks.map((t: { id: number }) => t.id)).toEqual(trackIds);
     expect(body.tracks).toHaveLength(45);
     expect(body.playlists).toHaveLength(5);
     const flags = new Map(body.tracks.map((t: { id: number }) => [t.id, t]));

@@ -1,5 +1,6 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RelationshipsResponseSchema } from '@msp/contracts';
 import { as, outbox, seedTrack, seedUsers, startSocial, type Harness } from './support.js';
 
 let h: Harness;
@@ -162,6 +163,8 @@ describe('internal relationships route (with BLK-1 / BLK-2 / FOL-1 / FOL-2)', ()
     await inject({ method: 'POST', url: '/api/users/1/block', headers: as(6) }); // fay blocks ann
     const res = await inject({ method: 'POST', url: '/internal/relationships', payload: { viewerId: 1, userIds: [2, 6, 8, 999, 2] } });
     expect(res.statusCode).toBe(200);
+    expect(RelationshipsResponseSchema.parse(res.json())).toEqual(res.json());
+    expect(res.json().items.map((i: { userId: number }) => i.userId)).toEqual([2, 6, 8, 999]);
     const byId = new Map(res.json().items.map((i: { userId: number }) => [i.userId, i]));
     expect(byId.size).toBe(4);
     expect(byId.get(2)).toEqual({ userId: 2, isFollowing: true, isFollowed: false, isBlocked: false, hasBlockedViewer: false });

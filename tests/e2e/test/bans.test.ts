@@ -19,8 +19,9 @@ import { Fleet } from './fleet.js';
 
 /**
  * R14 through the gateway: MOD-8 bans B; within 5 s B's track and playlist answer 404 to others,
- * B's track leaves USR-18 and search, B's comment leaves the comment list; the admin still sees
- * the track; MOD-8 false brings it all back.
+ * B's track leaves USR-18 and search, B's comment leaves the comment list, and the counts shown to
+ * others follow (A's track's like/repost/comment counts on TRK-6 and USR-18, C's followersCount on
+ * USR-15); the admin still sees the track; MOD-8 false brings it all back.
  */
 const fleet = new Fleet();
 let nc: NatsConnection;
@@ -31,6 +32,7 @@ const A_TRACK = 9101;
 const B_TRACK = 9102;
 const TITLE_WORD = 'Quokkaphonic';
 let B = 0;
+let C = 0;
 let bPlaylist = 0;
 
 const identityApp = () => fleet.apps.get('identity') as Awaited<ReturnType<typeof buildIdentity>>;
@@ -87,14 +89,22 @@ async function createTrack(trackId: number, artistId: number, title: string) {
 
 /** What A (a listener) sees of B's content, through the gateway. */
 async function seenByA() {
-  const [track, playlist, userTracks, search, comments] = await Promise.all([
+  const [track, playlist, userTracks, search, comments, aTrack, aTracks, cProfile] = await Promise.all([
     call('GET', `/api/tracks/${B_TRACK}`, A),
     call('GET', `/api/playlists/${bPlaylist}`, A),
     call('GET', `/api/users/${B}/tracks`, A),
     call('GET', `/api/search?q=${TITLE_WORD}&type=TRACK`, A),
     call('GET', `/api/tracks/${A_TRACK}/comments`, A),
+    call('GET', `/api/tracks/${A_TRACK}`, A),
+    call('GET', `/api/users/${A}/tracks`, A),
+    call('GET', `/api/users/${C}`, A),
   ]);
+  const counts = (t: Record<string, unknown> | undefined) => (t ? [t.likeCount, t.repostCount, t.commentCount] : null);
   return {
+    // The counts shown to others: B's like, repost and comment on A's track, B's follow of C.
+    aTrackCounts: counts(aTrack.body),
+    aTracksListCounts: counts((aTracks.body.content ?? []).find((t) => t.id === A_TRACK)),
+    cFollowers: (cProfile.body.stats as { followersCount: number } | undefined)?.followersCount ?? cProfile.status,
     track: track.status,
     playlist: playlist.status,
     // 404 once the profile is gone (as identity's), or a page without B's track.
@@ -115,12 +125,19 @@ beforeAll(async () => {
   });
   expect(reg.status).toBe(201);
   B = ((await reg.json()) as { userId: number }).userId;
+  const regC = await fleet.fetch('/api/auth/register/local', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'cleo-bans@example.com', displayName: 'Cleo Bans', password: 'a long enough secret', dateOfBirth: '1991-04-05' }),
+  });
+  expect(regC.status).toBe(201);
+  C = ((await regC.json()) as { userId: number }).userId;
   await publish(createEnvelope(UserRegistered, {
     userId: A, username: 'anna-bans', displayName: 'ANNA', avatarUrl: null, tier: 'FREE', role: 'ARTIST', isPrivate: false, createdAt: new Date().toISOString(),
   }));
   await waitFor(
     async () =>
-      (await socialApp().infra.prisma.userSummary.count({ where: { userId: { in: [A, B] } } })) === 2 &&
+      (await socialApp().infra.prisma.userSummary.count({ where: { userId: { in: [A, B, C] } } })) === 3 &&
       (await catalogApp().infra.prisma.userSummary.count({ where: { userId: { in: [A, B] } } })) === 2,
     { timeoutMs: 15_000, message: 'the services did not receive the users' },
   );
@@ -132,6 +149,15 @@ beforeAll(async () => {
   for (const [who, body] of [[A, 'anna here'], [B, 'bert here']] as const) {
     expect((await call('POST', `/api/tracks/${A_TRACK}/comments`, who, { body })).status).toBe(201);
   }
+  for (const path of [`/api/tracks/${A_TRACK}/like`, `/api/tracks/${A_TRACK}/repost`, `/api/users/${C}/follow`]) {
+    const res = await call('POST', path, B);
+    expect(res.status, `${path} ${JSON.stringify(res.body)}`).toBe(200);
+  }
+  // The counts reach catalog's and identity's copies by events.
+  await waitFor(async () => JSON.stringify((await seenByA()).aTrackCounts) === '[1,1,2]' && (await seenByA()).cFollowers === 1, {
+    timeoutMs: 10_000,
+    message: 'the counts did not reach catalog and identity',
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -139,16 +165,22 @@ afterAll(async () => {
   await fleet.close();
 }, 60_000);
 
-describe('MOD-8 ban propagation (R14): TRK-6, PLS-4, USR-18, DSC-3, ENG-14 through the gateway', () => {
-  const visible = () => ({ track: 200, playlist: 200, userTracks: [B_TRACK], search: [B_TRACK], commentAuthors: [B, A] });
+describe('MOD-8 ban propagation (R14): TRK-6, PLS-4, USR-18, DSC-3, ENG-14 and the counts of TRK-6, USR-18, USR-15 through the gateway', () => {
+  const visible = () => ({
+    aTrackCounts: [1, 1, 2], aTracksListCounts: [1, 1, 2], cFollowers: 1,
+    track: 200, playlist: 200, userTracks: [B_TRACK], search: [B_TRACK], commentAuthors: [B, A],
+  });
 
   it('before the ban, A sees B\'s track, playlist, tracks list, search hit and comment', async () => {
     expect(await seenByA()).toEqual(visible());
   });
 
-  it('within 5 s of the ban B\'s content answers 404 to A and leaves the lists; the admin still gets the track', async () => {
+  it('within 5 s of the ban B\'s content answers 404 to A and leaves the lists, and the counts drop; the admin still gets the track', async () => {
     expect((await call('PATCH', `/api/admin/users/${B}/ban`, ADMIN, { isBanned: true, reason: 'spam' })).status).toBe(200);
-    const hidden = { track: 404, playlist: 404, userTracks: 404, search: [], commentAuthors: [A] };
+    const hidden = {
+      aTrackCounts: [0, 0, 1], aTracksListCounts: [0, 0, 1], cFollowers: 0,
+      track: 404, playlist: 404, userTracks: 404, search: [], commentAuthors: [A],
+    };
     await waitFor(async () => JSON.stringify(await seenByA()) === JSON.stringify(hidden), { timeoutMs: 5_000, message: 'the ban did not propagate within 5 s' });
     expect(await seenByA()).toEqual(hidden);
     expect((await call('GET', `/api/tracks/${B_TRACK}`)).status).toBe(404);
@@ -160,7 +192,7 @@ describe('MOD-8 ban propagation (R14): TRK-6, PLS-4, USR-18, DSC-3, ENG-14 throu
     expect((adminComments.body.content ?? []).map((c) => (c.user as { id: number }).id)).toEqual([B, A]);
   });
 
-  it('MOD-8 false restores them all within 5 s', async () => {
+  it('MOD-8 false restores them all, counts included, within 5 s', async () => {
     expect((await call('PATCH', `/api/admin/users/${B}/ban`, ADMIN, { isBanned: false })).status).toBe(200);
     await waitFor(async () => JSON.stringify(await seenByA()) === JSON.stringify(visible()), { timeoutMs: 5_000, message: 'the unban did not propagate within 5 s' });
     expect(await seenByA()).toEqual(visible());

@@ -138,3 +138,19 @@ describe('ENG-20 / USR-22 / ENG-18 other track lists, rendered by catalog', () =
     expect(own.content.find((t) => t.id === HIDDEN)?.secretToken).toEqual(expect.any(String));
   });
 });
+
+describe('FOL-1 / FOL-2 the artist\'s followerCount on catalog\'s User summary (TRK-6)', () => {
+  async function artistFollowers(): Promise<number> {
+    const res = await fleet.fetch(`/api/tracks/${TRACK}`);
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { artist: { followerCount: number } }).artist.followerCount;
+  }
+
+  it('follows social\'s count within 5 s of a follow and of an unfollow', async () => {
+    const before = await artistFollowers();
+    expect((await fleet.fetch(`/api/users/${ARTIST}/follow`, { method: 'POST', headers: await auth(FAN) })).status).toBe(200);
+    await waitFor(async () => (await artistFollowers()) === before + 1, { timeoutMs: 5000, message: 'followerCount did not rise' });
+    expect((await fleet.fetch(`/api/users/${ARTIST}/follow`, { method: 'DELETE', headers: await auth(FAN) })).status).toBe(200);
+    await waitFor(async () => (await artistFollowers()) === before, { timeoutMs: 5000, message: 'followerCount did not fall back' });
+  });
+});

@@ -68,3 +68,23 @@ export const CommentDeleted = defineEvent(
   'social.comment.deleted.v1',
   z.object({ commentId: Id, trackId: Id, deletedReplies: z.number().int().min(0), commentCount: Count, at: z.string() }),
 );
+
+/**
+ * R14: a ban or unban changes which likes, reposts, comments and follows count (a banned user's
+ * do not, R14 "the counts shown to others follow"). Social recounts, under the counters' row
+ * locks, every counter the user's rows contribute to and sends the results as values (at most
+ * `RECOUNT_CHUNK` entries per list and event); consumers SET their copies.
+ * `userId` is the banned or unbanned user (null for the migration's one-off backfill).
+ */
+export const RECOUNT_CHUNK = 500;
+export const CountsRecounted = defineEvent(
+  'social.counts.recounted.v1',
+  z.object({
+    userId: Id.nullable(),
+    cause: z.enum(['USER_BANNED', 'USER_UNBANNED', 'BACKFILL']),
+    tracks: z.array(z.object({ trackId: Id, likeCount: Count, repostCount: Count, commentCount: Count })).max(RECOUNT_CHUNK),
+    playlists: z.array(z.object({ playlistId: Id, likeCount: Count, repostCount: Count })).max(RECOUNT_CHUNK),
+    users: z.array(z.object({ userId: Id, followerCount: Count, followingCount: Count })).max(RECOUNT_CHUNK),
+    at: z.string(),
+  }),
+);

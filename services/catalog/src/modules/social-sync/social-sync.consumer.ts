@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import {
   CommentAdded,
   CommentDeleted,
+  CountsRecounted,
   DurableConsumer,
   ItemLiked,
   ItemReposted,
@@ -64,7 +65,7 @@ async function engage(tx: SqlExecutor, kind: 'L' | 'R', d: EngagementEvent, on: 
   for (const row of removed) await bumpStat(tx, d.targetId, new Date(row.createdAt), column, -1);
 }
 
-/** Starts the durable `catalog--social-sync` consumer of social's engagement and block events. */
+/** Starts the durable `catalog--social-sync` consumer of social's engagement, recount and block events. */
 export async function startSocialSync<Tx extends SqlExecutor>(options: {
   nc: NatsConnection;
   db: TransactionalClient<Tx>;
@@ -107,6 +108,29 @@ export async function startSocialSync<Tx extends SqlExecutor>(options: {
         d.commentId,
       );
       for (const row of removed) await bumpStat(tx, d.trackId, new Date(row.createdAt), 'comments', -1);
+    })
+    // R14: social recounted on a ban or unban (a banned user's likes, reposts and comments do not
+    // count); the copies take the values. Trending day counters are left as they are.
+    .on(CountsRecounted, async (d, _e, tx) => {
+      if (d.tracks.length > 0) {
+        await tx.$executeRawUnsafe(
+          `UPDATE tracks t SET like_count = x.l, repost_count = x.r, comment_count = x.c
+             FROM unnest($1::int[], $2::int[], $3::int[], $4::int[]) AS x(id, l, r, c) WHERE t.id = x.id`,
+          d.tracks.map((c) => c.trackId),
+          d.tracks.map((c) => c.likeCount),
+          d.tracks.map((c) => c.repostCount),
+          d.tracks.map((c) => c.commentCount),
+        );
+      }
+      if (d.playlists.length > 0) {
+        await tx.$executeRawUnsafe(
+          `UPDATE playlists p SET like_count = x.l, repost_count = x.r
+             FROM unnest($1::int[], $2::int[], $3::int[]) AS x(id, l, r) WHERE p.id = x.id`,
+          d.playlists.map((c) => c.playlistId),
+          d.playlists.map((c) => c.likeCount),
+          d.playlists.map((c) => c.repostCount),
+        );
+      }
     })
     .on(UserBlocked, async (d, _e, tx) => {
       await tx.$executeRawUnsafe(`INSERT INTO user_blocks (blocker_id, blocked_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, d.blockerId, d.blockedId);

@@ -2,25 +2,21 @@ import { toPage, toUserSummary, type MessageResponse, type Page, type UserSummar
 import { AppError } from '@msp/errors';
 import { UserBlocked, UserUnblocked, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import { FollowsRepository } from '../follows/follows.repository.js';
-import { followCounts, lockUsers } from '../users/graph-locks.js';
+import type { Transactions } from '../../sql/transactions.repository.js';
+import type { FollowsRepository } from '../follows/follows.repository.js';
+import type { GraphLocksRepository } from '../users/graph-locks.repository.js';
 import type { UserRef } from '../users/user-ref.js';
-import { UsersRepository } from '../users/users.repository.js';
-import { BlocksRepository } from './blocks.repository.js';
-
-const TX = { maxWait: 10_000, timeout: 10_000 };
+import type { UsersRepository } from '../users/users.repository.js';
+import type { BlocksRepository } from './blocks.repository.js';
 
 export class BlocksService {
-  private readonly repo: BlocksRepository;
-  private readonly follows: FollowsRepository;
-  private readonly users: UsersRepository;
-
-  constructor(private readonly prisma: PrismaClient) {
-    this.repo = new BlocksRepository(prisma);
-    this.follows = new FollowsRepository(prisma);
-    this.users = new UsersRepository(prisma);
-  }
+  constructor(
+    private readonly repo: BlocksRepository,
+    private readonly follows: FollowsRepository,
+    private readonly users: UsersRepository,
+    private readonly graph: GraphLocksRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
   /**
    * BLK-1, idempotent, whatever the other side did (R7). The block, the removal of follows in
@@ -28,29 +24,29 @@ export class BlocksService {
    */
   async block(ref: UserRef, caller: Caller, correlationId: string): Promise<MessageResponse> {
     const target = await this.target(ref, caller);
-    await this.prisma.$transaction(async (tx) => {
-      await lockUsers(tx, caller.userId, target);
+    await this.transactions.run(async (tx) => {
+      await this.graph.lockUsers(tx, caller.userId, target);
       if (!(await this.repo.insert(tx, caller.userId, target))) return;
       const removed = await this.repo.removeFollowsBetween(tx, caller.userId, target);
       for (const pair of removed) await this.follows.shiftCounts(tx, pair.followerId, pair.followeeId, -1);
-      const counts = await followCounts(tx, [caller.userId, target]);
+      const counts = await this.graph.followCounts(tx, [caller.userId, target]);
       await writeOutbox(
         tx,
         UserBlocked,
         { blockerId: caller.userId, blockedId: target, counts, at: new Date().toISOString() },
         { correlationId },
       );
-    }, TX);
+    });
     return { message: 'User blocked.' };
   }
 
   /** BLK-2, idempotent. Follows removed by the block are not restored (R7). */
   async unblock(ref: UserRef, caller: Caller, correlationId: string): Promise<void> {
     const target = await this.target(ref, caller);
-    await this.prisma.$transaction(async (tx) => {
+    await this.transactions.run(async (tx) => {
       if (!(await this.repo.delete(tx, caller.userId, target))) return;
       await writeOutbox(tx, UserUnblocked, { blockerId: caller.userId, blockedId: target, at: new Date().toISOString() }, { correlationId });
-    }, TX);
+    });
   }
 
   /** BLK-3. Follows across a block do not exist, so isFollowing is always false here. */

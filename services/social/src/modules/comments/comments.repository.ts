@@ -1,8 +1,8 @@
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { blockedBetweenSql, notBannedSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
+import { bannedSql, blockedBetweenSql, countedCommentSql, notBannedSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
-import { pagedQuery } from '../../sql/paged-query.js';
+import { pagedQuery } from '../../sql/paged-query.repository.js';
 
 export interface CommentRow {
   id: number;
@@ -60,17 +60,29 @@ export class CommentsRepository {
   /**
    * Inserts a comment or reply; under the track's row lock the track's commentCount (comments and
    * replies, R9) moves and, for a reply, the parent's replyCount. Returns the new id and count.
+   * R14: only what others can see counts (`countedCommentSql`: a banned author's comment, or a
+   * reply to one, does not; a banned author's reply is not in replyCount); BanCountsRepository
+   * recounts when a ban starts or ends.
    */
   async insert(
     tx: SqlExecutor,
     c: { trackId: number; userId: number; body: string; timestampSeconds: number; replyToCommentId: number | null },
   ): Promise<{ id: number; commentCount: number } | null> {
+    const counted = `NOT ${bannedSql('$2::int')}
+      AND ($3::int IS NULL OR NOT EXISTS (SELECT 1 FROM comments cp JOIN banned_users bp ON bp.user_id = cp.user_id WHERE cp.id = $3::int))`;
     const [count] = await tx.$queryRawUnsafe<Array<{ n: number }>>(
-      'UPDATE track_refs SET comment_count = comment_count + 1 WHERE track_id = $1 RETURNING comment_count AS n',
+      `UPDATE track_refs SET comment_count = comment_count + CASE WHEN ${counted} THEN 1 ELSE 0 END
+        WHERE track_id = $1 RETURNING comment_count AS n`,
       c.trackId,
+      c.userId,
+      c.replyToCommentId,
     );
     if (c.replyToCommentId !== null) {
-      const parents = await tx.$executeRawUnsafe('UPDATE comments SET reply_count = reply_count + 1 WHERE id = $1', c.replyToCommentId);
+      const parents = await tx.$executeRawUnsafe(
+        `UPDATE comments SET reply_count = reply_count + CASE WHEN ${bannedSql('$2::int')} THEN 0 ELSE 1 END WHERE id = $1`,
+        c.replyToCommentId,
+        c.userId,
+      );
       // The parent was deleted meanwhile: nothing to reply to.
       if (parents === 0) return null;
     }
@@ -87,28 +99,31 @@ export class CommentsRepository {
   }
 
   /**
-   * Deletes a comment and (by cascade) its replies; the track's commentCount drops by all of
-   * them and a reply's parent loses one replyCount. Null when it was already gone.
+   * Deletes a comment and (by cascade) its replies; the track's commentCount drops by those of
+   * them it counted (R14: `countedCommentSql`) and a reply's parent loses one replyCount unless
+   * the reply's author is banned. Null when it was already gone.
    */
   async delete(tx: SqlExecutor, target: CommentTarget): Promise<{ deletedReplies: number; commentCount: number } | null> {
     // Lock the track row first: the same order as insert, so a concurrent reply cannot deadlock us.
     await tx.$queryRawUnsafe('SELECT 1 FROM track_refs WHERE track_id = $1 FOR UPDATE', target.trackId);
-    const [replies] = await tx.$queryRawUnsafe<Array<{ n: number }>>(
-      'SELECT count(*)::int AS n FROM comments WHERE reply_to_comment_id = $1',
+    const [gone] = await tx.$queryRawUnsafe<Array<{ replies: number; counted: number; authorBanned: boolean }>>(
+      `SELECT count(*) FILTER (WHERE c.id <> $1)::int AS replies,
+              count(*) FILTER (WHERE ${countedCommentSql('c')})::int AS counted,
+              bool_or(c.id = $1 AND ${bannedSql('c.user_id')}) AS "authorBanned"
+         FROM comments c WHERE c.id = $1 OR c.reply_to_comment_id = $1`,
       target.id,
     );
     const deleted = await tx.$executeRawUnsafe('DELETE FROM comments WHERE id = $1', target.id);
     if (deleted === 0) return null;
-    const removed = 1 + (replies?.n ?? 0);
     const [count] = await tx.$queryRawUnsafe<Array<{ n: number }>>(
       'UPDATE track_refs SET comment_count = GREATEST(comment_count - $2, 0) WHERE track_id = $1 RETURNING comment_count AS n',
       target.trackId,
-      removed,
+      gone?.counted ?? 0,
     );
-    if (target.replyToCommentId !== null) {
+    if (target.replyToCommentId !== null && !gone?.authorBanned) {
       await tx.$executeRawUnsafe('UPDATE comments SET reply_count = GREATEST(reply_count - 1, 0) WHERE id = $1', target.replyToCommentId);
     }
-    return { deletedReplies: removed - 1, commentCount: count?.n ?? 0 };
+    return { deletedReplies: gone?.replies ?? 0, commentCount: count?.n ?? 0 };
   }
 
   async byId(id: number, viewerId: number): Promise<CommentRow | null> {

@@ -2,12 +2,10 @@ import { toPage, toUserSummary, type Comment, type Page, type Reply } from '@msp
 import { AppError } from '@msp/errors';
 import { CommentAdded, CommentDeleted, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import { EngagementRepository } from '../engagement/engagement.repository.js';
+import type { Transactions } from '../../sql/transactions.repository.js';
+import type { EngagementRepository } from '../engagement/engagement.repository.js';
 import { viewerOf } from '../users/viewer.js';
-import { CommentsRepository, type CommentRow, type CommentTarget } from './comments.repository.js';
-
-const TX = { maxWait: 10_000, timeout: 10_000 };
+import type { CommentRow, CommentsRepository, CommentTarget } from './comments.repository.js';
 
 function toComment(row: CommentRow, viewerId: number): Comment {
   return {
@@ -24,13 +22,11 @@ function toComment(row: CommentRow, viewerId: number): Comment {
 
 /** R10: timestamped comments, one reply level, deletion by author, track artist or admin. */
 export class CommentsService {
-  private readonly repo: CommentsRepository;
-  private readonly items: EngagementRepository;
-
-  constructor(private readonly prisma: PrismaClient) {
-    this.repo = new CommentsRepository(prisma);
-    this.items = new EngagementRepository(prisma);
-  }
+  constructor(
+    private readonly repo: CommentsRepository,
+    private readonly items: EngagementRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
   /** ENG-13. timestampSeconds is 0 … the track's duration (0 when omitted); beyond → INVALID_TIMESTAMP. */
   async add(trackId: number, input: { body: string; timestampSeconds?: number }, caller: Caller, correlationId: string): Promise<Comment> {
@@ -68,7 +64,7 @@ export class CommentsService {
       if (!target.visible) throw new AppError('COMMENT_NOT_FOUND', 'Comment not found.');
       throw new AppError('FORBIDDEN', 'Only the author, the track owner or an admin may delete this comment.');
     }
-    await this.prisma.$transaction(async (tx) => {
+    await this.transactions.run(async (tx) => {
       const result = await this.repo.delete(tx, target);
       if (!result) return;
       await writeOutbox(
@@ -77,7 +73,7 @@ export class CommentsService {
         { commentId: target.id, trackId: target.trackId, ...result, at: new Date().toISOString() },
         { correlationId },
       );
-    }, TX);
+    });
   }
 
   /** ENG-14: top-level comments, newest first. */
@@ -108,7 +104,7 @@ export class CommentsService {
     caller: Caller,
     correlationId: string,
   ): Promise<number> {
-    return this.prisma.$transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const created = await this.repo.insert(tx, {
         trackId: c.trackId,
         userId: caller.userId,
@@ -134,7 +130,7 @@ export class CommentsService {
         { correlationId },
       );
       return created.id;
-    }, TX);
+    });
   }
 
   private async render(id: number, caller: Caller): Promise<Comment> {

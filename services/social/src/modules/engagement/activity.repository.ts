@@ -2,7 +2,7 @@ import type { RepostHistoryEntry } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { playlistVisibleSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
-import { pagedQuery } from '../../sql/paged-query.js';
+import { pagedQuery } from '../../sql/paged-query.repository.js';
 import type { PlaylistListRow, TrackListRow } from './track.mapper.js';
 
 /**

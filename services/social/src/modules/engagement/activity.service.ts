@@ -8,25 +8,19 @@ import {
 } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 import type { CatalogClient } from '../../clients/catalog.client.js';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { UserRef } from '../users/user-ref.js';
-import { assertActivityVisible, requireVisibleUser, UsersRepository } from '../users/users.repository.js';
+import { assertActivityVisible, requireVisibleUser, type UsersRepository } from '../users/users.repository.js';
 import { viewerOf, type Viewer } from '../users/viewer.js';
-import { ActivityRepository } from './activity.repository.js';
-import { toPlaylist, toTrack, type TrackListRow } from './track.mapper.js';
+import type { ActivityRepository } from './activity.repository.js';
+import { mergeRendered, toPlaylist, type TrackListRow } from './track.mapper.js';
 
 /** USR-20 … USR-22, ENG-18 … ENG-20: what a user liked and reposted. R8 applies to others' lists. */
 export class ActivityService {
-  private readonly repo: ActivityRepository;
-  private readonly users: UsersRepository;
-
   constructor(
-    prisma: PrismaClient,
+    private readonly repo: ActivityRepository,
+    private readonly users: UsersRepository,
     private readonly catalog: CatalogClient,
-  ) {
-    this.repo = new ActivityRepository(prisma);
-    this.users = new UsersRepository(prisma);
-  }
+  ) {}
 
   /** USR-20 (ref = 'me') and ENG-20. */
   async likedTracks(ref: UserRef | 'me', caller: Caller | null, page: number, size: number): Promise<Page<Track>> {
@@ -80,22 +74,7 @@ export class ActivityService {
    */
   private async render(rows: readonly TrackListRow[], caller: Caller | null, viewer: Viewer): Promise<Array<{ row: TrackListRow; track: Track }>> {
     const rendered = await this.catalog.tracks(caller, rows.map((row) => row.trackId));
-    return rows.flatMap((row) => {
-      const own = toTrack(row, viewer.id);
-      if (!rendered) return [{ row, track: own }];
-      const full = rendered.get(row.trackId);
-      if (!full) return [];
-      const track: Track = {
-        ...full,
-        artist: own.artist,
-        likeCount: own.likeCount,
-        repostCount: own.repostCount,
-        commentCount: own.commentCount,
-        isLiked: own.isLiked,
-        isReposted: own.isReposted,
-      };
-      return [{ row, track }];
-    });
+    return mergeRendered(rows, rendered, viewer.id);
   }
 
   /**

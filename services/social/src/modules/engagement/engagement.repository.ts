@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
+import { bannedSql, blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
 import type { UserListRow } from '../follows/follows.repository.js';
 import { COUNTER, TARGETS, type Action, type TargetType } from './targets.js';
@@ -13,25 +13,21 @@ export interface TargetRow {
   repostCount: number;
 }
 
-export interface FlagRow {
-  kind: 'T' | 'P';
-  id: number;
-  isLiked: boolean;
-  isReposted: boolean;
-}
-
 export class EngagementRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  /** The item if it is visible to the viewer (R2/R6 + R7), else null. */
-  async findVisible(type: TargetType, id: number, viewer: Viewer): Promise<TargetRow | null> {
+  /**
+   * The item if it is visible to the viewer (R2/R6 + R7, R14), else null. With `ignoreOwnerBan`
+   * an item hidden only by its owner's ban is found too (undoing one's own like or repost).
+   */
+  async findVisible(type: TargetType, id: number, viewer: Viewer, ignoreOwnerBan = false): Promise<TargetRow | null> {
     const t = TARGETS[type];
     const duration = type === 'TRACK' ? 'x.duration_seconds' : 'NULL::int';
     const rows = await this.prisma.$queryRawUnsafe<TargetRow[]>(
       `SELECT x.${t.id} AS id, x.${t.owner} AS "ownerId", ${duration} AS "durationSeconds",
               x.like_count AS "likeCount", x.repost_count AS "repostCount"
          FROM ${t.ref} x
-        WHERE x.${t.id} = $1 AND ${t.visible('x', '$2', '$3')}`,
+        WHERE x.${t.id} = $1 AND ${t.visible('x', '$2', '$3', ignoreOwnerBan ? 'true' : '$3')}`,
       id,
       viewer.id,
       viewer.isAdmin,
@@ -42,7 +38,8 @@ export class EngagementRepository {
   /**
    * Adds (or removes) the caller's like/repost. Idempotent through the primary key; when the row
    * really changed, the counter moves under the item's row lock and the new value is returned,
-   * else the current value is read. Returns [changed, count].
+   * else the current value is read. Returns [changed, count]. R14: a banned user's rows are not
+   * counted (BanCountsRepository recounts on ban and unban), so their change leaves the counter.
    */
   async apply(tx: SqlExecutor, action: Action, type: TargetType, id: number, userId: number, on: boolean): Promise<[boolean, number]> {
     const t = TARGETS[type];
@@ -57,9 +54,11 @@ export class EngagementRepository {
       : await tx.$executeRawUnsafe(`DELETE FROM ${table} WHERE user_id = $1 AND ${t.id} = $2`, userId, id);
     const rows = changed > 0
       ? await tx.$queryRawUnsafe<Array<{ n: number }>>(
-          `UPDATE ${t.ref} SET ${counter} = GREATEST(${counter} + $2, 0) WHERE ${t.id} = $1 RETURNING ${counter} AS n`,
+          `UPDATE ${t.ref} SET ${counter} = GREATEST(${counter} + CASE WHEN ${bannedSql('$3')} THEN 0 ELSE $2 END, 0)
+            WHERE ${t.id} = $1 RETURNING ${counter} AS n`,
           id,
           on ? 1 : -1,
+          userId,
         )
       : await tx.$queryRawUnsafe<Array<{ n: number }>>(`SELECT ${counter} AS n FROM ${t.ref} WHERE ${t.id} = $1`, id);
     return [changed > 0, rows[0]?.n ?? 0];
@@ -85,23 +84,5 @@ export class EngagementRepository {
     );
     const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total ${join} ${where}`, id, viewer.id);
     return { rows, total: count?.total ?? 0 };
-  }
-
-  /** INTERNAL_ROUTES.engagement: the viewer's likes and reposts among the given items, one query. */
-  flags(viewerId: number, trackIds: number[], playlistIds: number[]): Promise<FlagRow[]> {
-    return this.prisma.$queryRawUnsafe<FlagRow[]>(
-      `SELECT 'T' AS kind, ids.id,
-              EXISTS (SELECT 1 FROM track_likes l WHERE l.user_id = $1 AND l.track_id = ids.id) AS "isLiked",
-              EXISTS (SELECT 1 FROM track_reposts r WHERE r.user_id = $1 AND r.track_id = ids.id) AS "isReposted"
-         FROM unnest($2::int[]) AS ids(id)
-       UNION ALL
-       SELECT 'P' AS kind, ids.id,
-              EXISTS (SELECT 1 FROM playlist_likes l WHERE l.user_id = $1 AND l.playlist_id = ids.id) AS "isLiked",
-              EXISTS (SELECT 1 FROM playlist_reposts r WHERE r.user_id = $1 AND r.playlist_id = ids.id) AS "isReposted"
-         FROM unnest($3::int[]) AS ids(id)`,
-      viewerId,
-      trackIds,
-      playlistIds,
-    );
   }
 }

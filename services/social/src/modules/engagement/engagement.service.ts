@@ -1,8 +1,6 @@
 import {
   toPage,
   toUserSummary,
-  type EngagementRequest,
-  type EngagementResponse,
   type LikeResponse,
   type Page,
   type RepostResponse,
@@ -11,38 +9,43 @@ import {
 import { AppError } from '@msp/errors';
 import { ItemLiked, ItemReposted, ItemUnliked, ItemUnreposted, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Transactions } from '../../sql/transactions.repository.js';
 import { viewerOf } from '../users/viewer.js';
-import { EngagementRepository, type TargetRow } from './engagement.repository.js';
+import type { EngagementRepository, TargetRow } from './engagement.repository.js';
 import { TARGETS, type Action, type TargetType } from './targets.js';
 
 const TX = { maxWait: 10_000, timeout: 10_000 };
 const NOUN: Record<TargetType, string> = { TRACK: 'Track', PLAYLIST: 'Playlist' };
 
 export class EngagementService {
-  readonly repo: EngagementRepository;
+  constructor(
+    private readonly repo: EngagementRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
-  constructor(private readonly prisma: PrismaClient) {
-    this.repo = new EngagementRepository(prisma);
-  }
-
-  async requireVisible(type: TargetType, id: number, caller: Caller | null): Promise<TargetRow> {
-    const item = await this.repo.findVisible(type, id, viewerOf(caller));
+  async requireVisible(type: TargetType, id: number, caller: Caller | null, ignoreOwnerBan = false): Promise<TargetRow> {
+    const item = await this.repo.findVisible(type, id, viewerOf(caller), ignoreOwnerBan);
     if (!item) throw new AppError(TARGETS[type].notFound, `${NOUN[type]} not found.`);
     return item;
   }
 
-  /** ENG-1/2/7/8, idempotent; the answer carries the count after the call. */
+  /**
+   * ENG-1/2/7/8, idempotent; the answer carries the count after the call. Unliking also works on
+   * an item hidden only by its owner's ban (R14), so a user can take back what they gave.
+   */
   async like(type: TargetType, id: number, caller: Caller, on: boolean, correlationId: string): Promise<LikeResponse> {
-    const item = await this.requireVisible(type, id, caller);
+    const item = await this.requireVisible(type, id, caller, !on);
     const likeCount = await this.change('like', type, item, caller, on, correlationId);
     const noun = NOUN[type];
     return { message: on ? `${noun} liked.` : `${noun} unliked.`, isLiked: on, likeCount };
   }
 
-  /** ENG-4/5/10/11, idempotent. Reposting one's own item is refused (SELF_ACTION_NOT_ALLOWED). */
+  /**
+   * ENG-4/5/10/11, idempotent. Reposting one's own item is refused (SELF_ACTION_NOT_ALLOWED).
+   * Removing a repost also works on an item hidden only by its owner's ban (R14).
+   */
   async repost(type: TargetType, id: number, caller: Caller, on: boolean, correlationId: string): Promise<RepostResponse> {
-    const item = await this.requireVisible(type, id, caller);
+    const item = await this.requireVisible(type, id, caller, !on);
     if (on && item.ownerId === caller.userId) {
       throw new AppError('SELF_ACTION_NOT_ALLOWED', `You cannot repost your own ${NOUN[type].toLowerCase()}.`);
     }
@@ -53,7 +56,7 @@ export class EngagementService {
 
   /** The row change, the counter and the event with the new count commit in one transaction. */
   private change(action: Action, type: TargetType, item: TargetRow, caller: Caller, on: boolean, correlationId: string) {
-    return this.prisma.$transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const [changed, count] = await this.repo.apply(tx, action, type, item.id, caller.userId, on);
       if (changed) {
         const base = { userId: caller.userId, targetType: type, targetId: item.id, ownerId: item.ownerId, at: new Date().toISOString() };
@@ -64,7 +67,7 @@ export class EngagementService {
         }
       }
       return count;
-    }, TX);
+    });
   }
 
   /** ENG-3/6/9/12. */
@@ -73,16 +76,5 @@ export class EngagementService {
     const viewer = viewerOf(caller);
     const { rows, total } = await this.repo.actors(action, type, id, viewer, page, size);
     return toPage(rows.map((row) => toUserSummary(row, row.userId !== viewer.id && row.isFollowing)), total, page, size);
-  }
-
-  /** INTERNAL_ROUTES.engagement: one entry per requested id, in one query. */
-  async flags(request: EngagementRequest): Promise<Omit<EngagementResponse, 'users'>> {
-    const trackIds = [...new Set(request.trackIds)];
-    const playlistIds = [...new Set(request.playlistIds)];
-    if (trackIds.length === 0 && playlistIds.length === 0) return { tracks: [], playlists: [] };
-    const rows = await this.repo.flags(request.viewerId, trackIds, playlistIds);
-    const pick = (kind: 'T' | 'P') =>
-      rows.filter((r) => r.kind === kind).map((r) => ({ id: r.id, isLiked: r.isLiked, isReposted: r.isReposted }));
-    return { tracks: pick('T'), playlists: pick('P') };
   }
 }

@@ -11,7 +11,7 @@ export interface TargetTables {
   like: string;
   repost: string;
   notFound: 'TRACK_NOT_FOUND' | 'PLAYLIST_NOT_FOUND';
-  visible: (alias: string, viewer: string, admin: string) => string;
+  visible: (alias: string, viewer: string, admin: string, banExempt?: string) => string;
 }
 
 export const TARGETS: Record<TargetType, TargetTables> = {

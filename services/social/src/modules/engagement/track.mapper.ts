@@ -150,3 +150,30 @@ export function toPlaylist(row: PlaylistListRow, viewerId: number): Playlist {
     paginatedTrackResponse: null,
   };
 }
+
+/**
+ * A page's tracks as the caller sees them: catalog's rendering (`rendered`; null when catalog did not
+ * answer) with the fields social owns put back from social's own rows — the viewer's isLiked and
+ * isReposted, the like/repost/comment counts and the artist summary with isFollowing — whatever
+ * catalog said about them. Catalog's visibility decision is never overridden: a track it left out
+ * is dropped. Without catalog's answer, social's copy alone renders the page (its rows passed
+ * social's own visibility SQL, R2/R7, before paging).
+ */
+export function mergeRendered<Row extends TrackListRow>(rows: readonly Row[], rendered: ReadonlyMap<number, Track> | null, viewerId: number): Array<{ row: Row; track: Track }> {
+  return rows.flatMap((row) => {
+    const own = toTrack(row, viewerId);
+    if (!rendered) return [{ row, track: own }];
+    const full = rendered.get(row.trackId);
+    if (!full) return [];
+    const track: Track = {
+      ...full,
+      artist: own.artist,
+      likeCount: own.likeCount,
+      repostCount: own.repostCount,
+      commentCount: own.commentCount,
+      isLiked: own.isLiked,
+      isReposted: own.isReposted,
+    };
+    return [{ row, track }];
+  });
+}

@@ -1,10 +1,9 @@
 import { toPage, toUserSummary, type FeedItem, type Page, type Playlist, type Track, type UserSummary } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 import type { CatalogClient } from '../../clients/catalog.client.js';
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import { toPlaylist, toTrack } from '../engagement/track.mapper.js';
-import { UsersRepository } from '../users/users.repository.js';
-import { FeedRepository } from './feed.repository.js';
+import { mergeRendered, toPlaylist } from '../engagement/track.mapper.js';
+import type { UsersRepository } from '../users/users.repository.js';
+import type { FeedRepository } from './feed.repository.js';
 
 const DAY_MS = 86_400_000;
 
@@ -15,17 +14,12 @@ const DAY_MS = 86_400_000;
  * counts, artist). Playlists come from social's projection, like USR-21.
  */
 export class FeedService {
-  private readonly repo: FeedRepository;
-  private readonly users: UsersRepository;
-
   constructor(
-    prisma: PrismaClient,
+    private readonly repo: FeedRepository,
+    private readonly users: UsersRepository,
     private readonly catalog: CatalogClient,
     private readonly limits: { windowDays: number; maxItems: number },
-  ) {
-    this.repo = new FeedRepository(prisma);
-    this.users = new UsersRepository(prisma);
-  }
+  ) {}
 
   async feed(caller: Caller, page: number, size: number): Promise<Page<FeedItem>> {
     const since = new Date(Date.now() - this.limits.windowDays * DAY_MS);
@@ -77,25 +71,6 @@ export class FeedService {
   private async renderTracks(ids: number[], caller: Caller): Promise<Map<number, Track>> {
     if (ids.length === 0) return new Map();
     const [own, rendered] = await Promise.all([this.repo.tracks(ids, caller.userId), this.catalog.tracks(caller, ids)]);
-    const out = new Map<number, Track>();
-    for (const row of own) {
-      const mine = toTrack(row, caller.userId);
-      if (!rendered) {
-        out.set(row.trackId, mine);
-        continue;
-      }
-      const full = rendered.get(row.trackId);
-      if (!full) continue;
-      out.set(row.trackId, {
-        ...full,
-        artist: mine.artist,
-        likeCount: mine.likeCount,
-        repostCount: mine.repostCount,
-        commentCount: mine.commentCount,
-        isLiked: mine.isLiked,
-        isReposted: mine.isReposted,
-      });
-    }
-    return out;
+    return new Map(mergeRendered(own, rendered, caller.userId).map(({ row, track }) => [row.trackId, track]));
   }
 }

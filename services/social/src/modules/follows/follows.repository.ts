@@ -1,8 +1,8 @@
 import type { UserSummarySource } from '@msp/contracts';
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
-import { followCounts } from '../users/graph-locks.js';
+import { bannedSql, blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
+import { followCounts } from '../users/graph-locks.repository.js';
 
 export type FollowDirection = 'followers' | 'following';
 
@@ -65,16 +65,24 @@ export class FollowsRepository {
     return true;
   }
 
+  /**
+   * Moves both users' counters for one follow added (+1) or removed (-1). R14: a banned user's
+   * follows do not count: the followee's followerCount moves only when the follower is not
+   * banned, the follower's followingCount only when the followee is not (BanCountsRepository
+   * recounts when a ban starts or ends).
+   */
   async shiftCounts(tx: SqlExecutor, followerId: number, followeeId: number, delta: 1 | -1): Promise<void> {
     await tx.$executeRawUnsafe(
-      'UPDATE user_summaries SET follower_count = GREATEST(follower_count + $2, 0) WHERE user_id = $1',
+      `UPDATE user_summaries SET follower_count = GREATEST(follower_count + $2, 0) WHERE user_id = $1 AND NOT ${bannedSql('$3::int')}`,
       followeeId,
       delta,
+      followerId,
     );
     await tx.$executeRawUnsafe(
-      'UPDATE user_summaries SET following_count = GREATEST(following_count + $2, 0) WHERE user_id = $1',
+      `UPDATE user_summaries SET following_count = GREATEST(following_count + $2, 0) WHERE user_id = $1 AND NOT ${bannedSql('$3::int')}`,
       followerId,
       delta,
+      followeeId,
     );
   }
 

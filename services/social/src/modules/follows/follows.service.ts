@@ -2,23 +2,20 @@ import { toPage, toUserSummary, type FollowResponse, type Page, type UserSummary
 import { AppError } from '@msp/errors';
 import { UserFollowed, UserUnfollowed, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import { lockUsers } from '../users/graph-locks.js';
+import type { Transactions } from '../../sql/transactions.repository.js';
+import type { GraphLocksRepository } from '../users/graph-locks.repository.js';
 import type { UserRef } from '../users/user-ref.js';
-import { assertActivityVisible, requireVisibleUser, UsersRepository } from '../users/users.repository.js';
+import { assertActivityVisible, requireVisibleUser, type UsersRepository } from '../users/users.repository.js';
 import { viewerOf } from '../users/viewer.js';
-import { FollowsRepository, type FollowDirection } from './follows.repository.js';
-
-const TX = { maxWait: 10_000, timeout: 10_000 };
+import type { FollowDirection, FollowsRepository } from './follows.repository.js';
 
 export class FollowsService {
-  private readonly repo: FollowsRepository;
-  private readonly users: UsersRepository;
-
-  constructor(private readonly prisma: PrismaClient) {
-    this.repo = new FollowsRepository(prisma);
-    this.users = new UsersRepository(prisma);
-  }
+  constructor(
+    private readonly repo: FollowsRepository,
+    private readonly users: UsersRepository,
+    private readonly graph: GraphLocksRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
   /** FOL-3 / FOL-4. R8: a private profile's lists are for the user and admins only; R7 hides blocked users. */
   async list(direction: FollowDirection, ref: UserRef, caller: Caller | null, page: number, size: number): Promise<Page<UserSummary>> {
@@ -37,8 +34,8 @@ export class FollowsService {
    */
   async follow(ref: UserRef, caller: Caller, correlationId: string): Promise<FollowResponse> {
     const target = await this.target(ref, caller);
-    return this.prisma.$transaction(async (tx) => {
-      await lockUsers(tx, caller.userId, target);
+    return this.transactions.run(async (tx) => {
+      await this.graph.lockUsers(tx, caller.userId, target);
       const fresh = await this.users.find({ id: target }, caller.userId, tx);
       if (!fresh || fresh.hasBlockedViewer) throw new AppError('USER_NOT_FOUND', 'User not found.');
       if (fresh.blockedByViewer) throw new AppError('USER_BLOCKED', 'Unblock this user before following them.');
@@ -59,14 +56,18 @@ export class FollowsService {
         );
       }
       return { message: `You are following ${fresh.username}.`, isFollowing: true, followerCount: followee?.followerCount ?? 0 };
-    }, TX);
+    });
   }
 
-  /** FOL-2, idempotent. */
+  /**
+   * FOL-2, idempotent. Works towards a banned user too (R14 hides them, but a follower may still
+   * take their follow back; the answer's followerCount is the stored count, which leaves banned
+   * followers out).
+   */
   async unfollow(ref: UserRef, caller: Caller, correlationId: string): Promise<FollowResponse> {
-    const target = await this.target(ref, caller, false);
-    return this.prisma.$transaction(async (tx) => {
-      await lockUsers(tx, caller.userId, target);
+    const target = await this.target(ref, caller, false, true);
+    return this.transactions.run(async (tx) => {
+      await this.graph.lockUsers(tx, caller.userId, target);
       const removed = await this.repo.unfollow(tx, caller.userId, target);
       const [followee, follower] = await this.repo.counts(tx, [target, caller.userId]);
       if (removed) {
@@ -84,7 +85,7 @@ export class FollowsService {
         );
       }
       return { message: 'You are no longer following this user.', isFollowing: false, followerCount: followee?.followerCount ?? 0 };
-    }, TX);
+    });
   }
 
   /** USR-16. */
@@ -93,8 +94,8 @@ export class FollowsService {
     return toPage(rows.map((row) => toUserSummary(row, false)), total, page, size);
   }
 
-  private async target(ref: UserRef, caller: Caller, refuseSelf = true): Promise<number> {
-    const user = await requireVisibleUser(this.users, ref, viewerOf(caller));
+  private async target(ref: UserRef, caller: Caller, refuseSelf = true, evenBanned = false): Promise<number> {
+    const user = await requireVisibleUser(this.users, ref, viewerOf(caller), { evenBanned });
     if (refuseSelf && user.userId === caller.userId) throw new AppError('SELF_ACTION_NOT_ALLOWED', 'You cannot follow yourself.');
     return user.userId;
   }

@@ -1,16 +1,13 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { toPage, type Page, type Report, type ReportReason, type ReportReceipt, type ReportStatus, type ReportTargetType, type ReportUpdateResult } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Transactions } from '../../sql/transactions.repository.js';
 import type { CatalogClient } from '../../clients/catalog.client.js';
-import { CommentsRepository } from '../comments/comments.repository.js';
-import { EngagementRepository } from '../engagement/engagement.repository.js';
+import type { CommentsRepository } from '../comments/comments.repository.js';
+import type { EngagementRepository } from '../engagement/engagement.repository.js';
 import { viewerOf } from '../users/viewer.js';
-import { recordAdminAction } from './admin-audit.js';
-import { ReportsRepository, type NewReport, type ReportRow, type TrackSnapshotRow } from './reports.repository.js';
-
-const TX = { maxWait: 10_000, timeout: 10_000 };
+import type { AdminAuditRepository } from './admin-audit.repository.js';
+import type { NewReport, ReportRow, ReportsRepository, TrackSnapshotRow } from './reports.repository.js';
 
 /** True for PostgreSQL 23505 / Prisma P2002 (through Prisma's driver adapter or pg directly). */
 export function isUniqueViolation(err: unknown): boolean {
@@ -55,19 +52,14 @@ export interface ReportInput {
 
 /** R14 reports (MOD-2…MOD-7). */
 export class ReportsService {
-  private readonly repo: ReportsRepository;
-  private readonly items: EngagementRepository;
-  private readonly comments: CommentsRepository;
-
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly repo: ReportsRepository,
+    private readonly items: EngagementRepository,
+    private readonly comments: CommentsRepository,
+    private readonly audit: AdminAuditRepository,
     private readonly catalog: CatalogClient,
-    private readonly logger: FastifyBaseLogger,
-  ) {
-    this.repo = new ReportsRepository(prisma);
-    this.items = new EngagementRepository(prisma);
-    this.comments = new CommentsRepository(prisma);
-  }
+    private readonly transactions: Transactions,
+  ) {}
 
   /** MOD-2: the track must be visible to the reporter (404), not theirs (400), not already reported (409). */
   async reportTrack(trackId: number, input: ReportInput, caller: Caller): Promise<ReportReceipt> {
@@ -138,10 +130,10 @@ export class ReportsService {
    */
   async setStatus(id: number, status: ReportStatus, admin: Caller, requestId: string): Promise<ReportUpdateResult> {
     try {
-      const row = await this.prisma.$transaction(async (tx) => {
+      const row = await this.transactions.run(async (tx) => {
         const previous = await this.repo.setStatus(tx, id, status);
         if (previous === null) throw new AppError('REPORT_NOT_FOUND', 'Report not found.');
-        await recordAdminAction(tx, this.logger, {
+        await this.audit.record(tx, {
           admin,
           action: 'MOD-7 report status',
           targetType: 'REPORT',
@@ -151,7 +143,7 @@ export class ReportsService {
           requestId,
         });
         return this.repo.byId(id, tx);
-      }, TX);
+      });
       return { message: `Report status set to ${status}.`, report: toReport(row!) };
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError('ALREADY_REPORTED', 'The reporter already has an open report on this target.');

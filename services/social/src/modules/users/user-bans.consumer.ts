@@ -1,21 +1,43 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { DurableConsumer, UserBanned, UserUnbanned, type NatsConnection, type SqlExecutor, type TransactionalClient } from '@msp/events';
+import {
+  CountsRecounted,
+  DurableConsumer,
+  RECOUNT_CHUNK,
+  UserBanned,
+  UserUnbanned,
+  writeOutbox,
+  type EventEnvelope,
+  type NatsConnection,
+  type SqlExecutor,
+  type TransactionalClient,
+} from '@msp/events';
+import { BanCountsRepository } from './ban-counts.repository.js';
+import { UserBansRepository } from './user-bans.repository.js';
 
 /**
  * R14: social's copy of identity's bans in `banned_users`. The lists and checks of `user-sql.ts`
  * (`notBannedSql`) hide a banned user's comments, likes, reposts, follows, feed items and content
- * from everyone but admins; the unban deletes the row, so everything comes back. Idempotent both
- * ways (a redelivered event changes nothing).
+ * from everyone but admins; the unban deletes the row, so everything comes back. When the row
+ * really changed, every counter the user's rows contribute to is recounted in the same
+ * transaction (`BanCountsRepository`) and the values go to the outbox as
+ * `social.counts.recounted.v1` (chunks of RECOUNT_CHUNK), so catalog's track and playlist counts
+ * and identity's profile counts follow. Idempotent both ways (a redelivered event changes nothing).
  */
-async function setBanned(tx: SqlExecutor, userId: number, banned: boolean, at: string | null): Promise<void> {
-  if (banned) {
-    await tx.$executeRawUnsafe(
-      'INSERT INTO banned_users (user_id, banned_at) VALUES ($1, coalesce($2::timestamptz, now())) ON CONFLICT (user_id) DO NOTHING',
-      userId,
-      at,
+async function setBanned(tx: SqlExecutor, userId: number, banned: boolean, at: string | null, event: EventEnvelope<unknown>): Promise<void> {
+  const bans = new UserBansRepository();
+  const changed = banned ? await bans.insert(tx, userId, at) : await bans.delete(tx, userId);
+  if (!changed) return;
+  const { tracks, playlists, users } = await new BanCountsRepository().recount(tx, userId);
+  const chunks = Math.max(Math.ceil(tracks.length / RECOUNT_CHUNK), Math.ceil(playlists.length / RECOUNT_CHUNK), Math.ceil(users.length / RECOUNT_CHUNK));
+  const now = new Date().toISOString();
+  for (let i = 0; i < chunks; i++) {
+    const part = <T>(list: T[]) => list.slice(i * RECOUNT_CHUNK, (i + 1) * RECOUNT_CHUNK);
+    await writeOutbox(
+      tx,
+      CountsRecounted,
+      { userId, cause: banned ? 'USER_BANNED' : 'USER_UNBANNED', tracks: part(tracks), playlists: part(playlists), users: part(users), at: now },
+      { correlationId: event.correlationId ?? event.id },
     );
-  } else {
-    await tx.$executeRawUnsafe('DELETE FROM banned_users WHERE user_id = $1', userId);
   }
 }
 
@@ -26,8 +48,8 @@ export async function startUserBans<Tx extends SqlExecutor>(options: {
   logger: FastifyBaseLogger;
 }): Promise<DurableConsumer<Tx>> {
   const consumer = new DurableConsumer<Tx>({ ...options, service: 'social', name: 'user-bans', from: 'identity' })
-    .on(UserBanned, (d, _e, tx) => setBanned(tx, d.userId, true, d.bannedAt))
-    .on(UserUnbanned, (d, _e, tx) => setBanned(tx, d.userId, false, null));
+    .on(UserBanned, (d, e, tx) => setBanned(tx, d.userId, true, d.bannedAt, e))
+    .on(UserUnbanned, (d, e, tx) => setBanned(tx, d.userId, false, null, e));
   await consumer.start();
   return consumer;
 }

@@ -38,28 +38,47 @@ export function notBannedSql(user: string, admin: string): string {
   return `(${admin} OR NOT EXISTS (SELECT 1 FROM banned_users bnx WHERE bnx.user_id = ${user}))`;
 }
 
+/** R14: `user` is banned (social's copy `banned_users`). */
+export function bannedSql(user: string): string {
+  return `EXISTS (SELECT 1 FROM banned_users bny WHERE bny.user_id = ${user})`;
+}
+
+/**
+ * R14 + R9: a comment row `c` counts in its track's commentCount when others can see it: its
+ * author is not banned and, for a reply, neither is the parent's author (a banned user's comment
+ * hides its replies with it). The increments of CommentsRepository and the recount of
+ * BanCountsRepository both use this one definition, so they agree.
+ */
+export function countedCommentSql(c: string): string {
+  return `(NOT ${bannedSql(`${c}.user_id`)}
+      AND (${c}.reply_to_comment_id IS NULL
+           OR NOT EXISTS (SELECT 1 FROM comments cpx JOIN banned_users bnp ON bnp.user_id = cpx.user_id
+                           WHERE cpx.id = ${c}.reply_to_comment_id)))`;
+}
+
 /**
  * R2 + R7: a track row `t` is visible to the viewer (`viewer` id, `admin` boolean expression)
  * when it is not deleted, its artist still exists and is not banned (R14, admins excepted), no
  * block separates them, and it is the viewer's own, the viewer is an admin, or it is public and
- * FINISHED.
+ * FINISHED. `banExempt` (default: `admin`) is true where the artist's ban does not hide the track
+ * (undoing one's own like or repost of it).
  */
-export function trackVisibleSql(t: string, viewer: string, admin: string): string {
+export function trackVisibleSql(t: string, viewer: string, admin: string, banExempt: string = admin): string {
   return `(NOT ${t}.is_deleted
       AND EXISTS (SELECT 1 FROM user_summaries ax WHERE ax.user_id = ${t}.artist_id AND NOT ax.is_deleted)
-      AND ${notBannedSql(`${t}.artist_id`, admin)}
+      AND ${notBannedSql(`${t}.artist_id`, banExempt)}
       AND NOT ${blockedBetweenSql(viewer, `${t}.artist_id`)}
       AND (${t}.artist_id = ${viewer} OR ${admin} OR (NOT ${t}.is_private AND ${t}.state = 'FINISHED')))`;
 }
 
 /**
  * R6 + R7 for a playlist row `p`: the owner, an admin, or anyone when public; never across a
- * block; a banned owner's playlists only for admins (R14).
+ * block; a banned owner's playlists only for admins (R14) or where `banExempt` says so.
  */
-export function playlistVisibleSql(p: string, viewer: string, admin: string): string {
+export function playlistVisibleSql(p: string, viewer: string, admin: string, banExempt: string = admin): string {
   return `(NOT ${p}.is_deleted
       AND EXISTS (SELECT 1 FROM user_summaries ox WHERE ox.user_id = ${p}.owner_id AND NOT ox.is_deleted)
-      AND ${notBannedSql(`${p}.owner_id`, admin)}
+      AND ${notBannedSql(`${p}.owner_id`, banExempt)}
       AND NOT ${blockedBetweenSql(viewer, `${p}.owner_id`)}
       AND (${p}.owner_id = ${viewer} OR ${admin} OR NOT ${p}.is_private))`;
 }

@@ -18,14 +18,6 @@ export interface UserRow {
   isBanned: boolean;
 }
 
-export interface RelationshipRow {
-  userId: number;
-  isFollowing: boolean;
-  isFollowed: boolean;
-  isBlocked: boolean;
-  hasBlockedViewer: boolean;
-}
-
 export class UsersRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
@@ -55,30 +47,24 @@ export class UsersRepository {
       viewerId,
     );
   }
-
-  /** INTERNAL_ROUTES.relationships: one row per requested id, in one indexed query. */
-  relationships(viewerId: number, userIds: number[]): Promise<RelationshipRow[]> {
-    return this.prisma.$queryRawUnsafe<RelationshipRow[]>(
-      `SELECT ids.id AS "userId",
-              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $1 AND f.followee_id = ids.id) AS "isFollowing",
-              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = ids.id AND f.followee_id = $1) AS "isFollowed",
-              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $1 AND b.blocked_id = ids.id) AS "isBlocked",
-              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = ids.id AND b.blocked_id = $1) AS "hasBlockedViewer"
-         FROM unnest($2::int[]) AS ids(id)`,
-      viewerId,
-      userIds,
-    );
-  }
 }
 
 /**
  * Resolves the user an operation names, as the viewer may see it (R7: a user who blocked the
- * viewer does not exist for them; R14: nor does a banned user; admins see everyone).
+ * viewer does not exist for them; R14: nor does a banned user, unless `evenBanned`; admins see
+ * everyone).
  */
-export async function requireVisibleUser(repo: UsersRepository, ref: UserRef, viewer: Viewer): Promise<UserRow> {
+export async function requireVisibleUser(
+  repo: Pick<UsersRepository, 'find'>,
+  ref: UserRef,
+  viewer: Viewer,
+  options: { evenBanned?: boolean } = {},
+): Promise<UserRow> {
   const user = await repo.find(ref, viewer.id);
-  // R7: a user who blocked the viewer, R14: a banned user, do not exist for them (admins excepted).
-  if (!user || ((user.hasBlockedViewer || user.isBanned) && !viewer.isAdmin)) throw new AppError('USER_NOT_FOUND', 'User not found.');
+  // R7: a user who blocked the viewer, R14: a banned user, do not exist for them (admins excepted),
+  // except where `evenBanned` lets the viewer undo their own follow of a banned user (FOL-2).
+  const hidden = user && (user.hasBlockedViewer || (user.isBanned && !options.evenBanned));
+  if (!user || (hidden && !viewer.isAdmin)) throw new AppError('USER_NOT_FOUND', 'User not found.');
   return user;
 }
 

@@ -35,3 +35,12 @@ export async function recordAdminAction(tx: SqlExecutor, logger: FastifyBaseLogg
     'admin action',
   );
 }
+
+/** recordAdminAction for services that take their collaborators by constructor. */
+export class AdminAuditRepository {
+  constructor(private readonly logger: FastifyBaseLogger) {}
+
+  record(tx: SqlExecutor, action: AdminAction): Promise<void> {
+    return recordAdminAction(tx, this.logger, action);
+  }
+}

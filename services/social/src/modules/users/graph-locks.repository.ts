@@ -28,3 +28,14 @@ export async function followCounts(tx: SqlExecutor, userIds: number[]): Promise<
     userIds,
   );
 }
+
+/** The two graph statements above, for services that take their collaborators by constructor. */
+export class GraphLocksRepository {
+  lockUsers(tx: SqlExecutor, a: number, b: number): Promise<void> {
+    return lockUsers(tx, a, b);
+  }
+
+  followCounts(tx: SqlExecutor, userIds: number[]): Promise<FollowCounts[]> {
+    return followCounts(tx, userIds);
+  }
+}

@@ -1,0 +1,274 @@
+/**
+ * The cost of the gateway hop (a benchmark, not a test): the same authenticated route called
+ * straight on the service and through the gateway, side by side in one run.
+ *
+ *   npx tsx bench/gateway-hop.ts
+ *
+ * Boots, as separate processes with their logs at `info` written to /dev/null: a service built on
+ * the fleet's HTTP shell (`createHttpApp`, service name `social`) answering BLK-3
+ * `GET /api/users/me/blocked` with a small page (no database: the hop is what is measured), and the
+ * real gateway (`gateway/src/server.ts`) in front of it, with a local test JWKS and the local Redis
+ * (its own key prefix, limits raised out of the way). Then:
+ *
+ * 1. Throughput: `wrk` (apt-get install wrk) with BENCH_CONNECTIONS (32) keep-alive connections for
+ *    BENCH_SECONDS (10) on each target, BENCH_ROUNDS (3) rounds alternating direct and gateway;
+ *    the gateway/direct ratio of each round and their median.
+ * 2. Gateway CPU per request: user + system time of the gateway process (/proc/<pid>/stat) over
+ *    each gateway phase, divided by the requests of that phase.
+ * 3. Added latency at a fixed rate: an open-loop client sends BENCH_RATE (500) requests/s for
+ *    BENCH_SECONDS to each target (alternating, BENCH_ROUNDS rounds); p50/p99 of each and the
+ *    difference of the p50s.
+ *
+ * Direct requests carry what the gateway would forward: the X-User-* headers and an
+ * X-Gateway-Assertion signed with the development key derived for social (re-signed before each
+ * phase: valid 60 s). Through the gateway they carry an RS256 bearer token of the test JWKS.
+ * BENCH_PROFILE_DIR=<dir> writes a V8 CPU profile of the gateway there (node --cpu-prof).
+ *
+ * BENCH_UPSTREAM=social runs the real social service instead of the stand-in (its own database
+ * `bench_gwhop_social`, recreated and migrated at boot, the local NATS and Redis): BLK-3 then does
+ * what it does in production (the caller's blocked users from PostgreSQL, through the repository),
+ * which is the "authenticated route" of the issue's ≥ 0.9× goal; the stand-in measures the hop alone.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import http from 'node:http';
+
+const run = promisify(execFile);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const RATE = Number(process.env.BENCH_RATE ?? 500);
+const PATH = '/api/users/me/blocked';
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+if (process.argv[2] === 'upstream') {
+  await runUpstream();
+} else {
+  await main();
+}
+
+/** The service side: the fleet's HTTP shell with one authenticated route and no database. */
+async function runUpstream(): Promise<void> {
+  const { createHttpApp, requireCaller, runServer } = await import('../packages/http/src/index.ts');
+  const { pageSchema, toPage, UserSummarySchema } = await import('../packages/contracts/src/index.ts');
+  const app = await createHttpApp({ service: 'social', logLevel: 'info' });
+  // BLK-3's real answer shape (a Page of user summaries), serialised by zod like every service route.
+  app.get(PATH, { schema: { response: { 200: pageSchema(UserSummarySchema) } } }, async (request) => {
+    const caller = requireCaller(request);
+    const user = { id: caller.userId + 1, username: 'blocked-one', displayName: 'Blocked One', avatarUrl: null, tier: 'FREE' as const, isFollowing: false, followerCount: 3, trackCount: 1 };
+    return toPage([user], 1, 0, 20);
+  });
+  await runServer(app, { host: '127.0.0.1', port: Number(process.env.PORT) });
+}
+
+function spawnNode(file: string, env: Record<string, string>, args: string[] = [], nodeFlags: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', file, ...args], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'development', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function waitFor(url: string, headers: Record<string, string> = {}): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const response = await fetch(url, { headers });
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 in 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** User + system CPU of a process in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+async function wrk(url: string, headers: Record<string, string>, seconds: number): Promise<{ rps: number; requests: number; p50: string }> {
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency'];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
+  const { stdout } = await run('wrk', [...args, url], { maxBuffer: 1 << 20 });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);
+  const p50 = /50%\s+(\S+)/.exec(stdout)?.[1] ?? '?';
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(stdout);
+  if (non2xx) throw new Error(`${url}: ${non2xx[1]} answers were not 2xx`);
+  return { rps, requests, p50 };
+}
+
+/** Open loop: one request every 1000/RATE ms whatever the answers do; latencies in ms. */
+async function fixedRate(origin: string, headers: () => Record<string, string>, seconds: number): Promise<{ latencies: number[]; errors: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const get = (requestHeaders: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const request = http.get(`${origin}${PATH}`, { agent, headers: requestHeaders }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', reject);
+      });
+      request.on('error', reject);
+    });
+  const latencies: number[] = [];
+  let errors = 0;
+  const total = Math.round(RATE * seconds);
+  const interval = 1000 / RATE;
+  const start = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + i * interval;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    inflight.push((async () => {
+      const sent = performance.now();
+      try {
+        if ((await get(headers())) !== 200) errors++;
+        latencies.push(performance.now() - sent);
+      } catch {
+        errors++;
+      }
+    })());
+  }
+  await Promise.all(inflight);
+  agent.destroy();
+  return { latencies, errors };
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+async function main(): Promise<void> {
+  const { createTestJwks, freePort } = await import('../packages/testing/src/index.ts');
+  const { deriveAssertionKey, DEV_GATEWAY_SIGNING_KEY, signAssertion } = await import('../packages/http/src/index.ts');
+  const jwks = await createTestJwks();
+  const [upstreamPort, gatewayPort] = [await freePort(), await freePort()];
+  const upstreamUrl = `http://127.0.0.1:${upstreamPort}`;
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const realSocial = process.env.BENCH_UPSTREAM === 'social';
+  let upstream: ChildProcess;
+  if (realSocial) {
+    const { dropDatabase } = await import('../packages/db/src/index.ts');
+    const { startS3rver, testInfra } = await import('../packages/testing/src/index.ts');
+    const databaseUrl = `${testInfra().postgresUrl}/bench_gwhop_social`;
+    await dropDatabase(databaseUrl);
+    const s3 = await startS3rver();
+    process.on('exit', () => void s3.close());
+    upstream = spawnNode('services/social/src/server.ts', {
+      PORT: String(upstreamPort), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'info',
+      S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey,
+    });
+  } else {
+    upstream = spawnNode('bench/gateway-hop.ts', { PORT: String(upstreamPort), HOST: '127.0.0.1' }, ['upstream']);
+  }
+  const serviceEnv = Object.fromEntries(
+    ['IDENTITY', 'CATALOG', 'MEDIA_PROCESSING', 'SOCIAL', 'MESSAGING', 'NOTIFICATION', 'BILLING'].map((s) => [`${s}_URL`, upstreamUrl]),
+  );
+  const gateway = spawnNode('gateway/src/server.ts', {
+    ...serviceEnv,
+    PORT: String(gatewayPort),
+    HOST: '127.0.0.1',
+    JWKS_URL: jwks.url,
+    REDIS_KEY_PREFIX: `bench-gwhop-${process.pid}:`,
+    RATE_LIMIT_CLIENT_PER_MINUTE: '100000000',
+    RATE_LIMIT_USER_PER_MINUTE: '100000000',
+    LOG_LEVEL: 'info',
+  }, [], process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []);
+  const children = [upstream, gateway];
+  const stop = () => children.forEach((child) => child.kill('SIGTERM'));
+  process.on('exit', stop);
+
+  try {
+    const token = await jwks.sign({ sub: '42', username: 'bench', role: 'LISTENER', tier: 'FREE', sid: 'bench-session' }, { expiresIn: '2h' });
+    const bearer = { authorization: `Bearer ${token}` };
+    const assertionKey = deriveAssertionKey(DEV_GATEWAY_SIGNING_KEY, 'social');
+    const directHeaders = (): Record<string, string> => {
+      const headers: Record<string, string> = {
+        'x-request-id': 'bench-direct',
+        'x-client-ip': '127.0.0.1',
+        'x-user-id': '42',
+        'x-user-role': 'LISTENER',
+        'x-user-tier': 'FREE',
+        'x-session-id': 'bench-session',
+        'x-username': 'bench',
+      };
+      headers['x-gateway-assertion'] = signAssertion(assertionKey, { method: 'GET', url: PATH, requestId: 'bench-direct', headers });
+      return headers;
+    };
+    await waitFor(`${upstreamUrl}${PATH}`, directHeaders());
+    await waitFor(`${gatewayUrl}${PATH}`, bearer);
+    // The direct route must really be authenticated (the assertion accepted), or the comparison is void.
+    const check = await fetch(`${upstreamUrl}${PATH}`, { headers: directHeaders() });
+    if (check.status !== 200) throw new Error(`direct call answered ${check.status}`);
+
+    const pid = gateway.pid!;
+    console.log(`gateway-hop (${realSocial ? 'real social service, BLK-3 from PostgreSQL' : 'stand-in service, no database'}): ${CONNECTIONS} connections, ${SECONDS} s per phase, ${ROUNDS} rounds, fixed rate ${RATE}/s; node ${process.version}, ${(await run('nproc')).stdout.trim()} cores, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    // Warm-up: JIT, connection pools, the token cache.
+    await wrk(`${upstreamUrl}${PATH}`, directHeaders(), 3);
+    await wrk(`${gatewayUrl}${PATH}`, bearer, 3);
+
+    const ratios: number[] = [];
+    const cpuPerRequest: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const gatewayFirst = round % 2 === 0;
+      const phases = gatewayFirst ? ['gateway', 'direct'] : ['direct', 'gateway'];
+      const results: Record<string, { rps: number; requests: number; p50: string; cpuUs?: number }> = {};
+      for (const phase of phases) {
+        if (phase === 'direct') {
+          results.direct = await wrk(`${upstreamUrl}${PATH}`, directHeaders(), SECONDS);
+        } else {
+          const before = cpuMs(pid);
+          const result = await wrk(`${gatewayUrl}${PATH}`, bearer, SECONDS);
+          results.gateway = { ...result, cpuUs: ((cpuMs(pid) - before) * 1000) / result.requests };
+        }
+      }
+      const ratio = results.gateway!.rps / results.direct!.rps;
+      ratios.push(ratio);
+      cpuPerRequest.push(results.gateway!.cpuUs!);
+      console.log(
+        `round ${round}: direct ${results.direct!.rps.toFixed(0)} req/s (p50 ${results.direct!.p50}), gateway ${results.gateway!.rps.toFixed(0)} req/s (p50 ${results.gateway!.p50}), ratio ${ratio.toFixed(2)}, gateway CPU ${results.gateway!.cpuUs!.toFixed(0)} µs/request`,
+      );
+    }
+    console.log(`throughput ratio gateway/direct: median ${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}); gateway CPU at saturation: median ${median(cpuPerRequest).toFixed(0)} µs/request`);
+
+    const p50Direct: number[] = [];
+    const p50Gateway: number[] = [];
+    const fixedCpu: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const direct = await fixedRate(upstreamUrl, directHeaders, SECONDS);
+      const before = cpuMs(pid);
+      const via = await fixedRate(gatewayUrl, () => bearer, SECONDS);
+      fixedCpu.push(((cpuMs(pid) - before) * 1000) / via.latencies.length);
+      const [d50, g50] = [percentile(direct.latencies, 50), percentile(via.latencies, 50)];
+      p50Direct.push(d50);
+      p50Gateway.push(g50);
+      console.log(
+        `fixed ${RATE}/s round ${round}: direct p50 ${d50.toFixed(2)} ms p99 ${percentile(direct.latencies, 99).toFixed(2)} ms (${direct.errors} errors); gateway p50 ${g50.toFixed(2)} ms p99 ${percentile(via.latencies, 99).toFixed(2)} ms (${via.errors} errors); added p50 ${(g50 - d50).toFixed(2)} ms; gateway CPU ${fixedCpu.at(-1)!.toFixed(0)} µs/request`,
+      );
+    }
+    const added = p50Gateway.map((g, i) => g - p50Direct[i]!);
+    console.log(`added p50 at ${RATE}/s: median ${median(added).toFixed(2)} ms; gateway CPU at ${RATE}/s: median ${median(fixedCpu).toFixed(0)} µs/request; RSS gateway ${rssMb(pid)} MB, service ${rssMb(upstream.pid!)} MB`);
+  } finally {
+    stop();
+    await jwks.close();
+  }
+}

@@ -1,0 +1,156 @@
+import type { SqlExecutor } from '@msp/events';
+import { bannedSql, countedCommentSql } from './user-sql.js';
+
+export interface TrackCounts {
+  trackId: number;
+  likeCount: number;
+  repostCount: number;
+  commentCount: number;
+}
+
+export interface PlaylistCounts {
+  playlistId: number;
+  likeCount: number;
+  repostCount: number;
+}
+
+export interface UserCounts {
+  userId: number;
+  followerCount: number;
+  followingCount: number;
+}
+
+export interface Recounted {
+  tracks: TrackCounts[];
+  playlists: PlaylistCounts[];
+  users: UserCounts[];
+}
+
+const notBanned = (user: string) => `NOT ${bannedSql(user)}`;
+
+/**
+ * R14 + R9: the counts shown to others leave banned users' likes, reposts, comments and follows
+ * out. The increments of engagement, comments and follows skip a banned user's rows; when a ban
+ * starts or ends (social's `banned_users` has already changed in the same transaction), this
+ * recounts every counter the user's rows contribute to, from the rows themselves:
+ *
+ * - tracks the user liked, reposted or commented on (like/repost/comment counts; a banned author's
+ *   comment hides its replies, so other users' replies to it leave commentCount too),
+ * - comments the user replied to (replyCount: replies of non-banned authors),
+ * - playlists the user liked or reposted,
+ * - the users the user follows and who follow them, and the user (follower/following counts).
+ *
+ * Each kind is one statement that locks the counter rows in id order (the same rows the
+ * increments lock, so no increment slips between the count and its write; ascending order, so no
+ * deadlock with them), then one statement that counts and writes only the rows whose value
+ * changed, returning every recounted value (changed or not) for the event, so copies heal too.
+ * Order of kinds: tracks, comments (as an insert: track row, then the parent), playlists, users.
+ * The cost is one index range per counter row (the rows behind it), on the consumer, not on a request.
+ */
+export class BanCountsRepository {
+  async recount(tx: SqlExecutor, userId: number): Promise<Recounted> {
+    const tracks = await this.tracks(tx, userId);
+    await this.replyCounts(tx, userId);
+    const playlists = await this.playlists(tx, userId);
+    const users = await this.users(tx, userId);
+    return { tracks, playlists, users };
+  }
+
+  private async tracks(tx: SqlExecutor, userId: number): Promise<TrackCounts[]> {
+    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT r.track_id AS id FROM track_refs r
+        WHERE r.track_id IN (SELECT track_id FROM track_likes WHERE user_id = $1
+                             UNION SELECT track_id FROM track_reposts WHERE user_id = $1
+                             UNION SELECT track_id FROM comments WHERE user_id = $1)
+        ORDER BY r.track_id FOR UPDATE OF r`,
+      userId,
+    );
+    if (locked.length === 0) return [];
+    return tx.$queryRawUnsafe<TrackCounts[]>(
+      `WITH n AS (
+         SELECT r.track_id,
+                (SELECT count(*)::int FROM track_likes l WHERE l.track_id = r.track_id AND ${notBanned('l.user_id')}) AS likes,
+                (SELECT count(*)::int FROM track_reposts p WHERE p.track_id = r.track_id AND ${notBanned('p.user_id')}) AS reposts,
+                (SELECT count(*)::int FROM comments c WHERE c.track_id = r.track_id AND ${countedCommentSql('c')}) AS comments
+           FROM track_refs r WHERE r.track_id = ANY($1::int[])),
+       changed AS (
+         UPDATE track_refs r SET like_count = n.likes, repost_count = n.reposts, comment_count = n.comments
+           FROM n
+          WHERE r.track_id = n.track_id
+            AND (r.like_count, r.repost_count, r.comment_count) IS DISTINCT FROM (n.likes, n.reposts, n.comments)
+          RETURNING r.track_id)
+       SELECT track_id AS "trackId", likes AS "likeCount", reposts AS "repostCount", comments AS "commentCount"
+         FROM n ORDER BY track_id`,
+      locked.map((r) => r.id),
+    );
+  }
+
+  /** replyCount is social's alone (no copy elsewhere), so nothing is returned. */
+  private async replyCounts(tx: SqlExecutor, userId: number): Promise<void> {
+    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT p.id FROM comments p
+        WHERE p.id IN (SELECT reply_to_comment_id FROM comments WHERE user_id = $1 AND reply_to_comment_id IS NOT NULL)
+        ORDER BY p.id FOR UPDATE OF p`,
+      userId,
+    );
+    if (locked.length === 0) return;
+    await tx.$executeRawUnsafe(
+      `WITH n AS (
+         SELECT p.id, (SELECT count(*)::int FROM comments c WHERE c.reply_to_comment_id = p.id AND ${notBanned('c.user_id')}) AS replies
+           FROM comments p WHERE p.id = ANY($1::int[]))
+       UPDATE comments p SET reply_count = n.replies FROM n WHERE p.id = n.id AND p.reply_count <> n.replies`,
+      locked.map((r) => r.id),
+    );
+  }
+
+  private async playlists(tx: SqlExecutor, userId: number): Promise<PlaylistCounts[]> {
+    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT r.playlist_id AS id FROM playlist_refs r
+        WHERE r.playlist_id IN (SELECT playlist_id FROM playlist_likes WHERE user_id = $1
+                                UNION SELECT playlist_id FROM playlist_reposts WHERE user_id = $1)
+        ORDER BY r.playlist_id FOR UPDATE OF r`,
+      userId,
+    );
+    if (locked.length === 0) return [];
+    return tx.$queryRawUnsafe<PlaylistCounts[]>(
+      `WITH n AS (
+         SELECT r.playlist_id,
+                (SELECT count(*)::int FROM playlist_likes l WHERE l.playlist_id = r.playlist_id AND ${notBanned('l.user_id')}) AS likes,
+                (SELECT count(*)::int FROM playlist_reposts p WHERE p.playlist_id = r.playlist_id AND ${notBanned('p.user_id')}) AS reposts
+           FROM playlist_refs r WHERE r.playlist_id = ANY($1::int[])),
+       changed AS (
+         UPDATE playlist_refs r SET like_count = n.likes, repost_count = n.reposts
+           FROM n
+          WHERE r.playlist_id = n.playlist_id AND (r.like_count, r.repost_count) IS DISTINCT FROM (n.likes, n.reposts)
+          RETURNING r.playlist_id)
+       SELECT playlist_id AS "playlistId", likes AS "likeCount", reposts AS "repostCount" FROM n ORDER BY playlist_id`,
+      locked.map((r) => r.id),
+    );
+  }
+
+  private async users(tx: SqlExecutor, userId: number): Promise<UserCounts[]> {
+    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT u.user_id AS id FROM user_summaries u
+        WHERE u.user_id IN (SELECT followee_id FROM follows WHERE follower_id = $1
+                            UNION SELECT follower_id FROM follows WHERE followee_id = $1
+                            UNION SELECT $1::int)
+        ORDER BY u.user_id FOR UPDATE OF u`,
+      userId,
+    );
+    if (locked.length === 0) return [];
+    return tx.$queryRawUnsafe<UserCounts[]>(
+      `WITH n AS (
+         SELECT u.user_id,
+                (SELECT count(*)::int FROM follows f WHERE f.followee_id = u.user_id AND ${notBanned('f.follower_id')}) AS followers,
+                (SELECT count(*)::int FROM follows f WHERE f.follower_id = u.user_id AND ${notBanned('f.followee_id')}) AS following
+           FROM user_summaries u WHERE u.user_id = ANY($1::int[])),
+       changed AS (
+         UPDATE user_summaries u SET follower_count = n.followers, following_count = n.following
+           FROM n
+          WHERE u.user_id = n.user_id AND (u.follower_count, u.following_count) IS DISTINCT FROM (n.followers, n.following)
+          RETURNING u.user_id)
+       SELECT user_id AS "userId", followers AS "followerCount", following AS "followingCount" FROM n ORDER BY user_id`,
+      locked.map((r) => r.id),
+    );
+  }
+}
