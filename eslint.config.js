@@ -140,6 +140,7 @@ const catalogSocialOther = {
     'services/catalog/src/modules/uploads/upload-receiver.ts',
   ],
   'no-control-regex': ['services/catalog/src/modules/discovery/discovery.routes.ts'],
+  '@typescript-eslint/no-unused-vars': ['services/social/src/modules/engagement/engagement.service.ts'],
 };
 
 // Pending the gateway-performance branch (gateway/src outside token verification is not edited on

@@ -35,14 +35,7 @@ export async function startCountConsumers<Tx extends SqlExecutor>(options: {
     })
     // R14: social recounted on a ban or unban (a banned user's follows do not count).
     .on(CountsRecounted, async (d, _e, tx) => {
-      if (d.users.length === 0) return;
-      await tx.$executeRawUnsafe(
-        `UPDATE users u SET follower_count = x.followers, following_count = x.following
-           FROM unnest($1::int[], $2::int[], $3::int[]) AS x(id, followers, following) WHERE u.id = x.id`,
-        d.users.map((c) => c.userId),
-        d.users.map((c) => c.followerCount),
-        d.users.map((c) => c.followingCount),
-      );
+      await stats.setFollowCountsOfMany(tx, d.users);
     });
   const catalog = new DurableConsumer<Tx>({ ...options, service: 'identity', name: 'track-counts', from: 'catalog' }).on(
     ArtistTrackCountChanged,

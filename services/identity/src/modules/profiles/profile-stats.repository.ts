@@ -18,6 +18,18 @@ export const profileStatsRepository = {
     await tx.$executeRawUnsafe('UPDATE users SET follower_count = $2, following_count = $3 WHERE id = $1', userId, followerCount, followingCount);
   },
 
+  /** Many users' follow counts in one statement (social's recount after a ban or unban). */
+  async setFollowCountsOfMany(tx: SqlExecutor, users: ReadonlyArray<{ userId: number; followerCount: number; followingCount: number }>): Promise<void> {
+    if (users.length === 0) return;
+    await tx.$executeRawUnsafe(
+      `UPDATE users u SET follower_count = x.followers, following_count = x.following
+         FROM unnest($1::int[], $2::int[], $3::int[]) AS x(id, followers, following) WHERE u.id = x.id`,
+      users.map((c) => c.userId),
+      users.map((c) => c.followerCount),
+      users.map((c) => c.followingCount),
+    );
+  },
+
   async setTrackCount(tx: SqlExecutor, userId: number, trackCount: number): Promise<void> {
     await tx.$executeRawUnsafe('UPDATE users SET track_count = $2 WHERE id = $1', userId, trackCount);
   },
