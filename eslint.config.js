@@ -34,14 +34,7 @@ const persistenceOutsideRepositories = [
 
 const config = tseslint.config(
   {
-    ignores: [
-      '**/node_modules/**',
-      '**/generated/**',
-      '**/dist/**',
-      '**/.turbo/**',
-      '**/.data/**',
-      '**/*.d.ts',
-    ],
+    ignores: ['**/node_modules/**', '**/generated/**', '**/dist/**', '**/.turbo/**', '**/.data/**', '**/*.d.ts'],
   },
   {
     files: ['**/*.ts'],
@@ -57,7 +50,10 @@ const config = tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
       '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports', disallowTypeAnnotations: false }],
       // `_name` marks a value left out on purpose (rest-destructuring to drop a field).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // Ambient declarations for untyped vendor modules are referenced by path.
       '@typescript-eslint/triple-slash-reference': ['error', { path: 'always', types: 'prefer-import', lib: 'always' }],
       'msp/no-cross-workspace-import': 'error',

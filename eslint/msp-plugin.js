@@ -45,7 +45,10 @@ const noCrossWorkspaceImport = {
       let to;
       if (source.startsWith('.')) to = workspaceOf(resolve(dirname(context.filename), source));
       else {
-        const name = source.split('/').slice(0, source.startsWith('@') ? 2 : 1).join('/');
+        const name = source
+          .split('/')
+          .slice(0, source.startsWith('@') ? 2 : 1)
+          .join('/');
         to = workspaceByName.get(name);
       }
       if (!to || to === from || !isApp(to)) return;

@@ -15,7 +15,11 @@ describe('one mapping of database errors (packages/errors database.ts)', () => {
 
   it('a unique violation from Prisma or from PostgreSQL through the driver adapter → 400, with its target', () => {
     const prisma = prismaError('P2002', { target: ['username'] });
-    const wrapped = Object.assign(new Error('adapter'), { name: 'PrismaClientKnownRequestError', code: 'P2002', meta: { driverAdapterError: { cause: { originalCode: '23505', constraint: 'users_email_key' } } } });
+    const wrapped = Object.assign(new Error('adapter'), {
+      name: 'PrismaClientKnownRequestError',
+      code: 'P2002',
+      meta: { driverAdapterError: { cause: { originalCode: '23505', constraint: 'users_email_key' } } },
+    });
     expect(isUniqueViolation(prisma, 'username')).toBe(true);
     expect(isUniqueViolation(prisma, 'email')).toBe(false);
     expect(isUniqueViolation(pgError('23505'))).toBe(true);

@@ -23,7 +23,7 @@ async function readAll(stream: Readable): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-describe('ObjectStorage.putStream: multipart through the minio client\'s public API', () => {
+describe("ObjectStorage.putStream: multipart through the minio client's public API", () => {
   it('writes a stream longer than one part as a multipart upload, byte for byte', async () => {
     const total = PART_BYTES * 2 + 12_345;
     expect(await storage.putStream('big.bin', chunks(total, 1024 * 1024 + 7), 'application/octet-stream')).toBe(total);

@@ -28,7 +28,11 @@ describe('DSC-4 R1 web links (unit, no database)', () => {
 
 describe('DSC-3 search terms (unit)', () => {
   it('keeps letters and digits only, so no tsquery operator reaches SQL; the last word is a prefix', () => {
-    expect(searchTerms("Daft Punk's & | !one")).toEqual({ exact: "'daft' & 'punk' & 's' & 'one'", prefix: "'daft' & 'punk' & 's' & 'one':*", text: 'daft punk s one' });
+    expect(searchTerms("Daft Punk's & | !one")).toEqual({
+      exact: "'daft' & 'punk' & 's' & 'one'",
+      prefix: "'daft' & 'punk' & 's' & 'one':*",
+      text: 'daft punk s one',
+    });
     expect(searchTerms('  ?! ')).toBeNull();
     expect(searchTerms('Björk')?.text).toBe('björk');
   });

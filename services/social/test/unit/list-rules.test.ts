@@ -9,7 +9,7 @@ describe('ENG-* list rules (unit, no database)', () => {
     expect(viewerOf({ userId: 8, role: 'ARTIST' } as never).isAdmin).toBe(false);
   });
 
-  it('R4: the fallback track record from social\'s projection carries no media URL and no secret token', () => {
+  it("R4: the fallback track record from social's projection carries no media URL and no secret token", () => {
     const row = {
       trackId: 5,
       title: 'First light',

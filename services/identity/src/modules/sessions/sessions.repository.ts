@@ -67,7 +67,10 @@ export class SessionsRepository {
     return this.prisma.$transaction(async (tx) => {
       const won = await tx.refreshToken.updateMany({ where: { id: current.id, rotatedAt: null }, data: { rotatedAt: now } });
       if (won.count === 0) return false;
-      await tx.refreshToken.create({ data: { sessionId: current.sessionId, tokenHash: hashSecret(next.token), expiresAt: next.expiresAt }, select: { id: true } });
+      await tx.refreshToken.create({
+        data: { sessionId: current.sessionId, tokenHash: hashSecret(next.token), expiresAt: next.expiresAt },
+        select: { id: true },
+      });
       await tx.session.update({ where: { id: current.sessionId }, data: { lastUsedAt: now }, select: { id: true } });
       return true;
     });
@@ -92,8 +95,7 @@ export class SessionsRepository {
 
   /** Marks the open sessions the selector addresses revoked; their ids. */
   revoke(selector: SessionSelector, reason: string, now: Date): Promise<string[]> {
-    const where =
-      'id' in selector ? { id: selector.id } : { userId: selector.userId, ...(selector.exceptId ? { id: { not: selector.exceptId } } : {}) };
+    const where = 'id' in selector ? { id: selector.id } : { userId: selector.userId, ...(selector.exceptId ? { id: { not: selector.exceptId } } : {}) };
     return this.prisma.$transaction(async (tx) => {
       const open = await tx.session.findMany({ where: { ...where, revokedAt: null }, select: { id: true } });
       if (open.length === 0) return [];

@@ -35,13 +35,13 @@ const like: NotificationInput = { recipientId: 1, actorId: 2, type: 'LIKE', reso
 const at = new Date('2026-01-01T00:00:00Z');
 
 describe('R15 notification rules (unit, fake store)', () => {
-  it('never for one\'s own action, across a block, or with a banned party', async () => {
+  it("never for one's own action, across a block, or with a banned party", async () => {
     expect(await new NotificationCreator(fakeStore().store).create(tx, { ...like, actorId: 1 }, at)).toBe('own-action');
     expect(await new NotificationCreator(fakeStore({ blocked: true }).store).create(tx, like, at)).toBe('blocked');
     expect(await new NotificationCreator(fakeStore({ banned: true }).store).create(tx, like, at)).toBe('banned');
   });
 
-  it('honours the recipient\'s preference; notifyOnComment covers replies', async () => {
+  it("honours the recipient's preference; notifyOnComment covers replies", async () => {
     expect(await new NotificationCreator(fakeStore({ preferences: { notifyOnLike: false } }).store).create(tx, like, at)).toBe('preference-off');
     const reply = { ...like, type: 'REPLY' as const };
     expect(await new NotificationCreator(fakeStore({ preferences: { notifyOnComment: false } }).store).create(tx, reply, at)).toBe('preference-off');
