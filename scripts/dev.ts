@@ -97,8 +97,9 @@ async function shutdown(code: number): Promise<void> {
   shuttingDown = true;
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+  // Exiting anyway: a stand-in that fails to close dies with the process.
   await s3?.close().catch(() => undefined);
-  await stripe?.close().catch(() => undefined);
+  await stripe?.close().catch(() => undefined); // as above
   process.exit(code);
 }
 

@@ -78,7 +78,10 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   const limits = { clientPerMinute: config.RATE_LIMIT_CLIENT_PER_MINUTE, userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE };
   const serviceUrls = serviceUrlsOf(config);
   const redis = createRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
-  const keyStore = createJwksKeyStore({ url: config.JWKS_URL });
+  const keyStore = createJwksKeyStore({
+    url: config.JWKS_URL,
+    onRefreshError: (err) => app.log.warn({ err }, 'JWKS refresh failed; the cached keys keep verifying'),
+  });
   // ioredis reconnects by itself; without a listener its errors would be unhandled. Logged at
   // most every 10 s so that an outage does not flood the logs.
   let lastRedisErrorLog = 0;

@@ -1,10 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import fastifyJwt, { type TokenOrHeader } from '@fastify/jwt';
-import { z } from 'zod';
-import type { AuthRule } from '@msp/contracts';
+import type { AccessTokenClaims, AuthRule } from '@msp/contracts';
 import type { ErrorCode } from '@msp/errors';
 import { IDENTITY_HEADERS } from '@msp/http';
-import { JwksUnavailableError, type JwksKeyStore } from '@msp/http';
+import { AccessTokenRejectedError, JwksUnavailableError, verifyAccessToken, type JwksKeyStore } from '@msp/http';
 
 /** The verified caller, forwarded to the services as X-User-* headers. */
 export interface Caller {
@@ -19,14 +17,6 @@ export type AuthResult =
   | { ok: true; caller: Caller | null }
   | { ok: false; status: number; code: ErrorCode; message: string; headers?: Record<string, string> };
 
-const claimsSchema = z.object({
-  sub: z.string().regex(/^[1-9]\d*$/),
-  username: z.string().min(1),
-  role: z.enum(['LISTENER', 'ARTIST', 'ADMIN']),
-  tier: z.enum(['FREE', 'PRO']),
-  sid: z.string().min(1),
-});
-
 export const RETRY_AFTER_SECONDS = '5';
 
 /**
@@ -36,11 +26,10 @@ export const RETRY_AFTER_SECONDS = '5';
  * Redis on every request, so a logout or a ban takes effect at once all the same.
  */
 const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
-const verifiedTokens = new Map<string, { claims: unknown; expiresAtMs: number }>();
+const verifiedTokens = new Map<string, { claims: AccessTokenClaims; expiresAtMs: number }>();
 
-function rememberVerified(token: string, claims: unknown): void {
-  const exp = (claims as { exp?: unknown })?.exp;
-  if (typeof exp !== 'number') return;
+function rememberVerified(token: string, claims: AccessTokenClaims): void {
+  const exp = claims.exp;
   if (verifiedTokens.size >= VERIFIED_TOKEN_CACHE_SIZE) {
     const oldest = verifiedTokens.keys().next().value;
     if (oldest !== undefined) verifiedTokens.delete(oldest);
@@ -52,27 +41,20 @@ export function reject(status: number, code: ErrorCode, message: string, headers
   return { ok: false, status, code, message, headers };
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Verifies an access token (jose, RS256, identity's JWKS); see `registerJwt`. */
+    verifyAccessToken(token: string): Promise<AccessTokenClaims>;
+  }
+}
+
 /**
- * Registers @fastify/jwt in verify-only mode with the JWKS as key source. Only RS256 is accepted:
- * `alg: none`, HS256 (even keyed with the public key) and anything else is refused before any
- * key lookup; `exp` is required so a token can never live forever.
+ * Gives the proxy its token verifier: jose against identity's JWKS (packages/http `jwks.ts`). Only
+ * RS256 is accepted: `alg: none`, HS256 (even keyed with the public key) and anything else is
+ * refused before any key lookup; `exp` is required so a token can never live forever.
  */
 export async function registerJwt(app: FastifyInstance, keyStore: JwksKeyStore, issuer: string | undefined): Promise<void> {
-  await app.register(fastifyJwt, {
-    secret: async (_request: FastifyRequest, tokenOrHeader: TokenOrHeader) => {
-      const header = 'header' in tokenOrHeader ? tokenOrHeader.header : tokenOrHeader;
-      if (header.alg !== 'RS256' || typeof header.kid !== 'string') {
-        throw new Error('Token algorithm or key id not accepted.');
-      }
-      return keyStore.getKey(header.kid);
-    },
-    decode: { complete: true },
-    verify: {
-      algorithms: ['RS256'],
-      requiredClaims: ['exp', 'sub', 'sid'],
-      ...(issuer ? { allowedIss: issuer } : {}),
-    },
-  });
+  app.decorate('verifyAccessToken', (token: string) => verifyAccessToken(token, keyStore, { issuer }));
 }
 
 /**
@@ -91,28 +73,26 @@ export async function verifyCaller(request: FastifyRequest, rule: AuthRule): Pro
     return rule === 'optional' ? { ok: true, caller: null } : reject(401, 'UNAUTHORIZED', 'Authentication is required.');
   }
 
-  let verified: unknown;
+  let claims: AccessTokenClaims;
   const rawToken = request.headers.authorization!.replace(/^Bearer\s+/i, '');
   const cached = verifiedTokens.get(rawToken);
   try {
     if (cached && cached.expiresAtMs > Date.now()) {
-      verified = cached.claims;
+      claims = cached.claims;
     } else {
-      verified = await request.jwtVerify();
-      rememberVerified(rawToken, verified);
+      claims = await request.server.verifyAccessToken(rawToken);
+      rememberVerified(rawToken, claims);
     }
   } catch (err) {
     if (err instanceof JwksUnavailableError) {
       request.log.error({ err }, 'cannot verify tokens: JWKS unavailable');
       return reject(503, 'SERVICE_UNAVAILABLE', 'Tokens cannot be verified right now.', { 'retry-after': RETRY_AFTER_SECONDS });
     }
-    const expired = (err as { code?: string }).code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED';
-    request.log.info({ reason: (err as Error).message }, 'token rejected');
-    return reject(401, 'UNAUTHORIZED', expired ? 'The access token has expired.' : 'The access token is invalid.');
+    if (!(err instanceof AccessTokenRejectedError)) throw err;
+    request.log.info({ reason: (err.cause as Error | undefined)?.message ?? err.message }, 'token rejected');
+    return reject(401, 'UNAUTHORIZED', err.message);
   }
-  const claims = claimsSchema.safeParse(verified);
-  if (!claims.success) return reject(401, 'UNAUTHORIZED', 'The access token is invalid.');
-  const { sub, username, role, tier, sid } = claims.data;
+  const { sub, username, role, tier, sid } = claims;
   return { ok: true, caller: { userId: sub, username, role, tier, sessionId: sid } };
 }
 

@@ -17,6 +17,7 @@ const SERVICE_READY_TIMEOUT_MS = 2000;
 async function probe(baseUrl: string): Promise<ServiceHealth> {
   try {
     const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/ready`, { signal: AbortSignal.timeout(SERVICE_READY_TIMEOUT_MS) });
+    // A body that is not JSON reads as one without checks; the status code still decides.
     const body: unknown = await response.json().catch(() => null);
     const checks =
       typeof body === 'object' && body !== null && typeof (body as { checks?: unknown }).checks === 'object'

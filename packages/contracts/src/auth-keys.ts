@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { RoleSchema, TierSchema } from './enums.js';
+
 /**
  * Redis keys shared by identity (writer) and the gateway (reader) for cutting off tokens at once,
  * without waiting for their expiry (API.md §1 "Access token", R14).
@@ -12,14 +15,25 @@ export const REVOCATION_KEYS = {
   userStatus: (userId: number | string) => `auth:user-status:${userId}`,
 } as const;
 
-/** Claims of an access token (API.md §1). */
-export interface AccessTokenClaims {
-  sub: string;
-  username: string;
-  role: 'LISTENER' | 'ARTIST' | 'ADMIN';
-  tier: 'FREE' | 'PRO';
-  sid: string;
-  iat: number;
-  exp: number;
-  jti: string;
-}
+/**
+ * Claims of an access token (API.md §1 "Access token"), defined once: identity signs exactly these
+ * (plus `iat`, `exp`, `iss` set by the signer) and the gateway and the realtime endpoint read them
+ * after the signature check (packages/http `verifyAccessToken`). `sub` is the user id as decimal
+ * text, `sid` the session.
+ */
+export const AccessTokenClaimsSchema = z.object({
+  sub: z.string().regex(/^[1-9]\d{0,15}$/),
+  username: z.string().min(1),
+  role: RoleSchema,
+  tier: TierSchema,
+  sid: z.string().min(1).max(200),
+  jti: z.string().optional(),
+  iat: z.number().optional(),
+  exp: z.number(),
+  nbf: z.number().optional(),
+  iss: z.string().optional(),
+});
+export type AccessTokenClaims = z.infer<typeof AccessTokenClaimsSchema>;
+
+/** What identity puts into a token it signs; the signer adds `iat`, `exp` and `iss`. */
+export type AccessTokenPayload = Pick<AccessTokenClaims, 'sub' | 'username' | 'role' | 'tier' | 'sid'> & { jti: string };

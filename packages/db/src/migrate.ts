@@ -64,6 +64,7 @@ export async function migrate(databaseUrl: string, migrationsDir: string): Promi
     }
     return { applied, alreadyApplied: done.size };
   } finally {
+    // The session lock dies with the connection closed next line; an unlock failure changes nothing.
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await client.end();
   }

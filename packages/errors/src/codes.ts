@@ -57,6 +57,10 @@ export const ERROR_STATUS = {
   SUBSCRIPTION_STATE_CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  // Not in API.md §4, which lists no 416: a Range past the end of a media object or download
+  // (RFC 9110 §15.5.17). Decision where the contract is silent; it was answered as 416 with the
+  // 400 code VALIDATION_FAILED before.
+  RANGE_NOT_SATISFIABLE: 416,
   TRACK_PROCESSING_FAILED: 422,
   RATE_LIMITED: 429,
   RESEND_COOLDOWN: 429,
@@ -80,6 +84,7 @@ const DEFAULT_MESSAGES: Partial<Record<ErrorCode, string>> = {
   METHOD_NOT_ALLOWED: 'This route does not accept that method.',
   PAYLOAD_TOO_LARGE: 'The request body is too large.',
   UNSUPPORTED_MEDIA_TYPE: 'This route does not accept that content type.',
+  RANGE_NOT_SATISFIABLE: 'The requested range lies beyond the end of the file.',
   RATE_LIMITED: 'Too many requests; try again later.',
   INTERNAL_ERROR: 'An unexpected error occurred.',
   SERVICE_UNAVAILABLE: 'The service is temporarily unavailable.',
@@ -100,6 +105,7 @@ export function codeForStatus(status: number): ErrorCode {
     case 405: return 'METHOD_NOT_ALLOWED';
     case 413: return 'PAYLOAD_TOO_LARGE';
     case 415: return 'UNSUPPORTED_MEDIA_TYPE';
+    case 416: return 'RANGE_NOT_SATISFIABLE';
     case 429: return 'RATE_LIMITED';
     case 502: return 'SERVICE_UNAVAILABLE';
     case 503: return 'SERVICE_UNAVAILABLE';

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type FieldError } from './app-error.js';
 import { codeForStatus, defaultMessage, type ErrorCode } from './codes.js';
 import { buildErrorResponse } from './error-response.js';
+import { classifyDatabaseError } from './database.js';
 
 interface Rendered {
   status: number;
@@ -46,45 +47,28 @@ const FRAMEWORK_CODES: Record<string, ErrorCode> = {
   FST_ERR_VALIDATION: 'VALIDATION_FAILED',
 };
 
-/** PostgreSQL SQLSTATE classes that mean "the client sent something the database cannot take". */
-function sqlState(error: unknown): string | undefined {
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  for (let i = 0; i < 6 && current && typeof current === 'object' && !seen.has(current); i++) {
-    seen.add(current);
-    const c = current as { code?: unknown; originalCode?: unknown; meta?: { code?: unknown; driverAdapterError?: unknown }; cause?: unknown };
-    if (typeof c.originalCode === 'string' && /^[0-9A-Z]{5}$/.test(c.originalCode)) return c.originalCode;
-    if (typeof c.code === 'string' && /^[0-9A-Z]{5}$/.test(c.code) && !c.code.startsWith('P')) return c.code;
-    if (typeof c.meta?.code === 'string' && /^[0-9A-Z]{5}$/.test(c.meta.code)) return c.meta.code;
-    current = c.meta?.driverAdapterError ?? c.cause;
-  }
-  return undefined;
-}
-
 /**
- * Database errors that are the client's fault, mapped once for every service (never a 500):
- * Prisma's known request errors by their P-code, PostgreSQL errors (through the pg driver or
- * Prisma's driver adapter) by SQLSTATE. Anything else stays a 500 and is logged.
+ * Database errors that are the client's fault, rendered once for every service (never a 500):
+ * not found (P2025 from a conditional update or delete, a missing referenced row) → 404, unique
+ * → 400, invalid input → 400 (classification in database.ts). Anything else stays a 500 and is
+ * logged.
  */
 export function databaseError(error: unknown): Rendered | null {
-  const prismaCode = (error as { name?: string; code?: unknown })?.name === 'PrismaClientKnownRequestError'
-    ? String((error as { code?: unknown }).code) : undefined;
-  const state = sqlState(error);
   const invalid = (message: string): Rendered => ({ status: 400, code: 'VALIDATION_FAILED', message, errors: [{ field: 'request', message }] });
-  if (prismaCode === 'P2025' || prismaCode === 'P2001' || prismaCode === 'P2015' || prismaCode === 'P2018') {
-    return { status: 404, code: 'RESOURCE_NOT_FOUND', message: 'The resource does not exist.' };
+  switch (classifyDatabaseError(error)?.kind) {
+    case 'not-found':
+      return { status: 404, code: 'RESOURCE_NOT_FOUND', message: 'The resource does not exist.' };
+    case 'unique':
+      return invalid('The request conflicts with data that already exists.');
+    case 'foreign-key':
+      return { status: 404, code: 'RESOURCE_NOT_FOUND', message: 'A resource the request refers to does not exist.' };
+    case 'invalid-input':
+      return invalid('A value of the request is out of range or cannot be stored.');
+    case 'too-complex':
+      return invalid('The request is too complex.');
+    default:
+      return null;
   }
-  if (prismaCode === 'P2002' || state === '23505') {
-    return invalid('The request conflicts with data that already exists.');
-  }
-  if (prismaCode === 'P2003' || state === '23503') {
-    return { status: 404, code: 'RESOURCE_NOT_FOUND', message: 'A resource the request refers to does not exist.' };
-  }
-  if (['P2000', 'P2005', 'P2006', 'P2007', 'P2019', 'P2020', 'P2023', 'P2033'].includes(prismaCode ?? '') || (state && state.startsWith('22'))) {
-    return invalid('A value of the request is out of range or cannot be stored.');
-  }
-  if (state === '54001' || state === '54000') return invalid('The request is too complex.');
-  return null;
 }
 
 /** Turns anything thrown into the status, code and text of an ErrorResponse. */
@@ -137,9 +121,10 @@ const FRAMEWORK_URL_ERRORS: Record<string, string> = {
  * Fastify's `frameworkErrors` option: errors raised before routing (a bad escape in the path, an
  * overlong segment) in the ErrorResponse shape instead of Fastify's own body.
  */
-export function frameworkErrorHandler(error: { code?: string; message?: string }, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function frameworkErrorHandler(error: { code?: string; message?: string }, request: FastifyRequest, reply: FastifyReply): void {
   const message = (error.code && FRAMEWORK_URL_ERRORS[error.code]) || 'The request could not be read.';
-  return sendError(request, reply, 400, 'VALIDATION_FAILED', message, [{ field: 'path', message }]);
+  // The reply is sent synchronously; Fastify expects this handler to return nothing.
+  void sendError(request, reply, 400, 'VALIDATION_FAILED', message, [{ field: 'path', message }]);
 }
 
 /** The error handler every Fastify app of the fleet installs. */

@@ -3,3 +3,4 @@ export { AppError, isAppError, type FieldError, type AppErrorOptions } from './a
 export { buildErrorResponse, type ErrorResponse } from './error-response.js';
 export { clientErrorHandler, databaseError, errorHandler, frameworkErrorHandler, notFoundHandler, renderError, sendError } from './handler.js';
 export { reasonPhrase } from './reason.js';
+export { classifyDatabaseError, isRecordNotFound, isUniqueViolation, sqlStateOf, type DatabaseErrorInfo, type DatabaseErrorKind } from './database.js';

@@ -46,6 +46,7 @@ describe('ErrorResponse rendering', () => {
       expect(status, code).toBeGreaterThanOrEqual(400);
       expect(status, code).toBeLessThan(600);
     }
-    expect(Object.keys(ERROR_STATUS)).toHaveLength(61);
+    // API.md §4's 61 codes plus RANGE_NOT_SATISFIABLE (416, see codes.ts).
+    expect(Object.keys(ERROR_STATUS)).toHaveLength(62);
   });
 });

@@ -155,7 +155,9 @@ export class DurableConsumer<Tx extends SqlExecutor> {
         if (this.stopped) break;
         this.options.logger.warn({ err, consumer: this.durable }, 'consumer interrupted; resuming');
         await new Promise((r) => setTimeout(r, 1000));
-        await this.ensureConsumer().catch(() => undefined);
+        await this.ensureConsumer().catch((ensureErr: unknown) =>
+          this.options.logger.warn({ err: ensureErr, consumer: this.durable }, 'consumer could not be re-created; retrying on the next loop'),
+        );
       }
     }
   }

@@ -83,8 +83,9 @@ export class OutboxRelay {
     this.unregisterMetrics?.();
     if (this.timer) clearTimeout(this.timer);
     await this.idle;
+    // Stopping: a connection that fails to close is gone either way (both lines).
     await this.listener?.end().catch(() => undefined);
-    await this.pool.end().catch(() => undefined);
+    await this.pool.end().catch(() => undefined); // see above
   }
 
   private async listen(): Promise<void> {
@@ -93,6 +94,7 @@ export class OutboxRelay {
     client.on('error', (err) => {
       this.options.logger.warn({ err }, 'outbox listener lost; polling until it reconnects');
       this.listener = null;
+      // listen() logs its own failures and retries; the catch only keeps a rejection from escaping.
       if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 1000);
     });
     try {
@@ -101,7 +103,9 @@ export class OutboxRelay {
       this.listener = client;
     } catch (err) {
       this.options.logger.warn({ err }, 'outbox listener could not connect; polling');
+      // The client never connected; closing it can only fail the same way.
       await client.end().catch(() => undefined);
+      // listen() logs its own failures and retries; the catch only keeps a rejection from escaping.
       if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 1000);
     }
   }
@@ -165,6 +169,7 @@ export class OutboxRelay {
       }
       return rows.length === batchSize;
     } catch (err) {
+      // The original error is rethrown below; a failed ROLLBACK (connection lost) ends the transaction anyway.
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {

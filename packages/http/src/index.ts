@@ -5,7 +5,15 @@ export { callerFrom, requireCaller, requireAdmin, IDENTITY_HEADERS, type Caller 
 export { requestIdFrom } from './request-id.js';
 export type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 export { registerMetrics } from './metrics.js';
-export { createJwksKeyStore, JwksUnavailableError, UnknownKeyError, type JwksKeyStore, type JwksKeyStoreOptions } from './jwks.js';
+export {
+  AccessTokenRejectedError,
+  createJwksKeyStore,
+  JwksUnavailableError,
+  verifyAccessToken,
+  type JwksKeyStore,
+  type JwksKeyStoreOptions,
+  type VerifyAccessTokenOptions,
+} from './jwks.js';
 export { configureInternalAuth, internalCallHeaders, serviceToken, verifyServiceToken, SERVICE_TOKEN_HEADER, DEV_INTERNAL_SERVICE_KEY } from './internal-auth.js';
 export {
   ASSERTION_HEADER,

@@ -1,4 +1,5 @@
-import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { AccessTokenClaimsSchema, type AccessTokenClaims } from '@msp/contracts';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTHeaderParameters, type FlattenedJWSInput, type JWTVerifyGetKey } from 'jose';
 
 /** The JWKS could not be fetched and no cached key fits: identity is unreachable, not the token bad. */
 export class JwksUnavailableError extends Error {
@@ -8,11 +9,15 @@ export class JwksUnavailableError extends Error {
   }
 }
 
-/** The token names a key the identity service does not publish (or a non-RS256 key). */
-export class UnknownKeyError extends Error {
-  constructor(kid: string) {
-    super(`No signing key ${kid}.`);
-    this.name = 'UnknownKeyError';
+/** The token is not acceptable: bad signature, unknown kid, wrong algorithm, expired, malformed claims. */
+export class AccessTokenRejectedError extends Error {
+  constructor(
+    message: string,
+    readonly expired = false,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'AccessTokenRejectedError';
   }
 }
 
@@ -23,86 +28,105 @@ export interface JwksKeyStoreOptions {
   refreshAfterMs?: number;
   /** An unknown kid triggers a refetch at most this often, so random kids cannot flood identity. */
   minRefetchIntervalMs?: number;
+  /** Told about a background refresh that failed (the cached keys keep working). */
+  onRefreshError?: (err: unknown) => void;
 }
 
+/** identity's JWKS behind jose's remote key set, as a key resolver for `jwtVerify`. */
 export interface JwksKeyStore {
-  /** PEM of the RS256 public key `kid`. */
-  getKey(kid: string): Promise<string>;
+  readonly getKey: JWTVerifyGetKey;
 }
 
-interface Jwk extends JsonWebKey {
-  kid?: string;
-  alg?: string;
-  use?: string;
-}
+/** jose errors that describe the token or its header, as opposed to the key set being unreachable. */
+const TOKEN_ERRORS = [
+  errors.JWKSNoMatchingKey,
+  errors.JWKSMultipleMatchingKeys,
+  errors.JOSEAlgNotAllowed,
+  errors.JOSENotSupported,
+  errors.JWSInvalid,
+  errors.JWTInvalid,
+  errors.JWSSignatureVerificationFailed,
+  errors.JWTClaimValidationFailed,
+  errors.JWTExpired,
+];
 
 /**
  * JWKS cache in front of identity's `/.well-known/jwks.json`, shared by the gateway and the
- * realtime endpoint. Written here rather than using
- * get-jwks because get-jwks has no fetch timeout (its `timeout` is not a fetch option) and
- * refetches for every unknown kid; both matter on the request path of every bearer call.
+ * realtime endpoint: jose's `createRemoteJWKSet` (fetch timeout; an unknown kid refetches at most
+ * every `minRefetchIntervalMs`, which is how a rotated-in key is picked up) with the cached keys
+ * kept while identity is unreachable (stale-while-revalidate: a refresh after `refreshAfterMs`
+ * runs in the background, so a removed key stops verifying within that time). Failures to reach
+ * identity surface as `JwksUnavailableError`, everything else about the token as jose's errors.
  */
 export function createJwksKeyStore(options: JwksKeyStoreOptions): JwksKeyStore {
-  const fetchTimeoutMs = options.fetchTimeoutMs ?? 3000;
   const refreshAfterMs = options.refreshAfterMs ?? 10 * 60_000;
   const minRefetchIntervalMs = options.minRefetchIntervalMs ?? 5000;
-  let keys = new Map<string, string>();
-  let fetchedAt = 0;
-  let lastAttemptAt = 0;
-  let inFlight: Promise<void> | null = null;
+  const remote = createRemoteJWKSet(new URL(options.url), {
+    timeoutDuration: options.fetchTimeoutMs ?? 3000,
+    cooldownDuration: minRefetchIntervalMs,
+    // Never expire the cache on the request path; the background refresh below replaces it.
+    cacheMaxAge: Number.POSITIVE_INFINITY,
+  });
+  let refreshedAt = 0;
+  let failedAt = 0;
 
-  async function fetchKeys(): Promise<void> {
-    lastAttemptAt = Date.now();
-    const response = await fetch(options.url, { signal: AbortSignal.timeout(fetchTimeoutMs) });
-    if (!response.ok) throw new Error(`JWKS answered ${response.status}`);
-    const body = (await response.json()) as { keys?: unknown };
-    if (!Array.isArray(body.keys)) throw new Error('JWKS without keys');
-    const next = new Map<string, string>();
-    for (const candidate of body.keys as Jwk[]) {
-      if (typeof candidate?.kid !== 'string' || candidate.kty !== 'RSA') continue;
-      if (candidate.alg !== undefined && candidate.alg !== 'RS256') continue;
-      if (candidate.use !== undefined && candidate.use !== 'sig') continue;
-      try {
-        const pem = createPublicKey({ key: candidate, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
-        next.set(candidate.kid, pem.toString());
-      } catch {
-        // A malformed entry must not hide the good keys next to it.
-      }
-    }
-    keys = next;
-    fetchedAt = Date.now();
-  }
-
-  function refresh(): Promise<void> {
-    inFlight ??= fetchKeys().finally(() => {
-      inFlight = null;
-    });
-    return inFlight;
+  function backgroundRefresh(): void {
+    if (remote.reloading) return;
+    refreshedAt = Date.now();
+    remote.reload().catch((err: unknown) => options.onRefreshError?.(err));
   }
 
   return {
-    async getKey(kid) {
-      const cached = keys.get(kid);
-      if (cached) {
-        if (Date.now() - fetchedAt > refreshAfterMs && Date.now() - lastAttemptAt > minRefetchIntervalMs) {
-          // Stale-while-revalidate: the cached key keeps working while identity is asked again.
-          refresh().catch(() => undefined);
-        }
-        return cached;
-      }
-      if (inFlight || Date.now() - lastAttemptAt >= minRefetchIntervalMs) {
-        try {
-          await refresh();
-        } catch (err) {
-          throw new JwksUnavailableError(err);
-        }
-      } else if (fetchedAt === 0) {
+    async getKey(header: JWTHeaderParameters, token: FlattenedJWSInput) {
+      const known = remote.jwks() !== undefined;
+      if (!known && failedAt !== 0 && Date.now() - failedAt < minRefetchIntervalMs) {
         // The last attempt failed moments ago and nothing was ever fetched: identity is down.
         throw new JwksUnavailableError(new Error('JWKS fetch failed recently'));
       }
-      const key = keys.get(kid);
-      if (!key) throw new UnknownKeyError(kid);
-      return key;
+      if (known && Date.now() - refreshedAt > refreshAfterMs) backgroundRefresh();
+      try {
+        const key = await remote(header, token);
+        if (!known) refreshedAt = Date.now();
+        return key;
+      } catch (err) {
+        if (TOKEN_ERRORS.some((type) => err instanceof type)) throw err;
+        if (!known) failedAt = Date.now();
+        throw new JwksUnavailableError(err);
+      }
     },
   };
+}
+
+export interface VerifyAccessTokenOptions {
+  /** When set, `iss` must equal it. */
+  issuer?: string;
+  clockToleranceSeconds?: number;
+}
+
+const MAX_TOKEN_LENGTH = 8192;
+
+/**
+ * Verifies one of identity's access tokens with jose: RS256 only (`none`, HS256 keyed with the
+ * public key and anything else are refused before any key lookup), `exp`, `sub` and `sid`
+ * required, the claims read with the one schema of @msp/contracts. Throws
+ * `AccessTokenRejectedError` (the client's fault: 401) or `JwksUnavailableError` (identity's: 503).
+ */
+export async function verifyAccessToken(token: string, keys: JwksKeyStore, options: VerifyAccessTokenOptions = {}): Promise<AccessTokenClaims> {
+  if (token.length > MAX_TOKEN_LENGTH) throw new AccessTokenRejectedError('The access token is invalid.');
+  let payload: unknown;
+  try {
+    ({ payload } = await jwtVerify(token, keys.getKey, {
+      algorithms: ['RS256'],
+      requiredClaims: ['exp', 'sub', 'sid'],
+      clockTolerance: options.clockToleranceSeconds ?? 0,
+      ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
+    }));
+  } catch (err) {
+    if (err instanceof JwksUnavailableError) throw err;
+    if (err instanceof errors.JWTExpired) throw new AccessTokenRejectedError('The access token has expired.', true, { cause: err });
+    throw new AccessTokenRejectedError('The access token is invalid.', false, { cause: err });
+  }
+  const claims = AccessTokenClaimsSchema.safeParse(payload);
+  if (!claims.success) throw new AccessTokenRejectedError('The access token is invalid.');
+  return claims.data;
 }

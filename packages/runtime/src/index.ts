@@ -2,3 +2,4 @@ export { startInfrastructure, type Infrastructure, type InfrastructureConfig, ty
 export { startUserCountProjections, startUserProjection } from './user-projection.js';
 export { createServiceApp, type ServiceAppOptions, type Stoppable } from './service-app.js';
 export { installAdminAudit, type AdminAuditStore } from './admin-audit.js';
+export { silentLogger, type Logger } from './logger.js';

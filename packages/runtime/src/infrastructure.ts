@@ -118,9 +118,9 @@ export async function startInfrastructure<P extends { $disconnect(): Promise<voi
     readiness,
     async close() {
       await relay.stop().catch((err) => logger.warn({ err }, 'relay stop failed'));
-      await nc.drain().catch(() => undefined);
-      await prisma.$disconnect().catch(() => undefined);
-      await pool.end().catch(() => undefined);
+      await nc.drain().catch((err: unknown) => logger.warn({ err }, 'NATS drain failed'));
+      await prisma.$disconnect().catch((err: unknown) => logger.warn({ err }, 'Prisma disconnect failed'));
+      await pool.end().catch((err: unknown) => logger.warn({ err }, 'pg pool end failed'));
       redis.disconnect();
     },
   };

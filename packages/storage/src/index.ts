@@ -1,1 +1,1 @@
-export { ObjectStorage, type StorageOptions, type StoredObject } from './storage.js';
+export { ObjectStorage, PART_BYTES, type StorageOptions, type StoredObject } from './storage.js';

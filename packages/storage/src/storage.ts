@@ -16,6 +16,9 @@ export interface StoredObject {
   lastModified: Date;
 }
 
+/** S3 parts are ≥ 5 MiB except the last; 8 MiB keeps memory per upload at about one part. */
+export const PART_BYTES = 8 * 1024 * 1024;
+
 /**
  * Object storage over the S3 API (MinIO in clusters, s3rver on a laptop and in tests).
  * Everything streams: nothing is read whole into memory.
@@ -52,6 +55,63 @@ export class ObjectStorage {
   /** Readiness: the bucket answers. */
   async check(): Promise<void> {
     if (!(await this.client.bucketExists(this.bucket))) throw new Error(`bucket ${this.bucket} missing`);
+  }
+
+  /**
+   * Writes a stream of unknown length with bounded memory: an S3 multipart upload through the
+   * client's public multipart calls, one part (`PART_BYTES`) buffered at a time and the source
+   * pulled only as fast as parts are stored; a single PUT when the whole stream fits in one part.
+   * An unfinished multipart upload is aborted on error. Returns the bytes written.
+   *
+   * Not `putObject(stream)`: without a size the minio client sizes parts for a 5 TiB object
+   * (~500 MiB buffered per part) and first lists incomplete uploads, which s3rver lacks.
+   */
+  async putStream(key: string, source: AsyncIterable<Buffer>, contentType: string): Promise<number> {
+    const { client, bucket } = this;
+    let uploadId: string | null = null;
+    const etags: Array<{ part: number; etag: string }> = [];
+    // One part buffer, reused: a part is fully sent before the next byte is copied in.
+    const part = Buffer.allocUnsafe(PART_BYTES);
+    let filled = 0;
+    let total = 0;
+
+    const sendPart = async (chunk: Buffer) => {
+      uploadId ??= await client.initiateNewMultipartUpload(bucket, key, { 'Content-Type': contentType });
+      const partNumber = etags.length + 1;
+      const { etag } = await client.uploadPart(
+        { bucketName: bucket, objectName: key, uploadID: uploadId, partNumber, headers: { 'Content-Length': String(chunk.length) } },
+        chunk,
+      );
+      etags.push({ part: partNumber, etag });
+    };
+
+    try {
+      for await (const chunk of source) {
+        let offset = 0;
+        while (offset < chunk.length) {
+          const n = Math.min(chunk.length - offset, PART_BYTES - filled);
+          chunk.copy(part, filled, offset, offset + n);
+          filled += n;
+          offset += n;
+          total += n;
+          if (filled === PART_BYTES) {
+            await sendPart(part);
+            filled = 0;
+          }
+        }
+      }
+      if (!uploadId) {
+        await this.put(key, Buffer.from(part.subarray(0, filled)), contentType, filled);
+        return total;
+      }
+      if (filled > 0) await sendPart(part.subarray(0, filled));
+      await client.completeMultipartUpload(bucket, key, uploadId, etags);
+      return total;
+    } catch (err) {
+      // The original error is rethrown; an upload left unaborted expires with the bucket's lifecycle.
+      if (uploadId) await client.abortMultipartUpload(bucket, key, uploadId).catch(() => undefined);
+      throw err;
+    }
   }
 
   async put(key: string, body: Readable | Buffer | string, contentType: string, size?: number): Promise<void> {

@@ -35,6 +35,7 @@ export async function startServiceTestEnv(label: string, migrationsDir: string):
     nats,
     async close() {
       await Promise.allSettled([nats.close(), s3.close()]);
+      // A database left behind by a crashed test is dropped by the next run's cleanup of its prefix.
       await db.drop().catch(() => undefined);
     },
   };

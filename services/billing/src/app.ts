@@ -5,7 +5,9 @@ import type { BillingConfig } from './config.js';
 import { StripeClient } from './modules/payments/stripe.client.js';
 import { subscriptionsModule } from './modules/subscriptions/subscriptions.routes.js';
 import { internalSubscriptionsModule } from './modules/subscriptions/internal.routes.js';
+import { SubscriptionsRepository } from './modules/subscriptions/subscriptions.repository.js';
 import { SubscriptionsService } from './modules/subscriptions/subscriptions.service.js';
+import { SubscriptionSync } from './modules/subscriptions/subscription-sync.service.js';
 import { WebhooksRepository } from './modules/webhooks/webhooks.repository.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { WebhookWorker } from './modules/webhooks/webhook.worker.js';
@@ -25,9 +27,11 @@ export async function buildApp(config: BillingConfig, options: { logger?: boolea
   });
 
   const stripe = new StripeClient(config);
-  const subscriptions = new SubscriptionsService(infra.prisma, stripe);
+  const subscriptionRows = new SubscriptionsRepository(infra.prisma);
+  const sync = new SubscriptionSync(subscriptionRows);
+  const subscriptions = new SubscriptionsService(subscriptionRows, sync, stripe);
   const webhookEvents = new WebhooksRepository(infra.prisma);
-  const webhookWorker = stopOnClose(new WebhookWorker(infra.prisma, webhookEvents, subscriptions.sync, app.log, config.WEBHOOK_POLL_MS, config.WEBHOOK_RETENTION_DAYS * 86_400_000));
+  const webhookWorker = stopOnClose(new WebhookWorker(webhookEvents, sync, app.log, config.WEBHOOK_POLL_MS, config.WEBHOOK_RETENTION_DAYS * 86_400_000));
   const webhooks = new WebhooksService(stripe, webhookEvents, () => webhookWorker.kick());
 
   await app.register(subscriptionsModule, { prefix: '/api', subscriptions });

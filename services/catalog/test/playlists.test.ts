@@ -408,7 +408,7 @@ describe('PLS-1 playlists of the current user', () => {
   });
 });
 
-describe('one batched call to social per page', () => {
+describe('PLS-1 / USR-19 one batched call to social per page', () => {
   it('PLS-1 with 20 playlists of 6 tracks and PLS-4 each ask social exactly once', async () => {
     const owner = 590;
     const tracks = await Promise.all(Array.from({ length: 6 }, () => insertTrack(owner)));

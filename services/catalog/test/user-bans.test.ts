@@ -141,7 +141,7 @@ const VISIBLE = () => ({
   internalTracks: [t.banned.id, t.other.id], internalPlaylists: [p.banned, p.mixed],
 });
 
-describe('R14 ban (identity.user.banned.v1 / unbanned.v1) in catalog', () => {
+describe('TRK-* / PLS-* R14 ban (identity.user.banned.v1 / unbanned.v1) in catalog', () => {
   it('before the ban, the listener sees the content', async () => {
     expect(await listenerView()).toEqual(VISIBLE());
   });

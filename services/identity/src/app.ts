@@ -6,21 +6,27 @@ import { PrismaClient } from './generated/prisma/client.js';
 import type { IdentityConfig } from './config.js';
 import { Links } from './links.js';
 import { keysModule } from './modules/keys/keys.routes.js';
+import { SigningKeysRepository } from './modules/keys/signing-keys.repository.js';
 import { SigningKeyService } from './modules/keys/keys.service.js';
 import { accountsModule } from './modules/accounts/accounts.routes.js';
+import { AccountsRepository } from './modules/accounts/accounts.repository.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
 import { dummyHash } from './modules/accounts/passwords.js';
+import { MailQueueRepository } from './modules/mail/mail-queue.repository.js';
 import { MailSender } from './modules/mail/mail.sender.js';
 import { MailRequests } from './modules/mail/mail-requests.js';
 import { createIdentityRedis, RevocationStore } from './modules/sessions/redis-store.js';
 import { LoginThrottle } from './modules/sessions/throttle.js';
-import { KnownDevices } from './modules/sessions/known-devices.js';
+import { KnownDevices } from './modules/sessions/known-devices.repository.js';
+import { SessionsRepository } from './modules/sessions/sessions.repository.js';
 import { SessionsService } from './modules/sessions/sessions.service.js';
 import { LoginService } from './modules/sessions/login.service.js';
 import { sessionsModule } from './modules/sessions/sessions.routes.js';
+import { SecurityRepository } from './modules/security/security.repository.js';
 import { SecurityService } from './modules/security/security.service.js';
 import { securityModule } from './modules/security/security.routes.js';
 import { PeersClient } from './modules/profiles/peers.client.js';
+import { ProfilesRepository } from './modules/profiles/profiles.repository.js';
 import { ProfilesService } from './modules/profiles/profiles.service.js';
 import { profilesModule } from './modules/profiles/profiles.routes.js';
 import { startCountConsumers } from './modules/profiles/counts.consumer.js';
@@ -28,8 +34,10 @@ import { startBillingTierConsumer } from './modules/profiles/billing-tier.consum
 import { ImagesService } from './modules/images/images.service.js';
 import { imagesModule } from './modules/images/images.routes.js';
 import { GoogleClient } from './modules/oauth/google.client.js';
+import { OAuthRepository } from './modules/oauth/oauth.repository.js';
 import { OAuthService } from './modules/oauth/oauth.service.js';
 import { oauthModule } from './modules/oauth/oauth.routes.js';
+import { ModerationRepository } from './modules/moderation/moderation.repository.js';
 import { ModerationService, startRevocationSync } from './modules/moderation/moderation.service.js';
 import { moderationModule } from './modules/moderation/moderation.routes.js';
 
@@ -55,13 +63,14 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   installAdminAudit(app, prisma);
 
   const links = new Links(config);
-  const keys = new SigningKeyService(prisma);
+  const keys = new SigningKeyService(new SigningKeysRepository(prisma));
   await keys.ensureActiveKey();
   await dummyHash();
 
+  const mailQueue = new MailQueueRepository(prisma);
   const mail = stopOnClose(
     new MailSender({
-      prisma,
+      queue: mailQueue,
       logger: app.log,
       smtpUrl: config.SMTP_URL,
       from: config.MAIL_FROM,
@@ -72,28 +81,29 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   );
   mail.start();
   const mailQueued = () => mail.wake();
-  const mailRequests = stopOnClose(new MailRequests({ prisma, logger: app.log, pollMs: config.MAIL_POLL_MS, maxAttempts: config.MAIL_MAX_ATTEMPTS }));
+  const mailRequests = stopOnClose(new MailRequests({ queue: mailQueue, logger: app.log, pollMs: config.MAIL_POLL_MS, maxAttempts: config.MAIL_MAX_ATTEMPTS }));
 
   const revocation = new RevocationStore(redis, config.ACCESS_TOKEN_TTL_SECONDS);
-  const sessions = new SessionsService(prisma, keys, revocation, config, links);
+  const sessionRows = new SessionsRepository(prisma);
+  const sessions = new SessionsService(sessionRows, keys, revocation, config, links);
   const throttle = new LoginThrottle(redis, {
     perAddress: config.LOGIN_FAILURES_PER_ADDRESS,
     perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
     perDevice: config.LOGIN_FAILURES_PER_KNOWN_DEVICE,
   });
   const devices = new KnownDevices(prisma);
-  const login = new LoginService(prisma, sessions, throttle, devices);
-  const accounts = new AccountsService(prisma, config, links, redis, mailQueued, mailRequests);
-  const security = new SecurityService(prisma, config, links, redis, sessions, mailQueued, mailRequests, throttle, devices);
+  const login = new LoginService(sessionRows, sessions, throttle, devices);
+  const accounts = new AccountsService(new AccountsRepository(prisma), config, links, redis, mailQueued, mailRequests);
+  const security = new SecurityService(new SecurityRepository(prisma), config, links, redis, sessions, mailQueued, mailRequests, throttle, devices);
   mailRequests.handle('VERIFY_EMAIL', (email) => accounts.sendVerification(email));
   mailRequests.handle('RESET_PASSWORD', (email) => security.sendPasswordReset(email));
   mailRequests.start();
   const peers = new PeersClient({ social: config.SOCIAL_URL, billing: config.BILLING_URL }, config.PEER_TIMEOUT_MS, app.log);
-  const profiles = new ProfilesService(prisma, links, peers, sessions);
+  const profiles = new ProfilesService(new ProfilesRepository(prisma), links, peers, sessions);
   const images = new ImagesService(infra.storage, profiles, links, app.log);
   await images.allowPublicRead();
-  const oauth = new OAuthService(prisma, new GoogleClient(config), accounts, sessions, redis, links, config);
-  const moderation = new ModerationService(prisma, sessions, revocation, links, app.log);
+  const oauth = new OAuthService(new OAuthRepository(prisma), new GoogleClient(config), accounts, sessions, redis, links, config);
+  const moderation = new ModerationService(new ModerationRepository(prisma), sessions, revocation, links, app.log);
   await moderation.ensureAdmins(config.ADMIN_ACCOUNTS);
 
   for (const consumer of await startCountConsumers({ nc: infra.nc, db: prisma, logger: app.log })) stopOnClose(consumer);

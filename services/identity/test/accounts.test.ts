@@ -7,6 +7,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadIdentityConfig } from '../src/app.js';
 import { SigningKeyService } from '../src/modules/keys/keys.service.js';
+import { SigningKeysRepository } from '../src/modules/keys/signing-keys.repository.js';
 
 const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -140,10 +141,11 @@ describe('AUTH-15 check email or profile URL availability', () => {
 describe('JWKS and signing keys', () => {
   it('publishes the active key and verifies tokens it signs; a rotated-in key keeps old tokens valid', async () => {
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    const keys = new SigningKeyService(app.infra.prisma);
-    const old = await keys.sign({ sub: '1' }, 60, 'msp-identity');
+    const keys = new SigningKeyService(new SigningKeysRepository(app.infra.prisma));
+    const payload = (sub: string) => ({ sub, username: 'k', role: 'LISTENER' as const, tier: 'FREE' as const, sid: 's', jti: sub });
+    const old = await keys.sign(payload('1'), 60, 'msp-identity');
     await keys.rotate();
-    const fresh = await keys.sign({ sub: '2' }, 60, 'msp-identity');
+    const fresh = await keys.sign(payload('2'), 60, 'msp-identity');
     const jwks = createRemoteJWKSet(new URL(`${address}/.well-known/jwks.json`));
     expect((await jwtVerify(old, jwks)).payload.sub).toBe('1');
     expect((await jwtVerify(fresh, jwks)).payload.sub).toBe('2');

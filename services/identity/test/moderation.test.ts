@@ -72,7 +72,7 @@ describe('MOD-9 suspend a user', () => {
   });
 });
 
-describe('revocation re-sync', () => {
+describe('MOD-8 revocation re-sync', () => {
   it('re-writes bans from the database after Redis lost them', async () => {
     const u = await verifiedUser(h, 'eve@example.com', 'Eve');
     await patch(`/api/admin/users/${u.userId}/ban`, { isBanned: true });

@@ -7,6 +7,7 @@ import { resolveMediaBinaries, useMediaBinaries, versionCheck } from './media/ff
 import { defaultScratchRoot } from './media/pipeline.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { observeJobQueue } from './jobs/metrics.js';
+import { JobsRepository } from './jobs/jobs.repository.js';
 import { uploadConsumer } from './jobs/upload-consumer.js';
 import { probeModule } from './probe/probe.routes.js';
 
@@ -57,8 +58,9 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
     return storage;
   };
 
+  const jobs = new JobsRepository(infra.prisma);
   const runner = new JobRunner({
-    prisma: infra.prisma,
+    jobs,
     binaries: media,
     storageFor,
     logger: app.log,
@@ -74,7 +76,7 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
   // Stopped in reverse order: the consumer first (no new jobs), then the runner (hands jobs back).
   stopOnClose({ stop: async () => { observeJobQueue(undefined); await runner.stop(); } });
   runner.start();
-  const consumer = stopOnClose(uploadConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, runner }));
+  const consumer = stopOnClose(uploadConsumer({ nc: infra.nc, prisma: infra.prisma, jobs, logger: app.log, runner }));
   await consumer.start();
 
   await app.register(probeModule, { binaries: media, storageFor });

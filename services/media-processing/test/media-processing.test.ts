@@ -30,7 +30,7 @@ afterAll(async () => {
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
-describe('media-processing worker shell', () => {
+describe('TRK-6 / TRK-8 / TRK-9 media-processing worker shell', () => {
   it('answers /health', async () => {
     const res = await app.inject({ method: 'GET', url: '/health' });
     expect(res.statusCode).toBe(200);

@@ -4,7 +4,9 @@ import { PrismaClient } from './generated/prisma/client.js';
 import type { MessagingConfig } from './config.js';
 import { CatalogClient } from './clients/catalog.client.js';
 import { conversationsModule } from './modules/conversations/conversations.routes.js';
+import { ConversationsRepository } from './modules/conversations/conversations.repository.js';
 import { ConversationsService } from './modules/conversations/conversations.service.js';
+import { MessagesRepository } from './modules/messages/messages.repository.js';
 import { MessagesService } from './modules/messages/messages.service.js';
 import { startBansConsumer, startRelationsConsumer } from './modules/relations/relations.consumers.js';
 
@@ -27,8 +29,9 @@ export async function buildApp(config: MessagingConfig, options: { logger?: bool
   stopOnClose(await startBansConsumer(consumerDeps));
 
   const catalog = new CatalogClient(config.CATALOG_URL, config.CATALOG_TIMEOUT_MS, app.log);
-  const conversations = new ConversationsService(infra.prisma);
-  const messages = new MessagesService(infra.prisma, conversations.repo, catalog);
+  const conversationRows = new ConversationsRepository(infra.prisma);
+  const conversations = new ConversationsService(conversationRows);
+  const messages = new MessagesService(new MessagesRepository(infra.prisma), conversationRows, catalog);
   await app.register(conversationsModule, { prefix: '/api', conversations, messages });
   return Object.assign(app, { infra });
 }

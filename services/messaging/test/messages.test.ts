@@ -243,7 +243,7 @@ describe('User summaries in MSG-1 / MSG-3 / MSG-4 follow the reader (isFollowing
   });
 });
 
-describe('R7 / R14 blocks and bans from social and identity events', () => {
+describe('MSG-1 R7 / R14 blocks and bans from social and identity events', () => {
   it('refuses MSG-4 both ways across a block and MSG-2 (403 for the blocker, 404 for the blocked); hides a banned partner', async () => {
     const conversationId = (await start(BO, DEE)).json().id;
     await publish(createEnvelope(UserBlocked, { blockerId: BO, blockedId: DEE, counts: [], at: new Date().toISOString() }));

@@ -91,7 +91,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-describe('R15 notifications from domain events', () => {
+describe('NOT-2 / NOT-5 / NOT-6 R15 notifications from domain events', () => {
   it('creates FOLLOW, LIKE and REPOST of a playlist, COMMENT, REPLY and DM with their targets', async () => {
     await afterSocialEvents(
       createEnvelope(UserFollowed, { followerId: FAN, followeeId: OWNER, followerFollowingCount: 1, followeeFollowerCount: 1, at: at() }),

@@ -389,6 +389,7 @@ describe('WS-2 after a NATS restart', () => {
     const status = statusRecord(uploadId, { progressPercentage: 70, progressPercent: 70, stepName: 'Generating waveform' });
     await waitFor(
       async () => {
+        // A failed re-publish is retried by the next poll.
         if (seen.length === 1) await publish(TrackUploadStatus, { uploadId, artistId: uploader, trackId: 41, status }).catch(() => undefined);
         return seen.length >= 2;
       },

@@ -47,7 +47,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe('social keeps a projection of catalog tracks and playlists', () => {
+describe('ENG-* social keeps a projection of catalog tracks and playlists', () => {
   it('a track becomes likeable when catalog publishes it, keeps social\'s counts, and disappears when deleted', async () => {
     await publish(createEnvelope(TrackChanged, snapshot()));
     await waitFor(async () => (await h.app.infra.prisma.trackRef.count({ where: { trackId: 7 } })) === 1, { message: 'track not projected' });

@@ -38,7 +38,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-describe('social user projection from identity events', () => {
+describe('FOL-3 / FOL-4 social user projection from identity events', () => {
   it('creates the user summary once, even when the same event is delivered twice', async () => {
     const event = registered(101, 'alice');
     await publish(event);

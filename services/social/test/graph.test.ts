@@ -158,7 +158,7 @@ describe('USR-16 suggested users to follow', () => {
   });
 });
 
-describe('internal relationships route', () => {
+describe('internal relationships route (with BLK-1 / BLK-2 / FOL-1 / FOL-2)', () => {
   it('answers every requested user in one call, including hasBlockedViewer', async () => {
     await inject({ method: 'POST', url: '/api/users/1/block', headers: as(6) }); // fay blocks ann
     const res = await inject({ method: 'POST', url: '/internal/relationships', payload: { viewerId: 1, userIds: [2, 6, 8, 999, 2] } });

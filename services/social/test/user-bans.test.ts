@@ -92,7 +92,7 @@ const BEFORE = {
   followersOfB: 200, commentsOnB: 200, feedActors: [B],
 };
 
-describe('R14 ban (identity.user.banned.v1 / unbanned.v1) in social', () => {
+describe('ENG-* R14 ban (identity.user.banned.v1 / unbanned.v1) in social', () => {
   it('before the ban, B shows everywhere', async () => {
     expect(await anna()).toEqual(BEFORE);
   });

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorResponseSchema, FeedItemSchema, pageSchema, RadioTrackSchema, ResourceRefSchema, TrackSchema } from '@msp/contracts';
+import { ErrorResponseSchema, FeedItemSchema, pageSchema, RadioTrackSchema, ResourceRefSchema, TrackSchema, type Role } from '@msp/contracts';
 import { waitFor } from '@msp/testing';
 import type { buildApp as buildIdentity } from '@msp/identity';
 import type { buildApp as buildCatalog } from '@msp/catalog';
@@ -17,7 +17,7 @@ const NAMES = ['anna', 'ben', 'cleo', 'dave', 'eve', 'banned-bob', 'queen-b', 'f
 const users = {} as Record<(typeof NAMES)[number], User>;
 let adminToken = '';
 
-async function sign(userId: number, username: string, role = 'LISTENER'): Promise<string> {
+async function sign(userId: number, username: string, role: Role = 'LISTENER'): Promise<string> {
   const identity = fleet.apps.get('identity') as Awaited<ReturnType<typeof buildIdentity>>;
   return identity.keys.sign({ sub: String(userId), username, role, tier: 'FREE', sid: randomUUID(), jti: randomUUID() }, 1800, 'msp-identity');
 }

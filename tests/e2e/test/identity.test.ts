@@ -251,7 +251,7 @@ describe('MOD-8 ban through the gateway', () => {
   });
 });
 
-describe('bad input on every identity route', () => {
+describe('AUTH-* / SEC-* / USR-* / MOD-1 / MOD-8 bad input on every identity route', () => {
   it('answers 400 ErrorResponse with the failing fields, never 500, and stores nothing', async () => {
     await verifiedUser('ivo@example.com', 'Ivo');
     const ivo = await login('ivo@example.com');

@@ -205,7 +205,7 @@ describe('MSG-2 / MSG-4 across a block (R7)', () => {
   });
 });
 
-describe('R14 a banned user disappears from messaging', () => {
+describe('MSG-1 / NOT-1 R14 a banned user disappears from messaging', () => {
   it("hides the banned user's conversations from the partner (MSG-1, MSG-3, MSG-4, MSG-2)", async () => {
     const conversationId = (await call('POST', `/api/conversations/${ERIN}/start`, BOB)).body.id as number;
     expect((await call('POST', `/api/conversations/${conversationId}/messages`, ERIN, { body: 'buy cheap followers' })).status).toBe(201);

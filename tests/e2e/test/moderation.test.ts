@@ -288,7 +288,7 @@ describe('MOD-8 / MOD-9 recorded in identity\'s admin_audit', () => {
   });
 });
 
-describe('non-admin tokens on every admin route → 403', () => {
+describe('MOD-* non-admin tokens on every admin route → 403', () => {
   it('MOD-4, MOD-5, MOD-6, MOD-7, MOD-12 (and MOD-11) answer 403 FORBIDDEN to a listener, 401 without a token', async () => {
     const routes: Array<[string, string, unknown?]> = [
       ['GET', '/api/admin/reports'],

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorResponseSchema, pageSchema, PlaylistSchema, type Playlist } from '@msp/contracts';
+import { ErrorResponseSchema, pageSchema, PlaylistSchema, type Playlist, type Role } from '@msp/contracts';
 import { waitFor } from '@msp/testing';
 import type { buildApp as buildIdentity } from '@msp/identity';
 import type { buildApp as buildCatalog } from '@msp/catalog';
@@ -13,7 +13,7 @@ type User = { userId: number; username: string; token: string };
 const users: Record<'owner' | 'other', User> = {} as never;
 let adminToken = '';
 
-async function sign(userId: number, username: string, role = 'LISTENER'): Promise<string> {
+async function sign(userId: number, username: string, role: Role = 'LISTENER'): Promise<string> {
   const identity = fleet.apps.get('identity') as Awaited<ReturnType<typeof buildIdentity>>;
   return identity.keys.sign({ sub: String(userId), username, role, tier: 'FREE', sid: randomUUID(), jti: randomUUID() }, 1800, 'msp-identity');
 }
@@ -265,7 +265,7 @@ describe('R6 privacy matrix: PLS-4, PLS-14, PLS-2, PLS-17, USR-19', () => {
   });
 });
 
-describe('playlist routes refuse bad input with 4xx, never 500', () => {
+describe('PLS-* playlist routes refuse bad input with 4xx, never 500', () => {
   it('answers ErrorResponses for wrong types, unknown ids, huge strings and bad covers', async () => {
     const p = await create(users.owner, { title: 'Inputs' });
     const t = users.owner.token;

@@ -41,7 +41,6 @@ export class FleetClient {
     if (payload !== undefined) headers['content-type'] = 'application/json';
     const res = await this.fleet.fetch(path, { method, headers, body: payload });
     const text = await res.text();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as any };
   }
 

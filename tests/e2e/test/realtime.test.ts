@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, type IFrame, type IMessage, type IStompSocket } from '@stomp/stompjs';
 import WebSocket from 'ws';
 import { jetstream } from '@nats-io/jetstream';
-import { TrackSchema, UploadAcceptedSchema, UploadStatusMessageSchema, type UploadStatusMessage } from '@msp/contracts';
+import { TrackSchema, UploadAcceptedSchema, UploadStatusMessageSchema, type UploadStatusMessage, type Role } from '@msp/contracts';
 import { connectNats, createEnvelope, TrackUploadStatus, type NatsConnection } from '@msp/events';
 import { waitFor } from '@msp/testing';
 import type { buildApp as buildIdentity } from '@msp/identity';
@@ -20,7 +20,7 @@ const fleet = new Fleet();
 let nc: NatsConnection;
 const clients: Client[] = [];
 
-async function tokenFor(userId: number, role = 'ARTIST'): Promise<string> {
+async function tokenFor(userId: number, role: Role = 'ARTIST'): Promise<string> {
   const identity = fleet.apps.get('identity') as Awaited<ReturnType<typeof buildIdentity>>;
   return identity.keys.sign(
     { sub: String(userId), username: `user${userId}`, role, tier: 'FREE', sid: randomUUID(), jti: randomUUID() },

@@ -284,7 +284,7 @@ describe('FOL-1 follow: identity\'s profile counts follow social within 5 s', ()
   });
 });
 
-describe('R8 private profiles', () => {
+describe('FOL-3 / FOL-4 / ENG-20 / USR-22 R8 private profiles', () => {
   it('followers, following and liked lists answer 403 PROFILE_PRIVATE to others, not to the user', async () => {
     for (const path of ['/api/users/3004/followers', '/api/users/3004/following', '/api/users/private-pat/liked-tracks', '/api/users/private-pat/reposted-tracks']) {
       const res = await call('GET', path, 3001);
@@ -296,7 +296,7 @@ describe('R8 private profiles', () => {
   });
 });
 
-describe('bad input through the gateway', () => {
+describe('ENG-* / FOL-1 / FOL-2 bad input through the gateway', () => {
   it('answers 4xx ErrorResponses, never 500', async () => {
     const probes: Array<[string, string, unknown?]> = [
       ['POST', '/api/tracks/abc/like'],

@@ -298,7 +298,7 @@ describe('R12 FREE quota and TRK-9 delete', () => {
   });
 });
 
-describe('R2/R3 access through the byte paths', () => {
+describe('USR-17 R2/R3 access through the byte paths', () => {
   const ids: Record<'playable' | 'private' | 'preview' | 'blocked', number> = {} as never;
   const owner: Record<string, Track> = {};
 

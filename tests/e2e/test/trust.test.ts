@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTERNAL_ROUTES } from '@msp/contracts';
+import { INTERNAL_ROUTES, type Role } from '@msp/contracts';
 import { ASSERTION_HEADER, deriveAssertionKey, internalCallHeaders, signAssertion } from '@msp/http';
 import type { buildApp as buildIdentity } from '@msp/identity';
 import type { buildApp as buildCatalog } from '@msp/catalog';
@@ -17,7 +17,7 @@ const TRACK = 3101;
 const identity = () => fleet.apps.get('identity') as Awaited<ReturnType<typeof buildIdentity>>;
 const catalog = () => fleet.apps.get('catalog') as Awaited<ReturnType<typeof buildCatalog>>;
 
-async function token(userId: number, role = 'ARTIST'): Promise<string> {
+async function token(userId: number, role: Role = 'ARTIST'): Promise<string> {
   return identity().keys.sign({ sub: String(userId), username: `u${userId}`, role, tier: 'FREE', sid: randomUUID(), jti: randomUUID() }, 1800, 'msp-identity');
 }
 
@@ -37,7 +37,7 @@ afterAll(async () => {
   await fleet.close();
 });
 
-describe('gateway assertion: identity headers straight to a service port', () => {
+describe('gateway assertion: identity headers straight to a service port (USR-1, USR-2, ENG-20, MSG-1, NOT-1, SUB-1)', () => {
   it('treats X-User-* without the gateway signature as anonymous, on every service', async () => {
     // USR-1 (identity), TRK-15-like own lists (catalog), FOL lists of me (social): bearer routes answer 401.
     const probes: Array<[string, string]> = [
@@ -104,7 +104,7 @@ describe('service credential: /internal/* routes', () => {
   });
 });
 
-describe('client address: X-Forwarded-For from a client that is not a trusted proxy', () => {
+describe('client address (TRK-17): X-Forwarded-For from a client that is not a trusted proxy', () => {
   it('TRK-17 counts one anonymous play however the header rotates (R9 de-duplication keeps the socket address)', async () => {
     for (let i = 0; i < 6; i += 1) {
       const res = await fleet.fetch(`/api/tracks/${TRACK}/play`, {

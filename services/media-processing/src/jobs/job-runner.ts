@@ -1,11 +1,10 @@
-import { TrackProcessed, TrackProcessingFailed, TrackProcessingProgress, writeOutbox } from '@msp/events';
 import { runWithRequestContext } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
 import { withSpan } from '@msp/telemetry';
 import { jobMetrics } from './metrics.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
 import type { MediaBinaries } from '../media/ffmpeg.js';
-import { processUpload, UndecodableMediaError, type PipelineOutput } from '../media/pipeline.js';
+import { processUpload, UndecodableMediaError } from '../media/pipeline.js';
+import type { ClaimedJob, JobsRepository } from './jobs.repository.js';
 
 export interface JobRunnerLogger {
   info(obj: object, msg: string): void;
@@ -14,7 +13,7 @@ export interface JobRunnerLogger {
 }
 
 export interface JobRunnerOptions {
-  prisma: PrismaClient;
+  jobs: JobsRepository;
   binaries: MediaBinaries;
   storageFor: (bucket: string) => ObjectStorage;
   logger: JobRunnerLogger;
@@ -34,21 +33,6 @@ class JobTimeLimitError extends Error {
     super(`processing took longer than ${Math.round(ms / 1000)} s`);
     this.name = 'JobTimeLimitError';
   }
-}
-
-interface ClaimedJob {
-  id: string;
-  track_id: number;
-  upload_id: string;
-  attempt: number;
-  bucket: string;
-  original_key: string;
-  cover_key: string | null;
-  public_id: string;
-  runs: number;
-  correlation_id: string | null;
-  traceparent: string | null;
-  tracestate: string | null;
 }
 
 /** Delays before a transient failure runs again, by run number. */
@@ -131,20 +115,8 @@ export class JobRunner {
     }
   }
 
-  private async claim(): Promise<ClaimedJob | null> {
-    const rows = await this.options.prisma.$queryRawUnsafe<ClaimedJob[]>(
-      `UPDATE jobs SET state = 'RUNNING', runs = runs + 1, lease_until = now() + $1 * interval '1 millisecond', updated_at = now()
-       WHERE id = (
-         SELECT id FROM jobs
-         WHERE (state = 'QUEUED' AND available_at <= now()) OR (state = 'RUNNING' AND lease_until < now())
-         ORDER BY created_at, id
-         LIMIT 1
-         FOR UPDATE SKIP LOCKED
-       )
-       RETURNING id::text, track_id, upload_id::text, attempt, bucket, original_key, cover_key, public_id::text, runs, correlation_id, traceparent, tracestate`,
-      this.options.leaseMs,
-    );
-    return rows[0] ?? null;
+  private claim(): Promise<ClaimedJob | null> {
+    return this.options.jobs.claim(this.options.leaseMs);
   }
 
   /** One run, in the upload's request context and trace (its logs and events can be followed). */
@@ -218,79 +190,31 @@ export class JobRunner {
     }
   }
 
-  private async renewLease(id: string): Promise<boolean> {
-    const n = await this.options.prisma.$executeRawUnsafe(
-      `UPDATE jobs SET lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1::uuid AND state = 'RUNNING'`,
-      id,
-      this.options.leaseMs,
-    );
-    return n > 0;
+  private renewLease(id: string): Promise<boolean> {
+    return this.options.jobs.renewLease(id, this.options.leaseMs);
   }
 
   private async progress(job: ClaimedJob, stepName: string, progress: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-    await this.options.prisma.$transaction(async (tx) => {
-      await writeOutbox(tx, TrackProcessingProgress, {
-        trackId: job.track_id,
-        uploadId: job.upload_id,
-        attempt: job.attempt,
-        stepName,
-        progress,
-      });
-    });
+    await this.options.jobs.progress(job, stepName, progress);
   }
 
-  private async succeed(job: ClaimedJob, output: PipelineOutput): Promise<void> {
-    await this.options.prisma.$transaction(async (tx) => {
-      const n = await tx.$executeRawUnsafe(
-        `UPDATE jobs SET state = 'SUCCEEDED', lease_until = NULL, last_error = NULL, updated_at = now() WHERE id = $1::uuid AND state = 'RUNNING'`,
-        job.id,
-      );
-      if (n === 0) return; // another run took over after a lost lease; it reports instead
-      await writeOutbox(tx, TrackProcessed, {
-        trackId: job.track_id,
-        uploadId: job.upload_id,
-        attempt: job.attempt,
-        ...output,
-      });
-    });
+  private succeed(job: ClaimedJob, output: Parameters<JobsRepository['succeed']>[1]): Promise<void> {
+    return this.options.jobs.succeed(job, output);
   }
 
   private async fail(job: ClaimedJob, errorMessage: string, detail: string): Promise<void> {
     this.options.logger.warn({ jobId: job.id, trackId: job.track_id, detail }, 'job failed');
-    await this.options.prisma.$transaction(async (tx) => {
-      const n = await tx.$executeRawUnsafe(
-        `UPDATE jobs SET state = 'FAILED', lease_until = NULL, last_error = $2, updated_at = now() WHERE id = $1::uuid AND state = 'RUNNING'`,
-        job.id,
-        detail.slice(0, 2000),
-      );
-      if (n === 0) return;
-      await writeOutbox(tx, TrackProcessingFailed, {
-        trackId: job.track_id,
-        uploadId: job.upload_id,
-        attempt: job.attempt,
-        errorMessage,
-      });
-    });
+    await this.options.jobs.fail(job, errorMessage, detail);
   }
 
-  private async retryLater(job: ClaimedJob, detail: string): Promise<void> {
+  private retryLater(job: ClaimedJob, detail: string): Promise<void> {
     const delay = RETRY_DELAYS_MS[Math.min(job.runs - 1, RETRY_DELAYS_MS.length - 1)] ?? 30_000;
-    await this.options.prisma.$executeRawUnsafe(
-      `UPDATE jobs SET state = 'QUEUED', lease_until = NULL, last_error = $2, available_at = now() + $3 * interval '1 millisecond', updated_at = now()
-       WHERE id = $1::uuid AND state = 'RUNNING'`,
-      job.id,
-      detail.slice(0, 2000),
-      delay,
-    );
+    return this.options.jobs.retryLater(job.id, detail, delay);
   }
 
   /** Shutdown: the interrupted run does not count, and the job is due at once for the next worker. */
-  private async release(job: ClaimedJob): Promise<void> {
-    await this.options.prisma.$executeRawUnsafe(
-      `UPDATE jobs SET state = 'QUEUED', lease_until = NULL, runs = GREATEST(runs - 1, 0), available_at = now(), updated_at = now()
-       WHERE id = $1::uuid AND state = 'RUNNING'`,
-      job.id,
-    );
+  private release(job: ClaimedJob): Promise<void> {
+    return this.options.jobs.release(job.id);
   }
 }

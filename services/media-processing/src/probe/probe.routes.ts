@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from '@msp/http';
-import { ObjectStorage } from '@msp/storage';
+import { type ObjectStorage } from '@msp/storage';
 import type { MediaBinaries } from '../media/ffmpeg.js';
 import { runMedia } from '../media/run.js';
 

@@ -2,7 +2,7 @@ import { SubscriptionTierChanged, writeOutbox } from '@msp/events';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { ProviderChange } from '../webhooks/provider-events.js';
 import { isProStatus } from './subscription-status.mapper.js';
-import { SubscriptionsRepository, type StoredSubscription, type SubscriptionWrite } from './subscriptions.repository.js';
+import { type SubscriptionsRepository, type StoredSubscription, type SubscriptionWrite } from './subscriptions.repository.js';
 
 type Tx = Prisma.TransactionClient;
 

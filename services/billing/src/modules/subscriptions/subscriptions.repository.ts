@@ -40,6 +40,11 @@ export interface SubscriptionWrite {
 export class SubscriptionsRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
+  /** One unit of work: the methods given `tx` commit or roll back together. */
+  transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>, options?: { timeout?: number; maxWait?: number }): Promise<T> {
+    return this.prisma.$transaction(work, options);
+  }
+
   findByUser(userId: number, db: Db = this.prisma): Promise<StoredSubscription | null> {
     return db.subscription.findUnique({ where: { userId }, select: STORED });
   }

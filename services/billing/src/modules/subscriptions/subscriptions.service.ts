@@ -1,23 +1,18 @@
 import type { CheckoutSession, InternalSubscription, SubscriptionChangeResult, SubscriptionStatusResponse } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import { MissingCustomerError, type StripeClient } from '../payments/stripe.client.js';
 import { subscriptionChange } from '../webhooks/provider-events.js';
 import { isProStatus, toSubscriptionStatus } from './subscription-status.mapper.js';
-import { SubscriptionSync } from './subscription-sync.service.js';
-import { SubscriptionsRepository, type StoredSubscription } from './subscriptions.repository.js';
+import type { SubscriptionSync } from './subscription-sync.service.js';
+import type { StoredSubscription, SubscriptionsRepository } from './subscriptions.repository.js';
 
+/** SUB-1…SUB-4 and the internal subscription read. Collaborators are given (app.ts wires them). */
 export class SubscriptionsService {
-  private readonly repo: SubscriptionsRepository;
-  readonly sync: SubscriptionSync;
-
   constructor(
-    private readonly prisma: PrismaClient,
-    private readonly stripe: StripeClient,
-  ) {
-    this.repo = new SubscriptionsRepository(prisma);
-    this.sync = new SubscriptionSync(this.repo);
-  }
+    private readonly repo: SubscriptionsRepository,
+    private readonly sync: SubscriptionSync,
+    private readonly stripe: Pick<StripeClient, 'createCustomer' | 'createCheckoutSession' | 'setCancelAtPeriodEnd'>,
+  ) {}
 
   /** SUB-1. A user without a subscription row never subscribed. */
   async status(userId: number): Promise<SubscriptionStatusResponse> {
@@ -85,7 +80,7 @@ export class SubscriptionsService {
       const change = subscriptionChange(answer);
       if (!change) throw new AppError('PROVIDER_ERROR', 'The payment provider answered an unexpected subscription.');
       const at = new Date(Math.floor(Date.now() / 1000) * 1000);
-      const applied = await this.prisma.$transaction((tx) => this.sync.apply(tx, change, { at, fromApi: true, correlationId }), { timeout: 15_000 });
+      const applied = await this.repo.transaction((tx) => this.sync.apply(tx, change, { at, fromApi: true, correlationId }), { timeout: 15_000 });
       saved = applied.row ?? saved;
     }
     const status = toSubscriptionStatus(saved);

@@ -1,5 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Logger } from '@msp/runtime';
 import type { SubscriptionSync } from '../subscriptions/subscription-sync.service.js';
 import { changeOf, ProviderEventSchema } from './provider-events.js';
 import type { WebhooksRepository } from './webhooks.repository.js';
@@ -26,10 +25,9 @@ export class WebhookWorker {
   private lastPurge = 0;
 
   constructor(
-    private readonly prisma: PrismaClient,
     private readonly repo: WebhooksRepository,
     private readonly sync: SubscriptionSync,
-    private readonly logger: FastifyBaseLogger,
+    private readonly logger: Logger,
     private readonly pollMs: number,
     private readonly retentionMs: number,
   ) {}
@@ -97,7 +95,7 @@ export class WebhookWorker {
     let claimedId: string | null = null;
     let attempts = 0;
     try {
-      return await this.prisma.$transaction(
+      return await this.repo.transaction(
         async (tx) => {
           const event = await this.repo.claimNext(tx);
           if (!event) return false;

@@ -13,6 +13,11 @@ export interface ClaimedEvent {
 export class WebhooksRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
+  /** One unit of work: claiming, applying and marking an event commit or roll back together. */
+  transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>, options?: { timeout?: number; maxWait?: number }): Promise<T> {
+    return this.prisma.$transaction(work, options);
+  }
+
   /** Stores the event once by its id; false when that id was already stored (a redelivery). */
   async insert(event: ProviderEventBody): Promise<boolean> {
     const { count } = await this.prisma.providerEvent.createMany({

@@ -70,4 +70,34 @@ export const accountsRepository = {
   findTokenUser: (db: Db, id: number) => db.user.findUnique({ where: { id }, select: tokenUserSelect }),
 
   findSnapshot: (db: Db, id: number) => db.user.findUnique({ where: { id }, select: snapshotSelect }),
+
+  addressOf: (db: Db, email: string) => db.userEmail.findUnique({ where: { email }, select: { userId: true, isVerified: true } }),
+
+  /** The address is proven: it and, when it is the primary one, the account's flag become verified. */
+  markAddressVerified: async (db: Db, userId: number, email: string): Promise<void> => {
+    await db.userEmail.update({ where: { email }, data: { isVerified: true, verifiedAt: new Date() } });
+    await db.user.updateMany({ where: { id: userId, email }, data: { emailVerified: true } });
+  },
 };
+
+/** The account store as AccountsService uses it: reads, and units of work over the functions above. */
+export class AccountsRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** One unit of work: the `accountsRepository` functions, tokens, mails and events given `tx` commit together. */
+  transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>, options?: { maxWait?: number; timeout?: number }): Promise<T> {
+    return this.prisma.$transaction(work, options);
+  }
+
+  emailExists(email: string): Promise<boolean> {
+    return accountsRepository.emailExists(this.prisma, email);
+  }
+
+  usernameExists(username: string): Promise<boolean> {
+    return accountsRepository.usernameExists(this.prisma, username);
+  }
+
+  findByEmail(email: string) {
+    return accountsRepository.findByEmail(this.prisma, email);
+  }
+}

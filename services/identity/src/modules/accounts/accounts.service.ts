@@ -1,17 +1,17 @@
-import { AppError } from '@msp/errors';
+import { AppError, isUniqueViolation } from '@msp/errors';
 import { UserRegistered, writeOutbox } from '@msp/events';
 import type { Redis } from 'ioredis';
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 import type { IdentityConfig } from '../../config.js';
 import type { Links } from '../../links.js';
 import { mailTemplates } from '../mail/mail.templates.js';
-import { enqueueMail } from '../mail/mail.outbox.js';
+import { enqueueMail } from '../mail/mail-outbox.repository.js';
 import type { MailRequestOutcome, MailRequests } from '../mail/mail-requests.js';
 import { emailKey } from '../sessions/secrets.js';
-import { accountsRepository as repo } from './accounts.repository.js';
+import { accountsRepository as repo, type AccountsRepository } from './accounts.repository.js';
 import { snapshotOf } from './accounts.events.js';
 import type { CheckUserBody, RegisterBody } from './accounts.schemas.js';
-import { oneTimeTokens } from './one-time-tokens.js';
+import { oneTimeTokens } from './one-time-tokens.repository.js';
 import { hashPassword, passwordProblem } from './passwords.js';
 import { usernameBase, usernameProblem } from './username.js';
 
@@ -32,14 +32,6 @@ function ageInYears(dateOfBirth: string, now = new Date()): number {
   return age;
 }
 
-export function isUniqueViolation(err: unknown, field: string): boolean {
-  return (
-    err instanceof Prisma.PrismaClientKnownRequestError &&
-    err.code === 'P2002' &&
-    JSON.stringify(err.meta ?? {}).includes(field)
-  );
-}
-
 export interface NewAccount {
   email: string;
   displayName: string;
@@ -55,7 +47,7 @@ export interface NewAccount {
 
 export class AccountsService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly accounts: AccountsRepository,
     private readonly config: IdentityConfig,
     private readonly links: Links,
     private readonly redis: Redis,
@@ -97,13 +89,13 @@ export class AccountsService {
    * also get their verification mail in the same transaction.
    */
   async createAccount(input: NewAccount, correlationId: string) {
-    if (await repo.emailExists(this.prisma, input.email)) throw new AppError('EMAIL_TAKEN', 'This e-mail address is already in use.');
-    if (input.username && (await repo.usernameExists(this.prisma, input.username))) {
+    if (await this.accounts.emailExists(input.email)) throw new AppError('EMAIL_TAKEN', 'This e-mail address is already in use.');
+    if (input.username && (await this.accounts.usernameExists(input.username))) {
       throw new AppError('USERNAME_TAKEN', 'This username is already taken.');
     }
     for (let attempt = 0; attempt < USERNAME_ATTEMPTS; attempt += 1) {
       try {
-        const user = await this.prisma.$transaction(async (tx) => {
+        const user = await this.accounts.transaction(async (tx) => {
           const username = input.username ?? (await this.freeUsername(tx, input.displayName));
           const created = await repo.create(
             tx,
@@ -148,15 +140,14 @@ export class AccountsService {
 
   /** AUTH-6. */
   async verifyEmail(token: string) {
-    const result = await this.prisma.$transaction(async (tx) => {
+    const result = await this.accounts.transaction(async (tx) => {
       const row = await oneTimeTokens.consume(tx, token, ['VERIFY_EMAIL']);
       if (!row) return 'invalid' as const;
-      const address = await tx.userEmail.findUnique({ where: { email: row.email }, select: { userId: true, isVerified: true } });
+      const address = await repo.addressOf(tx, row.email);
       if (!address || address.userId !== row.userId) return 'invalid' as const;
       if (address.isVerified) return 'already' as const;
       if (!row.live) return 'invalid' as const;
-      await tx.userEmail.update({ where: { email: row.email }, data: { isVerified: true, verifiedAt: new Date() } });
-      await tx.user.updateMany({ where: { id: row.userId, email: row.email }, data: { emailVerified: true } });
+      await repo.markAddressVerified(tx, row.userId, row.email);
       return 'verified' as const;
     });
     if (result === 'invalid') throw new AppError('INVALID_TOKEN', 'This verification link is invalid or has expired.');
@@ -190,9 +181,9 @@ export class AccountsService {
    * mail included).
    */
   async sendVerification(email: string): Promise<MailRequestOutcome> {
-    const found = await repo.findByEmail(this.prisma, email);
+    const found = await this.accounts.findByEmail(email);
     if (!found || found.addressVerified || found.user.email !== email) return 'none';
-    const sent = await this.prisma.$transaction(async (tx) => {
+    const sent = await this.accounts.transaction(async (tx) => {
       const token = await oneTimeTokens.issueCapped(tx, found.user.id, 'VERIFY_EMAIL', email, this.config.VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR);
       if (!token) return false;
       await enqueueMail(tx, email, mailTemplates.verifyEmail(found.user.displayName, this.links.webLink('verify-email', token)));
@@ -207,14 +198,14 @@ export class AccountsService {
   async checkAvailability(body: CheckUserBody) {
     if (body.email) {
       const email = body.email.toLowerCase();
-      if (await repo.emailExists(this.prisma, email)) {
+      if (await this.accounts.emailExists(email)) {
         return { isAvailable: false, message: 'This e-mail address is already in use.', errorField: 'email' as const };
       }
     }
     if (body.username) {
       const problem = usernameProblem(body.username);
       if (problem) return { isAvailable: false, message: problem, errorField: 'username' as const };
-      if (await repo.usernameExists(this.prisma, body.username)) {
+      if (await this.accounts.usernameExists(body.username)) {
         return { isAvailable: false, message: 'This username is already taken.', errorField: 'username' as const };
       }
     }

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { AppError } from '@msp/errors';
 import type { ObjectStorage } from '@msp/storage';
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '@msp/runtime';
 import type { Links } from '../../links.js';
 import type { ProfilesService } from '../profiles/profiles.service.js';
 import { randomSecret } from '../sessions/secrets.js';
@@ -28,7 +28,7 @@ export class ImagesService {
     private readonly storage: ObjectStorage,
     private readonly profiles: ProfilesService,
     private readonly links: Links,
-    private readonly logger: FastifyBaseLogger,
+    private readonly logger: Logger,
   ) {}
 
   /**
@@ -94,6 +94,7 @@ export class ImagesService {
         correlationId,
       );
     } catch (err) {
+      // The original error is rethrown; an orphaned object is unreferenced and harmless.
       await this.storage.remove(written).catch(() => undefined);
       throw err;
     }

@@ -1,10 +1,9 @@
+import type { AccessTokenPayload } from '@msp/contracts';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { SigningKeysRepository, StoredSigningKey } from './signing-keys.repository.js';
 
 const ALG = 'RS256';
 const CACHE_MS = 30_000;
-/** Any fixed number: serialises key creation across identity replicas. */
-const KEY_LOCK = 72_716_101;
 
 /**
  * Access tokens are signed with the newest active RSA key; every unretired key stays in the
@@ -12,30 +11,25 @@ const KEY_LOCK = 72_716_101;
  * tokens in flight. Keys live in identity's database so all replicas sign with the same key.
  */
 export class SigningKeyService {
-  private cache: { at: number; keys: Array<{ kid: string; privateJwk: JWK; publicJwk: JWK }> } | null = null;
+  private cache: { at: number; keys: StoredSigningKey[] } | null = null;
 
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(private readonly repo: SigningKeysRepository) {}
 
   async ensureActiveKey(): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1)', KEY_LOCK);
-      const active = await tx.signingKey.count({ where: { retiredAt: null } });
-      if (active > 0) return;
-      await tx.signingKey.create({ data: await newKey() });
-    });
+    await this.repo.ensureActive(newKey);
     this.cache = null;
   }
 
   /** Adds a new signing key; the previous ones keep verifying until retired. */
   async rotate(): Promise<string> {
     const key = await newKey();
-    await this.prisma.signingKey.create({ data: key });
+    await this.repo.add(key);
     this.cache = null;
     return key.kid;
   }
 
   async retire(kid: string): Promise<void> {
-    await this.prisma.signingKey.update({ where: { kid }, data: { retiredAt: new Date() } });
+    await this.repo.retire(kid);
     this.cache = null;
   }
 
@@ -44,7 +38,8 @@ export class SigningKeyService {
     return { keys: keys.map((k) => k.publicJwk) };
   }
 
-  async sign(claims: Record<string, unknown>, ttlSeconds: number, issuer: string): Promise<string> {
+  /** Signs an access token: the claims of @msp/contracts `AccessTokenClaimsSchema`, read by the gateway and the realtime endpoint. */
+  async sign(claims: AccessTokenPayload, ttlSeconds: number, issuer: string): Promise<string> {
     const keys = await this.activeKeys();
     const newest = keys[0];
     if (!newest) throw new Error('no active signing key');
@@ -59,18 +54,13 @@ export class SigningKeyService {
 
   private async activeKeys() {
     if (this.cache && Date.now() - this.cache.at < CACHE_MS) return this.cache.keys;
-    const rows = await this.prisma.signingKey.findMany({
-      where: { retiredAt: null },
-      orderBy: { createdAt: 'desc' },
-      select: { kid: true, privateJwk: true, publicJwk: true },
-    });
-    const keys = rows.map((r) => ({ kid: r.kid, privateJwk: r.privateJwk as JWK, publicJwk: r.publicJwk as JWK }));
+    const keys = await this.repo.active();
     this.cache = { at: Date.now(), keys };
     return keys;
   }
 }
 
-async function newKey() {
+async function newKey(): Promise<StoredSigningKey> {
   const { publicKey, privateKey } = await generateKeyPair(ALG, { extractable: true });
   const kid = `k-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };

@@ -1,7 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Logger } from '@msp/runtime';
 import { mailRequests as requestsMetric } from '../../metrics.js';
 import { DrainLoop } from './drain-loop.js';
+import type { ClaimedRequest, MailQueueRepository } from './mail-queue.repository.js';
 
 /** VERIFY_EMAIL: AUTH-7; RESET_PASSWORD: AUTH-8. */
 export type MailRequestKind = 'VERIFY_EMAIL' | 'RESET_PASSWORD';
@@ -9,20 +9,13 @@ export type MailRequestKind = 'VERIFY_EMAIL' | 'RESET_PASSWORD';
 export type MailRequestOutcome = 'sent' | 'capped' | 'none';
 export type MailRequestHandler = (email: string) => Promise<MailRequestOutcome>;
 
-interface ClaimedRequest {
-  id: number;
-  kind: string;
-  email: string;
-  attempts: number;
-}
-
 const BATCH = 20;
 /** A claimed request is retried by any replica after this long if its worker died mid-way. */
 const CLAIM_SECONDS = 60;
 
 export interface MailRequestsOptions {
-  prisma: PrismaClient;
-  logger: FastifyBaseLogger;
+  queue: MailQueueRepository;
+  logger: Logger;
   pollMs: number;
   maxAttempts: number;
 }
@@ -53,7 +46,7 @@ export class MailRequests {
    * of the request that caused it.
    */
   async enqueue(kind: MailRequestKind, email: string): Promise<void> {
-    await this.options.prisma.mailRequest.create({ data: { kind, email }, select: { id: true } });
+    await this.options.queue.enqueueRequest(kind, email);
   }
 
   start(): void {
@@ -67,13 +60,7 @@ export class MailRequests {
   private async drain(): Promise<void> {
     for (;;) {
       if (this.loop.isStopped) return;
-      const batch = await this.options.prisma.$queryRawUnsafe<ClaimedRequest[]>(
-        `UPDATE mail_requests SET locked_until = now() + interval '${CLAIM_SECONDS} seconds', attempts = attempts + 1
-         WHERE id IN (SELECT id FROM mail_requests WHERE next_attempt_at <= now()
-                      AND (locked_until IS NULL OR locked_until < now())
-                      ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-         RETURNING id, kind, email, attempts`,
-      );
+      const batch = await this.options.queue.claimRequests(BATCH, CLAIM_SECONDS);
       if (batch.length === 0) return;
       // One at a time, in request order: requests for one account are then counted in order.
       for (const request of batch.sort((a, b) => a.id - b.id)) await this.process(request);
@@ -81,25 +68,21 @@ export class MailRequests {
   }
 
   private async process(request: ClaimedRequest): Promise<void> {
-    const { prisma, logger } = this.options;
+    const { queue, logger } = this.options;
     const handler = this.handlers.get(request.kind as MailRequestKind);
     try {
       if (!handler) throw new Error(`no handler for mail request kind ${request.kind}`);
       const outcome = await handler(request.email);
       requestsMetric.inc({ kind: request.kind, outcome });
-      await prisma.mailRequest.delete({ where: { id: request.id }, select: { id: true } });
+      await queue.deleteRequest(request.id);
     } catch (err) {
       const dropped = request.attempts >= this.options.maxAttempts;
       logger.warn({ err: (err as Error).message, mailRequestId: request.id, kind: request.kind, attempt: request.attempts, dropped }, 'mail request failed');
       if (dropped) {
-        await prisma.mailRequest.delete({ where: { id: request.id }, select: { id: true } });
+        await queue.deleteRequest(request.id);
         return;
       }
-      await prisma.mailRequest.update({
-        where: { id: request.id },
-        data: { nextAttemptAt: new Date(Date.now() + Math.min(600_000, 1000 * 2 ** request.attempts)), lockedUntil: null },
-        select: { id: true },
-      });
+      await queue.retryRequestAt(request.id, new Date(Date.now() + Math.min(600_000, 1000 * 2 ** request.attempts)));
     }
   }
 }

@@ -1,26 +1,17 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '@msp/runtime';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import { DrainLoop } from './drain-loop.js';
-
-interface ClaimedMail {
-  id: number;
-  recipient: string;
-  subject: string;
-  text_body: string | null;
-  html_body: string | null;
-  attempts: number;
-}
+import type { ClaimedMail, MailQueueRepository } from './mail-queue.repository.js';
 
 const BATCH = 10;
 /** A claimed mail is retried by any replica after this long if its sender died mid-send. */
 const CLAIM_SECONDS = 120;
 
 export interface MailSenderOptions {
-  prisma: PrismaClient;
-  logger: FastifyBaseLogger;
+  queue: MailQueueRepository;
+  logger: Logger;
   smtpUrl?: string;
   from: string;
   mailDir: string;
@@ -64,20 +55,14 @@ export class MailSender {
   private async drain(): Promise<void> {
     for (;;) {
       if (this.loop.isStopped) return;
-      const batch = await this.options.prisma.$queryRawUnsafe<ClaimedMail[]>(
-        `UPDATE mail_outbox SET locked_until = now() + interval '${CLAIM_SECONDS} seconds', attempts = attempts + 1
-         WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'PENDING' AND next_attempt_at <= now()
-                      AND (locked_until IS NULL OR locked_until < now())
-                      ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-         RETURNING id, recipient, subject, text_body, html_body, attempts`,
-      );
+      const batch = await this.options.queue.claimMails(BATCH, CLAIM_SECONDS);
       if (batch.length === 0) return;
       await Promise.all(batch.map((mail) => this.deliver(mail)));
     }
   }
 
   private async deliver(mail: ClaimedMail): Promise<void> {
-    const { prisma, logger } = this.options;
+    const { queue, logger } = this.options;
     try {
       const info = await this.transport.sendMail({
         from: this.options.from,
@@ -88,23 +73,12 @@ export class MailSender {
       });
       if (this.toFiles) await this.writeFile(mail, (info as { message: Buffer }).message);
       // The body holds a one-time link: it is not kept once delivered.
-      await prisma.mailOutbox.update({
-        where: { id: mail.id },
-        data: { status: 'SENT', sentAt: new Date(), textBody: null, htmlBody: null, lockedUntil: null, lastError: null },
-      });
+      await queue.markSent(mail.id);
     } catch (err) {
       const failed = mail.attempts >= this.options.maxAttempts;
       const delayMs = Math.min(3_600_000, 1000 * 2 ** mail.attempts);
       logger.warn({ err: (err as Error).message, mailId: mail.id, attempt: mail.attempts, failed }, 'mail delivery failed');
-      await prisma.mailOutbox.update({
-        where: { id: mail.id },
-        data: {
-          status: failed ? 'FAILED' : 'PENDING',
-          nextAttemptAt: new Date(Date.now() + delayMs),
-          lockedUntil: null,
-          lastError: (err as Error).message.slice(0, 500),
-        },
-      });
+      await queue.markFailed(mail.id, failed, new Date(Date.now() + delayMs), (err as Error).message);
     }
   }
 

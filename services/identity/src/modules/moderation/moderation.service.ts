@@ -1,8 +1,7 @@
 import { toPage } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import { UserBanned, UserSuspended, UserUnbanned, writeOutbox } from '@msp/events';
-import type { FastifyBaseLogger } from 'fastify';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Logger } from '@msp/runtime';
+import type { ModerationRepository } from './moderation.repository.js';
 import type { AdminAccountConfig } from '../../config.js';
 import type { Links } from '../../links.js';
 import { hashPassword } from '../accounts/passwords.js';
@@ -20,11 +19,11 @@ function lockOf(user: { isBanned: boolean; suspendedUntil: Date | null }, now = 
 /** MOD-8…MOD-10 (R14), admin accounts from configuration (R13), and the Redis lock re-sync. */
 export class ModerationService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly repo: ModerationRepository,
     private readonly sessions: SessionsService,
     private readonly revocation: RevocationStore,
     private readonly links: Links,
-    private readonly logger: FastifyBaseLogger,
+    private readonly logger: Logger,
   ) {}
 
   /**
@@ -36,32 +35,21 @@ export class ModerationService {
     for (const admin of admins) {
       const email = admin.email.toLowerCase();
       const passwordHash = admin.passwordHash ?? (await hashPassword(admin.password ?? ''));
-      const existing = await this.prisma.userEmail.findUnique({ where: { email }, select: { user: { select: { id: true, role: true } } } });
-      if (existing && existing.user.role !== 'ADMIN') {
+      const existing = await this.repo.roleByEmail(email);
+      if (existing && existing.role !== 'ADMIN') {
         this.logger.error({ email }, 'ADMIN_ACCOUNTS names an address of a regular account; skipped');
         continue;
       }
       if (existing) {
-        await this.prisma.user.update({ where: { id: existing.user.id }, data: { passwordHash, displayName: admin.displayName ?? admin.username }, select: { id: true } });
+        await this.repo.updateAdmin(existing.id, passwordHash, admin.displayName ?? admin.username);
         continue;
       }
-      await this.prisma.user.create({
-        data: {
-          email,
-          username: admin.username.toLowerCase(),
-          displayName: admin.displayName ?? admin.username,
-          passwordHash,
-          role: 'ADMIN',
-          emailVerified: true,
-          emails: { create: { email, isVerified: true, verifiedAt: new Date() } },
-        },
-        select: { id: true },
-      });
+      await this.repo.createAdmin({ email, username: admin.username.toLowerCase(), displayName: admin.displayName ?? admin.username, passwordHash });
     }
   }
 
   private async target(userId: number) {
-    const user = await this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, role: true, isBanned: true, suspendedUntil: true } });
+    const user = await this.repo.target(userId);
     if (!user) throw new AppError('USER_NOT_FOUND', 'No such user.');
     if (user.role === 'ADMIN') throw new AppError('FORBIDDEN', 'Admin accounts cannot be banned or suspended.');
     return user;
@@ -86,15 +74,8 @@ export class ModerationService {
   async setBan(userId: number, isBanned: boolean, reason: string | null, correlationId: string) {
     const user = await this.target(userId);
     const now = new Date();
-    await this.prisma.$transaction(async (tx) => {
-      if (isBanned) {
-        await tx.user.update({ where: { id: userId }, data: { isBanned: true, banReason: reason, bannedAt: now, moderatedAt: now }, select: { id: true } });
-        if (!user.isBanned) await writeOutbox(tx, UserBanned, { userId, reason, bannedAt: now.toISOString() }, { correlationId });
-      } else {
-        await tx.user.update({ where: { id: userId }, data: { isBanned: false, banReason: null, bannedAt: null }, select: { id: true } });
-        if (user.isBanned) await writeOutbox(tx, UserUnbanned, { userId }, { correlationId });
-      }
-    });
+    // The event only when the flag changes: a repeated ban is not news for the fleet.
+    await this.repo.setBan(userId, { isBanned, reason, at: now }, isBanned !== user.isBanned, correlationId);
     await this.applyLock(userId, lockOf({ isBanned, suspendedUntil: user.suspendedUntil }, now), isBanned ? 'banned' : null);
     return { message: isBanned ? 'The user is banned.' : 'The ban is lifted.' };
   }
@@ -104,14 +85,7 @@ export class ModerationService {
     const user = await this.target(userId);
     const now = new Date();
     const until = durationDays === 0 ? null : new Date(now.getTime() + durationDays * DAY_MS);
-    await this.prisma.$transaction(async (tx) => {
-      await tx.user.update({
-        where: { id: userId },
-        data: until ? { suspendedUntil: until, suspendReason: reason, moderatedAt: now } : { suspendedUntil: null, suspendReason: null },
-        select: { id: true },
-      });
-      await writeOutbox(tx, UserSuspended, { userId, suspendedUntil: until?.toISOString() ?? null }, { correlationId });
-    });
+    await this.repo.setSuspension(userId, until, reason, now, correlationId);
     await this.applyLock(userId, lockOf({ isBanned: user.isBanned, suspendedUntil: until }, now), until ? 'suspended' : null);
     return {
       message: until ? `The user is suspended until ${until.toISOString()}.` : 'The suspension is lifted.',
@@ -121,29 +95,7 @@ export class ModerationService {
 
   /** MOD-10: banned or currently suspended users, latest moderation first. */
   async banned(page: number, size: number) {
-    const where = { OR: [{ isBanned: true }, { suspendedUntil: { gt: new Date() } }] };
-    const [rows, total] = await Promise.all([
-      this.prisma.user.findMany({
-        where,
-        orderBy: [{ moderatedAt: 'desc' }, { id: 'desc' }],
-        skip: page * size,
-        take: size,
-        select: {
-          id: true,
-          username: true,
-          displayName: true,
-          avatarKey: true,
-          tier: true,
-          followerCount: true,
-          trackCount: true,
-          isBanned: true,
-          banReason: true,
-          bannedAt: true,
-          suspendedUntil: true,
-        },
-      }),
-      this.prisma.user.count({ where }),
-    ]);
+    const { rows, total } = await this.repo.lockedPage(new Date(), page, size);
     const now = new Date();
     const items = rows.map((r) => ({
       id: r.id,
@@ -169,16 +121,10 @@ export class ModerationService {
    */
   async syncRevocations(accessTtlSeconds: number): Promise<void> {
     const now = new Date();
-    const locked = await this.prisma.user.findMany({
-      where: { OR: [{ isBanned: true }, { suspendedUntil: { gt: now } }] },
-      select: { id: true, isBanned: true, suspendedUntil: true },
-    });
+    const locked = await this.repo.lockedUsers(now);
     const lockedIds = new Set(locked.map((u) => u.id));
     const revoked = (
-      await this.prisma.session.findMany({
-        where: { revokedAt: { gt: new Date(now.getTime() - (accessTtlSeconds + 60) * 1000) } },
-        select: { id: true, userId: true },
-      })
+      await this.repo.sessionsRevokedSince(new Date(now.getTime() - (accessTtlSeconds + 60) * 1000))
     ).filter((s) => !lockedIds.has(s.userId)); // a locked account's tokens get the lock's 403, not 401
     const entries = locked.flatMap((u) => {
       const lock = lockOf(u, now);
@@ -189,7 +135,7 @@ export class ModerationService {
 }
 
 /** Runs `syncRevocations` at start and then every `periodMs`. */
-export function startRevocationSync(moderation: ModerationService, accessTtlSeconds: number, periodMs: number, logger: FastifyBaseLogger) {
+export function startRevocationSync(moderation: ModerationService, accessTtlSeconds: number, periodMs: number, logger: Logger) {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   const tick = () => {

@@ -78,6 +78,7 @@ export class GoogleClient {
       throw providerDown(err);
     }
     if (res.status >= 500) throw providerDown(new Error(`token endpoint answered ${res.status}`));
+    // A body that is not JSON is treated like one without an id_token: rejected just below.
     const body = (await res.json().catch(() => null)) as { id_token?: unknown } | null;
     if (!res.ok || typeof body?.id_token !== 'string') throw rejected('The authorization code was rejected.');
     return body.id_token;

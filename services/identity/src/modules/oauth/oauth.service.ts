@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AppError } from '@msp/errors';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { IdentityConfig } from '../../config.js';
 import type { Links } from '../../links.js';
-import { accountsRepository as accounts, type TokenUser } from '../accounts/accounts.repository.js';
+import type { TokenUser } from '../accounts/accounts.repository.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import { usernameProblem } from '../accounts/username.js';
 import { assertNotLocked, type ClientContext, type IssuedTokens, type SessionsService } from '../sessions/sessions.service.js';
 import { hashSecret, randomSecret } from '../sessions/secrets.js';
 import type { GoogleClient, GoogleIdentity } from './google.client.js';
+import type { OAuthRepository } from './oauth.repository.js';
 
 const STATE_TTL_SECONDS = 600;
 const OTC_TTL_SECONDS = 60;
@@ -30,7 +30,7 @@ interface PendingAuthorization {
  */
 export class OAuthService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly repo: OAuthRepository,
     private readonly google: GoogleClient,
     private readonly accountsService: AccountsService,
     private readonly sessions: SessionsService,
@@ -45,14 +45,14 @@ export class OAuthService {
 
   /** Finds, links or creates the account of a verified provider identity. */
   async resolveAccount(identity: GoogleIdentity, correlationId: string): Promise<{ user: TokenUser; isNewUser: boolean }> {
-    const linked = await this.prisma.user.findUnique({ where: { googleSub: identity.sub }, select: { id: true } });
-    if (linked) return { user: (await accounts.findTokenUser(this.prisma, linked.id))!, isNewUser: false };
+    const linked = await this.repo.userIdBySubject(identity.sub);
+    if (linked !== null) return { user: (await this.repo.findTokenUser(linked))!, isNewUser: false };
     if (!identity.email || !identity.emailVerified) throw new AppError('INVALID_IDP_TOKEN', 'The provider did not confirm an e-mail address.');
-    const existing = await accounts.findByEmail(this.prisma, identity.email);
+    const existing = await this.repo.findAccountByEmail(identity.email);
     if (existing) {
       if (existing.user.role === 'ADMIN') throw new AppError('INVALID_CREDENTIALS', 'Admin accounts log in through /admin/login.');
       await this.link(existing.user.id, identity, existing.addressVerified);
-      return { user: (await accounts.findTokenUser(this.prisma, existing.user.id))!, isNewUser: false };
+      return { user: (await this.repo.findTokenUser(existing.user.id))!, isNewUser: false };
     }
     const created = await this.accountsService.createAccount(
       {
@@ -64,19 +64,14 @@ export class OAuthService {
       },
       correlationId,
     );
-    return { user: (await accounts.findTokenUser(this.prisma, created.id))!, isNewUser: true };
+    return { user: (await this.repo.findTokenUser(created.id))!, isNewUser: true };
   }
 
   private async link(userId: number, identity: GoogleIdentity, addressVerified: boolean): Promise<void> {
     const email = identity.email!;
-    const changed = await this.prisma.user.updateMany({
-      where: { id: userId, googleSub: null },
-      data: addressVerified ? { googleSub: identity.sub } : { googleSub: identity.sub, passwordHash: null },
-    });
-    if (changed.count === 0) throw new AppError('INVALID_IDP_TOKEN', 'This account is linked to another provider identity.');
+    if (!(await this.repo.linkSubject(userId, identity.sub, !addressVerified))) throw new AppError('INVALID_IDP_TOKEN', 'This account is linked to another provider identity.');
     if (!addressVerified) {
-      await this.prisma.userEmail.update({ where: { email }, data: { isVerified: true, verifiedAt: new Date() } });
-      await this.prisma.user.updateMany({ where: { id: userId, email }, data: { emailVerified: true } });
+      await this.repo.markAddressVerified(userId, email);
       await this.sessions.revokeAllOf(userId, 'idp-link');
     }
   }
@@ -99,7 +94,7 @@ export class OAuthService {
       const raw = await this.redis.getdel(`auth:otc:${hashSecret(authToken)}`);
       if (!raw) throw new AppError('INVALID_TOKEN', 'This one-time code is invalid, used or expired.');
       const { userId, isNewUser } = JSON.parse(raw) as { userId: number; isNewUser: boolean };
-      const user = await accounts.findTokenUser(this.prisma, userId);
+      const user = await this.repo.findTokenUser(userId);
       if (!user) throw new AppError('INVALID_TOKEN', 'This one-time code is invalid, used or expired.');
       assertNotLocked(user);
       return this.sessions.start(user, client, { refreshable: true, isNewUser });
@@ -121,7 +116,7 @@ export class OAuthService {
     }
     const identity = await this.google.verifyIdToken(body.idToken);
     if (!identity.email || !identity.emailVerified) throw new AppError('INVALID_IDP_TOKEN', 'The provider did not confirm an e-mail address.');
-    if (await this.prisma.user.count({ where: { googleSub: identity.sub } })) throw new AppError('EMAIL_TAKEN', 'This account already exists; log in instead.');
+    if ((await this.repo.userIdBySubject(identity.sub)) !== null) throw new AppError('EMAIL_TAKEN', 'This account already exists; log in instead.');
     const user = await this.accountsService.createAccount(
       {
         email: identity.email,

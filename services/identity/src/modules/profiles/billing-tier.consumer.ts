@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify';
 import {
   DurableConsumer,
   SubscriptionTierChanged,
@@ -8,6 +7,8 @@ import {
   type SqlExecutor,
   type TransactionalClient,
 } from '@msp/events';
+import type { Logger } from '@msp/runtime';
+import { profileStatsRepository as stats } from './profile-stats.repository.js';
 
 /**
  * R17: billing decides the tier from the subscription; identity stores it (the next AUTH-2 token
@@ -18,23 +19,14 @@ import {
 export async function startBillingTierConsumer<Tx extends SqlExecutor>(options: {
   nc: NatsConnection;
   db: TransactionalClient<Tx>;
-  logger: FastifyBaseLogger;
+  logger: Logger;
 }): Promise<DurableConsumer<Tx>> {
   const consumer = new DurableConsumer<Tx>({ ...options, service: 'identity', name: 'billing-tier', from: 'billing' }).on(
     SubscriptionTierChanged,
     async (d, envelope, tx) => {
-      const rows = await tx.$queryRawUnsafe<Array<{ tier: string; billing_tier_version: number }>>(
-        'SELECT tier::text AS tier, billing_tier_version FROM users WHERE id = $1 FOR UPDATE',
-        d.userId,
-      );
-      const user = rows[0];
-      if (!user || user.billing_tier_version >= d.version) return;
-      await tx.$executeRawUnsafe(
-        `UPDATE users SET tier = $2::"Tier", billing_tier_version = $3, updated_at = now() WHERE id = $1`,
-        d.userId,
-        d.tier,
-        d.version,
-      );
+      const user = await stats.lockTier(tx, d.userId);
+      if (!user || user.billingTierVersion >= d.version) return;
+      await stats.setTier(tx, d.userId, d.tier, d.version);
       if (user.tier !== d.tier) {
         await writeOutbox(tx, UserTierChanged, { userId: d.userId, tier: d.tier }, { correlationId: envelope.correlationId ?? envelope.id });
       }

@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify';
 import {
   ArtistTrackCountChanged,
   CountsRecounted,
@@ -10,6 +9,8 @@ import {
   type SqlExecutor,
   type TransactionalClient,
 } from '@msp/events';
+import type { Logger } from '@msp/runtime';
+import { profileStatsRepository as stats } from './profile-stats.repository.js';
 
 /**
  * The profile stats identity shows (USR-14/15) are copies of social's and catalog's counts. Their
@@ -18,36 +19,27 @@ import {
 export async function startCountConsumers<Tx extends SqlExecutor>(options: {
   nc: NatsConnection;
   db: TransactionalClient<Tx>;
-  logger: FastifyBaseLogger;
+  logger: Logger;
 }): Promise<Array<DurableConsumer<Tx>>> {
   const setFollowCounts = async (tx: Tx, followerId: number, followingCount: number, followeeId: number, followerCount: number) => {
-    await tx.$executeRawUnsafe('UPDATE users SET following_count = $2 WHERE id = $1', followerId, followingCount);
-    await tx.$executeRawUnsafe('UPDATE users SET follower_count = $2 WHERE id = $1', followeeId, followerCount);
+    await stats.setFollowingCount(tx, followerId, followingCount);
+    await stats.setFollowerCount(tx, followeeId, followerCount);
   };
   const social = new DurableConsumer<Tx>({ ...options, service: 'identity', name: 'profile-counts', from: 'social' })
     .on(UserFollowed, (d, _e, tx) => setFollowCounts(tx, d.followerId, d.followerFollowingCount, d.followeeId, d.followeeFollowerCount))
     .on(UserUnfollowed, (d, _e, tx) => setFollowCounts(tx, d.followerId, d.followerFollowingCount, d.followeeId, d.followeeFollowerCount))
     .on(UserBlocked, async (d, _e, tx) => {
       for (const c of d.counts) {
-        await tx.$executeRawUnsafe('UPDATE users SET follower_count = $2, following_count = $3 WHERE id = $1', c.userId, c.followerCount, c.followingCount);
+        await stats.setFollowCounts(tx, c.userId, c.followerCount, c.followingCount);
       }
     })
     // R14: social recounted on a ban or unban (a banned user's follows do not count).
     .on(CountsRecounted, async (d, _e, tx) => {
-      if (d.users.length === 0) return;
-      await tx.$executeRawUnsafe(
-        `UPDATE users u SET follower_count = x.followers, following_count = x.following
-           FROM unnest($1::int[], $2::int[], $3::int[]) AS x(id, followers, following) WHERE u.id = x.id`,
-        d.users.map((c) => c.userId),
-        d.users.map((c) => c.followerCount),
-        d.users.map((c) => c.followingCount),
-      );
+      await stats.setFollowCountsOfMany(tx, d.users);
     });
   const catalog = new DurableConsumer<Tx>({ ...options, service: 'identity', name: 'track-counts', from: 'catalog' }).on(
     ArtistTrackCountChanged,
-    async (d, _e, tx) => {
-      await tx.$executeRawUnsafe('UPDATE users SET track_count = $2 WHERE id = $1', d.userId, d.trackCount);
-    },
+    (d, _e, tx) => stats.setTrackCount(tx, d.userId, d.trackCount),
   );
   await social.start();
   await catalog.start();

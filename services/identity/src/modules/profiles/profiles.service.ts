@@ -1,16 +1,14 @@
-import { AppError } from '@msp/errors';
-import { UserTierChanged, UserUpdated, writeOutbox } from '@msp/events';
+import { AppError, isUniqueViolation } from '@msp/errors';
 import type { Caller } from '@msp/http';
-import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 import type { Links } from '../../links.js';
 import { snapshotOf } from '../accounts/accounts.events.js';
-import { accountsRepository as accounts, snapshotSelect, type SnapshotRow } from '../accounts/accounts.repository.js';
-import { isUniqueViolation } from '../accounts/accounts.service.js';
+import type { SnapshotRow } from '../accounts/accounts.repository.js';
 import { usernameProblem } from '../accounts/username.js';
 import type { ClientContext, IssuedTokens, SessionsService } from '../sessions/sessions.service.js';
 import type { PeersClient } from './peers.client.js';
 import { privacyOf, socialLinksOf, toMeProfile, toPublicProfile } from './profiles.mapper.js';
-import { profilesRepository as repo, type ProfileRow } from './profiles.repository.js';
+import type { ProfileRow, ProfilesRepository } from './profiles.repository.js';
 import type { SocialLinksBody, UpdateProfileBody } from './profiles.schemas.js';
 
 /** Subscription states that make an account PRO (R12, R17). */
@@ -29,7 +27,7 @@ function sameSnapshot(a: SnapshotRow, b: SnapshotRow): boolean {
 
 export class ProfilesService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly repo: ProfilesRepository,
     private readonly links: Links,
     private readonly peers: PeersClient,
     private readonly sessions: SessionsService,
@@ -40,24 +38,24 @@ export class ProfilesService {
    * one transaction.
    */
   async updateUser(userId: number, data: Prisma.UserUpdateInput, correlationId: string): Promise<ProfileRow> {
-    return this.prisma.$transaction(async (tx) => {
-      const before = await tx.user.findUnique({ where: { id: userId }, select: snapshotSelect });
-      if (!before) throw new AppError('UNAUTHORIZED');
-      const row = await repo.update(tx, userId, data);
-      const after = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: snapshotSelect });
-      if (!sameSnapshot(before, after)) await writeOutbox(tx, UserUpdated, snapshotOf(after, this.links), { correlationId });
-      return row;
-    });
+    const row = await this.repo.updateAndAnnounce(
+      userId,
+      data,
+      (before, after) => (sameSnapshot(before, after) ? null : snapshotOf(after, this.links)),
+      correlationId,
+    );
+    if (!row) throw new AppError('UNAUTHORIZED');
+    return row;
   }
 
   private async own(userId: number): Promise<ProfileRow> {
-    const row = await repo.byId(this.prisma, userId);
+    const row = await this.repo.byId(userId);
     if (!row) throw new AppError('UNAUTHORIZED', 'The account no longer exists.');
     return row;
   }
 
   async imageKeys(userId: number) {
-    const row = await this.prisma.user.findUnique({ where: { id: userId }, select: { avatarKey: true, coverKey: true } });
+    const row = await this.repo.imageKeys(userId);
     if (!row) throw new AppError('UNAUTHORIZED', 'The account no longer exists.');
     return row;
   }
@@ -103,7 +101,7 @@ export class ProfilesService {
     if (problem) throw AppError.validation([{ field: 'permalink', message: problem }]);
     const current = await this.own(userId);
     if (current.username === permalink) return toMeProfile(current, this.links);
-    if (await accounts.usernameExists(this.prisma, permalink)) throw new AppError('USERNAME_TAKEN', 'This username is already taken.');
+    if (await this.repo.usernameExists(permalink)) throw new AppError('USERNAME_TAKEN', 'This username is already taken.');
     try {
       return toMeProfile(await this.updateUser(userId, { username: permalink }, correlationId), this.links);
     } catch (err) {
@@ -128,11 +126,8 @@ export class ProfilesService {
     if (newTier === 'FREE' && PAID.has(status)) {
       throw new AppError('SUBSCRIPTION_STATE_CONFLICT', 'Cancel your subscription to go back to FREE.');
     }
-    await this.prisma.$transaction(async (tx) => {
-      const changed = await tx.user.updateMany({ where: { id: caller.userId, tier: { not: newTier } }, data: { tier: newTier } });
-      if (changed.count > 0) await writeOutbox(tx, UserTierChanged, { userId: caller.userId, tier: newTier }, { correlationId });
-    });
-    const user = await accounts.findTokenUser(this.prisma, caller.userId);
+    await this.repo.setTier(caller.userId, newTier, correlationId);
+    const user = await this.repo.findTokenUser(caller.userId);
     if (!user) throw new AppError('UNAUTHORIZED');
     return { tier: newTier, issued: await this.sessions.reissue(user, caller.sessionId, client) };
   }
@@ -144,7 +139,7 @@ export class ProfilesService {
   async publicProfile(ref: { id?: number; username?: string }, caller: Caller | null) {
     // A name outside the username alphabet (R1) cannot exist: no query for it.
     const lookup = ref.id !== undefined || /^[a-z0-9._-]{1,100}$/.test(ref.username ?? '');
-    const row = !lookup ? null : ref.id !== undefined ? await repo.byId(this.prisma, ref.id) : await repo.byUsername(this.prisma, ref.username ?? '');
+    const row = !lookup ? null : ref.id !== undefined ? await this.repo.byId(ref.id) : await this.repo.byUsername(ref.username ?? '');
     const isAdmin = caller?.role === 'ADMIN';
     if (!row || (row.isBanned && !isAdmin)) throw new AppError('USER_NOT_FOUND', 'No such user.');
     let flags = { isFollowing: false, isFollowed: false, isBlocked: false };

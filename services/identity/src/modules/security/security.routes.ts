@@ -13,7 +13,7 @@ import {
 } from './security.schemas.js';
 import type { IdentityConfig } from '../../config.js';
 import { clientAddress } from '../../http/client-address.js';
-import { KNOWN_DEVICE_COOKIE } from '../sessions/known-devices.js';
+import { KNOWN_DEVICE_COOKIE } from '../sessions/known-devices.repository.js';
 import { rememberDevice } from '../sessions/sessions.routes.js';
 import type { SecurityService } from './security.service.js';
 

@@ -1,18 +1,14 @@
-import { AppError } from '@msp/errors';
+import { AppError, isUniqueViolation } from '@msp/errors';
 import type { Redis } from 'ioredis';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { IdentityConfig } from '../../config.js';
 import type { Links } from '../../links.js';
-import { accountsRepository as accounts } from '../accounts/accounts.repository.js';
-import { isUniqueViolation } from '../accounts/accounts.service.js';
-import { oneTimeTokens } from '../accounts/one-time-tokens.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../accounts/passwords.js';
-import { enqueueMail } from '../mail/mail.outbox.js';
 import type { MailRequestOutcome, MailRequests } from '../mail/mail-requests.js';
 import { mailTemplates } from '../mail/mail.templates.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
-import type { KnownDevices } from '../sessions/known-devices.js';
+import type { KnownDevices } from '../sessions/known-devices.repository.js';
 import { hitLimit, LoginThrottle } from '../sessions/throttle.js';
+import type { PasswordOwner, SecurityRepository } from './security.repository.js';
 
 const HOUR_MS = 3600_000;
 
@@ -23,7 +19,7 @@ function weak(problem: string): AppError {
 /** Password recovery and change, e-mail addresses (AUTH-8, AUTH-9, SEC-1…SEC-4, USR-12, USR-13). */
 export class SecurityService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly repo: SecurityRepository,
     private readonly config: IdentityConfig,
     private readonly links: Links,
     private readonly redis: Redis,
@@ -50,15 +46,12 @@ export class SecurityService {
    * headers cannot flood its owner.
    */
   async sendPasswordReset(email: string): Promise<MailRequestOutcome> {
-    const found = await accounts.findByEmail(this.prisma, email);
+    const found = await this.repo.findAccountByEmail(email);
     // Admin accounts are managed in configuration; their passwords are not reset by mail.
     if (!found || found.user.role === 'ADMIN') return 'none';
-    const sent = await this.prisma.$transaction(async (tx) => {
-      const token = await oneTimeTokens.issueCapped(tx, found.user.id, 'RESET_PASSWORD', email, this.config.RESET_MAILS_PER_ACCOUNT_PER_HOUR);
-      if (!token) return false;
-      await enqueueMail(tx, email, mailTemplates.resetPassword(found.user.displayName, this.links.webLink('change-password', token)));
-      return true;
-    });
+    const sent = await this.repo.issueResetToken(found.user.id, email, this.config.RESET_MAILS_PER_ACCOUNT_PER_HOUR, (token) =>
+      mailTemplates.resetPassword(found.user.displayName, this.links.webLink('change-password', token)),
+    );
     if (!sent) return 'capped';
     this.onMailQueued();
     return 'sent';
@@ -71,19 +64,13 @@ export class SecurityService {
    * the known-device token for the cookie.
    */
   async resetPassword(token: string, newPassword: string, logoutAll: boolean, presentedDevice: string | null) {
-    const hashed = await this.prisma.$transaction(async (tx) => {
-      const row = await oneTimeTokens.consume(tx, token, ['RESET_PASSWORD']);
-      if (!row?.live) return null;
-      const user = await tx.user.findUnique({ where: { id: row.userId }, select: { id: true, email: true, username: true } });
-      if (!user) return null;
+    const hashed = await this.repo.resetPassword(token, async (user: PasswordOwner) => {
       const problem = passwordProblem(newPassword, user.email, user.username);
       if (problem) throw weak(problem);
-      await tx.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(newPassword) }, select: { id: true } });
-      const address = await tx.userEmail.updateMany({ where: { email: row.email, userId: user.id, isVerified: false }, data: { isVerified: true, verifiedAt: new Date() } });
-      if (address.count > 0) await tx.user.updateMany({ where: { id: user.id, email: row.email }, data: { emailVerified: true } });
-      return user;
-    }, { timeout: 15_000 });
+      return hashPassword(newPassword);
+    });
     if (!hashed) throw new AppError('INVALID_TOKEN', 'This reset link is invalid or has expired.');
+    // The reset already committed; a throttle left behind expires on its own (Redis TTL).
     await this.throttle.clear(LoginThrottle.subject(hashed.id, hashed.email)).catch(() => undefined);
     if (logoutAll) {
       await this.sessions.revokeAllOf(hashed.id, 'password-reset');
@@ -97,7 +84,7 @@ export class SecurityService {
 
   /** SEC-4: other sessions are revoked; the caller's stays. */
   async changePassword(userId: number, sessionId: string | null, currentPassword: string | null | undefined, newPassword: string) {
-    const user = await this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, email: true, username: true, passwordHash: true } });
+    const user = await this.repo.passwordOwner(userId);
     if (!user) throw new AppError('UNAUTHORIZED');
     if (user.passwordHash) {
       if (!currentPassword || !(await verifyPassword(user.passwordHash, currentPassword))) {
@@ -106,20 +93,19 @@ export class SecurityService {
     }
     const problem = passwordProblem(newPassword, user.email, user.username);
     if (problem) throw weak(problem);
-    await this.prisma.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(newPassword) }, select: { id: true } });
+    await this.repo.setPasswordHash(user.id, await hashPassword(newPassword));
     await this.sessions.revokeAllOf(user.id, 'password-change', sessionId);
     return { message: 'Your password has been changed. Other sessions were logged out.' };
   }
 
   /** SEC-1 / USR-12 (CHANGE_EMAIL) and SEC-2 (ADD_EMAIL): a link to the new address, applied by USR-13. */
   async startEmailChange(userId: number, newEmail: string, purpose: 'CHANGE_EMAIL' | 'ADD_EMAIL') {
-    const user = await this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, displayName: true } });
+    const user = await this.repo.displayNameOf(userId);
     if (!user) throw new AppError('UNAUTHORIZED');
-    if (await accounts.emailExists(this.prisma, newEmail)) throw new AppError('EMAIL_TAKEN', 'This e-mail address is already in use.');
-    await this.prisma.$transaction(async (tx) => {
-      const token = await oneTimeTokens.issue(tx, user.id, purpose, newEmail);
-      await enqueueMail(tx, newEmail, mailTemplates.changeEmail(user.displayName, this.links.webLink('settings/verify-email-change', token)));
-    });
+    if (await this.repo.emailExists(newEmail)) throw new AppError('EMAIL_TAKEN', 'This e-mail address is already in use.');
+    await this.repo.issueEmailChangeToken(user.id, purpose, newEmail, (token) =>
+      mailTemplates.changeEmail(user.displayName, this.links.webLink('settings/verify-email-change', token)),
+    );
     this.onMailQueued();
     return {
       message:
@@ -131,31 +117,11 @@ export class SecurityService {
 
   /** USR-13. */
   async verifyEmailChange(token: string) {
-    const outcome = await this.prisma.$transaction(async (tx) => {
-      const row = await oneTimeTokens.consume(tx, token, ['CHANGE_EMAIL', 'ADD_EMAIL']);
-      if (!row) return { kind: 'invalid' as const };
-      const existing = await tx.userEmail.findUnique({ where: { email: row.email }, select: { userId: true, isVerified: true } });
-      if (existing?.userId === row.userId && existing.isVerified && (row.purpose === 'ADD_EMAIL' || !row.live)) return { kind: 'already' as const };
-      if (!row.live) return { kind: 'invalid' as const };
-      if (existing && existing.userId !== row.userId) return { kind: 'taken' as const };
-      const user = await tx.user.findUnique({ where: { id: row.userId }, select: { id: true, email: true, displayName: true } });
-      if (!user) return { kind: 'invalid' as const };
-      if (!existing) await tx.userEmail.create({ data: { userId: user.id, email: row.email, isVerified: true, verifiedAt: new Date() } });
-      if (row.purpose === 'CHANGE_EMAIL') {
-        // The new address replaces the old primary one.
-        await tx.user.update({ where: { id: user.id }, data: { email: row.email, emailVerified: true }, select: { id: true } });
-        if (user.email !== row.email) {
-          await tx.userEmail.deleteMany({ where: { userId: user.id, email: user.email } });
-          await enqueueMail(tx, user.email, mailTemplates.emailChangedNotice(user.displayName, row.email));
-        }
-        return { kind: 'changed' as const };
-      }
-      return { kind: 'added' as const };
-    }).catch((err: unknown) => {
-      if (isUniqueViolation(err, 'email')) return { kind: 'taken' as const };
+    const outcome = await this.repo.applyEmailChange(token, mailTemplates.emailChangedNotice).catch((err: unknown) => {
+      if (isUniqueViolation(err, 'email')) return 'taken' as const;
       throw err;
     });
-    switch (outcome.kind) {
+    switch (outcome) {
       case 'invalid':
         throw new AppError('INVALID_TOKEN', 'This link is invalid or has expired.');
       case 'already':
@@ -172,10 +138,10 @@ export class SecurityService {
 
   /** SEC-3. */
   async setPrimaryEmail(userId: number, email: string) {
-    const address = await this.prisma.userEmail.findUnique({ where: { email }, select: { userId: true, isVerified: true } });
+    const address = await this.repo.emailAddress(email);
     if (!address || address.userId !== userId) throw new AppError('EMAIL_NOT_FOUND', 'This address is not one of yours.');
     if (!address.isVerified) throw new AppError('EMAIL_UNVERIFIED', 'Verify this address first.');
-    await this.prisma.user.update({ where: { id: userId }, data: { email, emailVerified: true }, select: { id: true } });
+    await this.repo.setPrimaryEmail(userId, email);
     return { message: 'Your primary e-mail address has been changed.' };
   }
 }

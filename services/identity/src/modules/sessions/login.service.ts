@@ -1,11 +1,11 @@
 import { AppError } from '@msp/errors';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import { loginAttempts } from '../../metrics.js';
-import { accountsRepository as accounts, type TokenUser } from '../accounts/accounts.repository.js';
+import type { TokenUser } from '../accounts/accounts.repository.js';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../accounts/passwords.js';
-import type { KnownDevice, KnownDevices } from './known-devices.js';
+import type { KnownDevice, KnownDevices } from './known-devices.repository.js';
 import { assertNotLocked, type ClientContext, type IssuedTokens, type SessionsService } from './sessions.service.js';
 import { LoginThrottle, rateLimited } from './throttle.js';
+import type { SessionsRepository } from './sessions.repository.js';
 
 const BAD_CREDENTIALS = 'The e-mail address or password is wrong.';
 
@@ -23,7 +23,7 @@ export interface LocalLogin {
  */
 export class LoginService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly repo: Pick<SessionsRepository, 'findAccountByEmail' | 'upgradePasswordHash'>,
     private readonly sessions: SessionsService,
     private readonly throttle: LoginThrottle,
     private readonly devices: KnownDevices,
@@ -35,7 +35,7 @@ export class LoginService {
     password: string,
     client: ClientContext,
   ): Promise<{ user: TokenUser; addressVerified: boolean; presentedDevice: KnownDevice | null }> {
-    const [found, presentedDevice] = await Promise.all([accounts.findByEmail(this.prisma, email), this.devices.find(client.knownDevice)]);
+    const [found, presentedDevice] = await Promise.all([this.repo.findAccountByEmail(email), this.devices.find(client.knownDevice)]);
     const userId = found?.user.id ?? null;
     const subject = LoginThrottle.subject(userId, email);
     const trusted = await this.throttle.devicePasses(presentedDevice, userId);
@@ -62,7 +62,7 @@ export class LoginService {
     await this.throttle.clear(subject, presentedDevice?.userId === found.user.id ? presentedDevice : null);
     if (needsRehash(found.user.passwordHash)) {
       const upgraded = await hashPassword(password);
-      await this.prisma.user.update({ where: { id: found.user.id }, data: { passwordHash: upgraded }, select: { id: true } });
+      await this.repo.upgradePasswordHash(found.user.id, upgraded);
     }
     return { ...found, presentedDevice };
   }

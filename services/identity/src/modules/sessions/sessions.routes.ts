@@ -4,7 +4,7 @@ import { AdminLoginResponseSchema, LoginResponseSchema, MessageResponseSchema } 
 import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { IdentityConfig } from '../../config.js';
 import { clientAddress } from '../../http/client-address.js';
-import { KNOWN_DEVICE_COOKIE, KNOWN_DEVICE_TTL_SECONDS } from './known-devices.js';
+import { KNOWN_DEVICE_COOKIE, KNOWN_DEVICE_TTL_SECONDS } from './known-devices.repository.js';
 import type { LoginService } from './login.service.js';
 import { LoginBodySchema, RefreshBodySchema } from './sessions.schemas.js';
 import type { ClientContext, IssuedTokens, SessionsService } from './sessions.service.js';

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { DeviceInfo, LoginResponse } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { IdentityConfig } from '../../config.js';
 import type { Links } from '../../links.js';
 import type { SigningKeyService } from '../keys/keys.service.js';
-import { accountsRepository as accounts, type TokenUser } from '../accounts/accounts.repository.js';
+import type { TokenUser } from '../accounts/accounts.repository.js';
 import type { RevocationStore } from './redis-store.js';
-import { hashSecret, randomSecret } from './secrets.js';
+import { randomSecret } from './secrets.js';
+import type { SessionSelector, SessionsRepository } from './sessions.repository.js';
 
 export interface ClientContext {
   ip: string;
@@ -47,8 +47,8 @@ function deviceOf(client: ClientContext) {
  */
 export class SessionsService {
   constructor(
-    private readonly prisma: PrismaClient,
-    private readonly keys: SigningKeyService,
+    private readonly repo: SessionsRepository,
+    private readonly keys: Pick<SigningKeyService, 'sign'>,
     private readonly revocation: RevocationStore,
     private readonly config: IdentityConfig,
     private readonly links: Links,
@@ -93,19 +93,10 @@ export class SessionsService {
     const sessionId = randomUUID();
     const refreshToken = options.refreshable ? randomSecret() : null;
     const now = new Date();
-    await this.prisma.session.create({
-      data: {
-        id: sessionId,
-        userId: user.id,
-        ...deviceOf(client),
-        ipAddress: client.ip.slice(0, 100),
-        refreshable: options.refreshable,
-        ...(refreshToken
-          ? { refreshTokens: { create: { tokenHash: hashSecret(refreshToken), expiresAt: new Date(now.getTime() + this.refreshTtl * 1000) } } }
-          : {}),
-      },
-      select: { id: true },
-    });
+    await this.repo.create(
+      { id: sessionId, userId: user.id, ...deviceOf(client), ipAddress: client.ip.slice(0, 100), refreshable: options.refreshable },
+      refreshToken ? { token: refreshToken, expiresAt: new Date(now.getTime() + this.refreshTtl * 1000) } : null,
+    );
     const accessToken = await this.signAccessToken(user, sessionId);
     return { response: this.loginResponse(user, accessToken, options.isNewUser ?? false), refreshToken, sessionId };
   }
@@ -113,30 +104,18 @@ export class SessionsService {
   /** AUTH-2. */
   async refresh(token: string | null): Promise<IssuedTokens> {
     if (!token) throw new AppError('INVALID_REFRESH_TOKEN', 'A refresh token is required.');
-    const row = await this.prisma.refreshToken.findUnique({
-      where: { tokenHash: hashSecret(token) },
-      select: { id: true, sessionId: true, expiresAt: true, rotatedAt: true, session: { select: { userId: true, revokedAt: true } } },
-    });
+    const row = await this.repo.findRefreshToken(token);
     if (!row) throw new AppError('INVALID_REFRESH_TOKEN', 'The refresh token is not valid.');
     if (row.rotatedAt) return this.reused(row.sessionId);
     if (row.session.revokedAt || row.expiresAt <= new Date()) throw new AppError('INVALID_REFRESH_TOKEN', 'The refresh token is not valid.');
-    const user = await accounts.findTokenUser(this.prisma, row.session.userId);
+    const user = await this.repo.findTokenUser(row.session.userId);
     if (!user) throw new AppError('INVALID_REFRESH_TOKEN', 'The refresh token is not valid.');
     assertNotLocked(user);
 
     const next = randomSecret();
     const now = new Date();
-    const rotated = await this.prisma.$transaction(async (tx) => {
-      // Conditional update: of two concurrent uses of one token only one can win; the other is a reuse.
-      const won = await tx.refreshToken.updateMany({ where: { id: row.id, rotatedAt: null }, data: { rotatedAt: now } });
-      if (won.count === 0) return false;
-      await tx.refreshToken.create({
-        data: { sessionId: row.sessionId, tokenHash: hashSecret(next), expiresAt: new Date(now.getTime() + this.refreshTtl * 1000) },
-        select: { id: true },
-      });
-      await tx.session.update({ where: { id: row.sessionId }, data: { lastUsedAt: now }, select: { id: true } });
-      return true;
-    });
+    // Conditional update: of two concurrent uses of one token only one can win; the other is a reuse.
+    const rotated = await this.repo.rotate(row, { token: next, expiresAt: new Date(now.getTime() + this.refreshTtl * 1000) }, now);
     if (!rotated) return this.reused(row.sessionId);
     const accessToken = await this.signAccessToken(user, row.sessionId);
     return { response: this.loginResponse(user, accessToken, false), refreshToken: next, sessionId: row.sessionId };
@@ -152,21 +131,13 @@ export class SessionsService {
    * the session is rotated (presenting it again is a reuse).
    */
   async reissue(user: TokenUser, sessionId: string | null, client: ClientContext): Promise<IssuedTokens> {
-    const session = sessionId
-      ? await this.prisma.session.findUnique({ where: { id: sessionId }, select: { id: true, userId: true, revokedAt: true, refreshable: true } })
-      : null;
+    const session = sessionId ? await this.repo.findSession(sessionId) : null;
     if (!session || session.userId !== user.id || session.revokedAt || !session.refreshable) {
       return this.start(user, client, { refreshable: user.role !== 'ADMIN' });
     }
     const next = randomSecret();
     const now = new Date();
-    await this.prisma.$transaction(async (tx) => {
-      await tx.refreshToken.updateMany({ where: { sessionId: session.id, rotatedAt: null }, data: { rotatedAt: now } });
-      await tx.refreshToken.create({
-        data: { sessionId: session.id, tokenHash: hashSecret(next), expiresAt: new Date(now.getTime() + this.refreshTtl * 1000) },
-        select: { id: true },
-      });
-    });
+    await this.repo.replaceFamily(session.id, { token: next, expiresAt: new Date(now.getTime() + this.refreshTtl * 1000) }, now);
     const accessToken = await this.signAccessToken(user, session.id);
     return { response: this.loginResponse(user, accessToken, false), refreshToken: next, sessionId: session.id };
   }
@@ -175,8 +146,7 @@ export class SessionsService {
   async logout(token: string | null, callerSessionId: string | null): Promise<void> {
     let sessionId: string | null = null;
     if (token) {
-      const row = await this.prisma.refreshToken.findUnique({ where: { tokenHash: hashSecret(token) }, select: { sessionId: true } });
-      sessionId = row?.sessionId ?? null;
+      sessionId = await this.repo.sessionOfRefreshToken(token);
     }
     sessionId ??= callerSessionId;
     if (sessionId) await this.revokeSessions({ id: sessionId }, 'logout');
@@ -184,7 +154,7 @@ export class SessionsService {
 
   /** AUTH-4, SEC-4 (except the caller's), AUTH-9. */
   async revokeAllOf(userId: number, reason: string, exceptSessionId?: string | null): Promise<void> {
-    await this.revokeSessions({ userId, ...(exceptSessionId ? { id: { not: exceptSessionId } } : {}) }, reason);
+    await this.revokeSessions({ userId, exceptId: exceptSessionId }, reason);
   }
 
   /**
@@ -193,33 +163,23 @@ export class SessionsService {
    * gateway answers the lock's own 403 (ACCOUNT_BANNED / ACCOUNT_SUSPENDED) rather than 401.
    */
   async revokeAllForLock(userId: number, reason: string): Promise<void> {
-    await this.prisma.session.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date(), revokeReason: reason } });
+    await this.repo.revokeAllOfUser(userId, reason, new Date());
   }
 
   /** When a lock is lifted: access tokens of sessions revoked recently must stay dead. */
   async writeRecentRevocations(userId: number): Promise<void> {
-    const recent = await this.prisma.session.findMany({
-      where: { userId, revokedAt: { gt: new Date(Date.now() - (this.accessTtl + 60) * 1000) } },
-      select: { id: true },
-    });
-    await this.revocation.revokeSessions(recent.map((s) => s.id));
+    const recent = await this.repo.revokedSince(userId, new Date(Date.now() - (this.accessTtl + 60) * 1000));
+    await this.revocation.revokeSessions(recent);
   }
 
   /**
    * Marks the sessions revoked in the database (the source of truth, re-synced to Redis
    * periodically) and writes the revoked-session keys the gateway checks on every request.
    */
-  private async revokeSessions(where: { id?: string | { not: string }; userId?: number }, reason: string): Promise<void> {
-    const now = new Date();
-    const ids = await this.prisma.$transaction(async (tx) => {
-      const open = await tx.session.findMany({ where: { ...where, revokedAt: null }, select: { id: true } });
-      if (open.length === 0) return [];
-      const sessionIds = open.map((s) => s.id);
-      await tx.session.updateMany({ where: { id: { in: sessionIds }, revokedAt: null }, data: { revokedAt: now, revokeReason: reason } });
-      return sessionIds;
-    });
+  private async revokeSessions(selector: SessionSelector, reason: string): Promise<void> {
+    const ids = await this.repo.revoke(selector, reason, new Date());
     // Sessions revoked earlier get their key re-written too (cheap, and heals a lost key).
-    const extra = typeof where.id === 'string' && !ids.includes(where.id) ? [where.id] : [];
+    const extra = 'id' in selector && !ids.includes(selector.id) ? [selector.id] : [];
     try {
       await this.revocation.revokeSessions([...ids, ...extra]);
     } catch (err) {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { AppError } from '@msp/errors';
-import type { KnownDevice } from './known-devices.js';
+import type { KnownDevice } from './known-devices.repository.js';
 import { emailKey } from './secrets.js';
 
 /** R13: 10 failed logins per client address per 15 min. */

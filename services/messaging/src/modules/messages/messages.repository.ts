@@ -20,6 +20,11 @@ export type MessageRow = Prisma.MessageGetPayload<{ select: typeof messageSelect
 export class MessagesRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
+  /** One unit of work: the methods given `tx` and the outbox row commit or roll back together. */
+  transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(work);
+  }
+
   /** A page of the conversation's messages, newest first, and the total (two queries). */
   async page(conversationId: number, page: number, size: number): Promise<{ rows: MessageRow[]; total: number }> {
     const [rows, total] = await Promise.all([

@@ -2,11 +2,10 @@ import { AppError } from '@msp/errors';
 import { toPage, type Message, type MessageResourceType, type Page } from '@msp/contracts';
 import { ConversationRead, MessageSent, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import { CatalogUnavailableError, type CatalogClient } from '../../clients/catalog.client.js';
 import type { ConversationRef, ConversationsRepository } from '../conversations/conversations.repository.js';
 import { resourceIds, splitIds, toMessage } from './message.mapper.js';
-import { MessagesRepository, type StoredResource } from './messages.repository.js';
+import type { MessagesRepository, StoredResource } from './messages.repository.js';
 
 /** R16 limits. */
 export const MAX_BODY_CHARS = 2000;
@@ -44,16 +43,13 @@ export function normaliseSendInput(input: SendInput): { content: string; resourc
   return { content, resources };
 }
 
+/** MSG-3 and MSG-4. Collaborators are given (app.ts wires them), so a test can pass fakes. */
 export class MessagesService {
-  private readonly repo: MessagesRepository;
-
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly repo: MessagesRepository,
     private readonly conversations: ConversationsRepository,
-    private readonly catalog: CatalogClient,
-  ) {
-    this.repo = new MessagesRepository(prisma);
-  }
+    private readonly catalog: Pick<CatalogClient, 'render' | 'renderOrNothing'>,
+  ) {}
 
   /** 404 CONVERSATION_NOT_FOUND unless the caller takes part (R16) and the partner is not banned (R14). */
   private async conversationOf(callerId: number, conversationId: number): Promise<ConversationRef> {
@@ -71,7 +67,7 @@ export class MessagesService {
     const conversation = await this.conversationOf(caller.userId, conversationId);
     const partnerId = partnerOf(conversation, caller.userId);
     const readAt = new Date();
-    await this.prisma.$transaction(async (tx) => {
+    await this.repo.transaction(async (tx) => {
       const changed = await this.repo.markRead(tx, conversationId, caller.userId, readAt);
       if (changed > 0) {
         await writeOutbox(tx, ConversationRead, { conversationId, readerId: caller.userId, partnerId, readAt: readAt.toISOString() });
@@ -116,7 +112,7 @@ export class MessagesService {
     const forRecipient = await this.catalog.renderOrNothing({ userId: recipientId }, ids.trackIds, ids.playlistIds);
 
     const users = await this.conversations.users([caller.userId, recipientId], [caller.userId, recipientId]);
-    return this.prisma.$transaction(async (tx) => {
+    return this.repo.transaction(async (tx) => {
       const row = await this.repo.insert(tx, { conversationId, senderId: caller.userId, content, resources });
       const mine = toMessage(row, caller.userId, users, forSender);
       const theirs = toMessage(row, recipientId, users, forRecipient);

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '@msp/runtime';
 import {
   DurableConsumer,
   UserBanned,
@@ -11,11 +11,12 @@ import {
   type SqlExecutor,
   type TransactionalClient,
 } from '@msp/events';
+import { relationsRepository } from './relations.repository.js';
 
 interface ConsumerDeps<Tx extends SqlExecutor> {
   nc: NatsConnection;
   db: TransactionalClient<Tx>;
-  logger: FastifyBaseLogger;
+  logger: Logger;
 }
 
 /**
@@ -25,29 +26,10 @@ interface ConsumerDeps<Tx extends SqlExecutor> {
  */
 export async function startRelationsConsumer<Tx extends SqlExecutor>(deps: ConsumerDeps<Tx>): Promise<DurableConsumer<Tx>> {
   const consumer = new DurableConsumer<Tx>({ ...deps, service: 'messaging', name: 'relations', from: 'social' })
-    .on(UserFollowed, async (data, _e, tx) => {
-      await tx.$executeRawUnsafe('INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', data.followerId, data.followeeId);
-    })
-    .on(UserUnfollowed, async (data, _e, tx) => {
-      await tx.$executeRawUnsafe('DELETE FROM follows WHERE follower_id = $1 AND followee_id = $2', data.followerId, data.followeeId);
-    })
-    .on(UserBlocked, async (data, _e, tx) => {
-      // R7: a block removes follows both ways.
-      await tx.$executeRawUnsafe(
-        'DELETE FROM follows WHERE (follower_id = $1 AND followee_id = $2) OR (follower_id = $2 AND followee_id = $1)',
-        data.blockerId,
-        data.blockedId,
-      );
-      await tx.$executeRawUnsafe(
-        'INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES ($1, $2, $3::timestamptz) ON CONFLICT DO NOTHING',
-        data.blockerId,
-        data.blockedId,
-        data.at,
-      );
-    })
-    .on(UserUnblocked, async (data, _e, tx) => {
-      await tx.$executeRawUnsafe('DELETE FROM blocks WHERE blocker_id = $1 AND blocked_id = $2', data.blockerId, data.blockedId);
-    });
+    .on(UserFollowed, (data, _e, tx) => relationsRepository.follow(tx, data.followerId, data.followeeId))
+    .on(UserUnfollowed, (data, _e, tx) => relationsRepository.unfollow(tx, data.followerId, data.followeeId))
+    .on(UserBlocked, (data, _e, tx) => relationsRepository.block(tx, data.blockerId, data.blockedId, data.at))
+    .on(UserUnblocked, (data, _e, tx) => relationsRepository.unblock(tx, data.blockerId, data.blockedId));
   await consumer.start();
   return consumer;
 }
@@ -55,17 +37,8 @@ export async function startRelationsConsumer<Tx extends SqlExecutor>(deps: Consu
 /** R14: a banned user's conversations and messages disappear for others until the ban is lifted. */
 export async function startBansConsumer<Tx extends SqlExecutor>(deps: ConsumerDeps<Tx>): Promise<DurableConsumer<Tx>> {
   const consumer = new DurableConsumer<Tx>({ ...deps, service: 'messaging', name: 'bans', from: 'identity' })
-    .on(UserBanned, async (data, _e, tx) => {
-      await tx.$executeRawUnsafe(
-        `INSERT INTO banned_users (user_id, banned_at) VALUES ($1, $2::timestamptz)
-         ON CONFLICT (user_id) DO UPDATE SET banned_at = EXCLUDED.banned_at`,
-        data.userId,
-        data.bannedAt,
-      );
-    })
-    .on(UserUnbanned, async (data, _e, tx) => {
-      await tx.$executeRawUnsafe('DELETE FROM banned_users WHERE user_id = $1', data.userId);
-    });
+    .on(UserBanned, (data, _e, tx) => relationsRepository.ban(tx, data.userId, data.bannedAt))
+    .on(UserUnbanned, (data, _e, tx) => relationsRepository.unban(tx, data.userId));
   await consumer.start();
   return consumer;
 }

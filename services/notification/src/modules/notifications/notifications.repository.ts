@@ -1,7 +1,24 @@
+import type { Notification, NotificationPreferences } from '@msp/contracts';
+import { NotificationCreated, NotificationsRead, writeOutbox } from '@msp/events';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import type { NotificationType, ResourceType } from '../../generated/prisma/enums.js';
 
 export type Db = PrismaClient | Prisma.TransactionClient;
+
+export interface DedupKey {
+  recipientId: number;
+  actorId: number;
+  type: NotificationType;
+  resourceType: ResourceType;
+  resourceId: number;
+}
+
+export interface NewNotification extends DedupKey {
+  conversationId: number | null;
+  targetTitle: string | null;
+  targetUrl: string | null;
+  createdAt: Date;
+}
 
 /** A notification with everything its record shows, read in one query (no per-item lookups). */
 export interface NotificationViewRow {
@@ -95,5 +112,80 @@ export class NotificationsRepository {
   /** NOT-4. */
   markAllRead(recipientId: number, db: Db = this.prisma): Promise<number> {
     return db.notification.updateMany({ where: { recipientId, isRead: false }, data: { isRead: true } }).then((r) => r.count);
+  }
+
+  /** NOT-4 with its WS-3 NOTIFICATIONS_READ event in the same transaction; the unread count left. */
+  markAllReadAndAnnounce(recipientId: number): Promise<number> {
+    return this.prisma.$transaction(async (tx) => {
+      await this.markAllRead(recipientId, tx);
+      const left = await this.countUnread(recipientId, tx);
+      await writeOutbox(tx, NotificationsRead, { recipientId, unreadCount: left });
+      return left;
+    });
+  }
+
+  /** R7/R14 as notification sees them: a block either way, or either user banned. */
+  async relationFlags(tx: Prisma.TransactionClient, recipientId: number, actorId: number): Promise<{ blocked: boolean; banned: boolean }> {
+    const [flags] = await tx.$queryRaw<Array<{ blocked: boolean; banned: boolean }>>`
+      SELECT EXISTS (SELECT 1 FROM blocks WHERE (blocker_id = ${recipientId} AND blocked_id = ${actorId})
+                                            OR (blocker_id = ${actorId} AND blocked_id = ${recipientId})) AS blocked,
+             EXISTS (SELECT 1 FROM banned_users WHERE user_id IN (${recipientId}, ${actorId})) AS banned`;
+    return { blocked: flags?.blocked ?? false, banned: flags?.banned ?? false };
+  }
+
+  preferencesOf(tx: Prisma.TransactionClient, userId: number): Promise<Record<keyof NotificationPreferences, boolean> | null> {
+    return tx.notificationPreference.findUnique({
+      where: { userId },
+      select: { notifyOnFollow: true, notifyOnLike: true, notifyOnRepost: true, notifyOnComment: true, notifyOnDM: true },
+    });
+  }
+
+  /**
+   * Claims the dedup key of (recipient, actor, type, resource): wins only if new or last used at
+   * least `windowMs` ago; a concurrent claim waits on the row lock and then sees the moved
+   * timestamp, so it cannot win too.
+   */
+  async claimDedupKey(tx: Prisma.TransactionClient, key: DedupKey, at: Date, windowMs: number): Promise<boolean> {
+    const claimed = await tx.$queryRaw<unknown[]>`
+      INSERT INTO notification_dedup (recipient_id, actor_id, type, resource_type, resource_id, last_at)
+      VALUES (${key.recipientId}, ${key.actorId}, ${key.type}::notification_type, ${key.resourceType}::resource_type, ${key.resourceId}, ${at})
+      ON CONFLICT (recipient_id, actor_id, type, resource_type, resource_id)
+      DO UPDATE SET last_at = EXCLUDED.last_at
+      WHERE notification_dedup.last_at <= EXCLUDED.last_at - make_interval(secs => ${windowMs / 1000})
+      RETURNING 1`;
+    return claimed.length > 0;
+  }
+
+  async insert(tx: Prisma.TransactionClient, data: NewNotification): Promise<number> {
+    const row = await tx.notification.create({ data, select: { id: true } });
+    return row.id;
+  }
+
+  /** Title and web path parts of a track or playlist copy, for the snapshot kept with a notification. */
+  async targetOf(tx: Prisma.TransactionClient, resourceType: 'TRACK' | 'PLAYLIST', id: number): Promise<{ title: string; slug: string; owner: string | null } | null> {
+    const rows =
+      resourceType === 'TRACK'
+        ? await tx.$queryRaw<Array<{ title: string; slug: string; owner: string | null }>>`
+            SELECT t.title, t.track_slug AS slug, u.username AS owner FROM track_refs t
+              LEFT JOIN user_summaries u ON u.user_id = t.artist_id WHERE t.track_id = ${id}`
+        : await tx.$queryRaw<Array<{ title: string; slug: string; owner: string | null }>>`
+            SELECT p.title, p.playlist_slug AS slug, u.username AS owner FROM playlist_refs p
+              LEFT JOIN user_summaries u ON u.user_id = p.owner_id WHERE p.playlist_id = ${id}`;
+    return rows[0] ?? null;
+  }
+
+  async usernameOf(tx: Prisma.TransactionClient, userId: number): Promise<string | null> {
+    const row = await tx.userSummary.findUnique({ where: { userId }, select: { username: true } });
+    return row?.username ?? null;
+  }
+
+  /** NotificationCreated (WS-3 and push) in the transaction that stored the notification. */
+  async announceCreated(tx: Prisma.TransactionClient, event: { recipientId: number; notification: Notification; unreadCount: number }): Promise<void> {
+    await writeOutbox(tx, NotificationCreated, event);
+  }
+
+  /** Dedup keys past the window can no longer suppress anything. */
+  deleteDedupKeysBefore(cutoff: Date): Promise<number> {
+    return this.prisma.notificationDedup.deleteMany({ where: { lastAt: { lt: cutoff } } }).then((r) => r.count);
   }
 }

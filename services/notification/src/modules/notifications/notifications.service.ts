@@ -1,19 +1,14 @@
 import { toPage, type MessageResponse, type Notification, type Page, type UnreadCount } from '@msp/contracts';
-import { NotificationsRead, writeOutbox } from '@msp/events';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { BadgeCounter } from './badge.counter.js';
 import { toNotification } from './notification.mapper.js';
-import { NotificationsRepository } from './notifications.repository.js';
+import type { NotificationsRepository } from './notifications.repository.js';
 
+/** NOT-1…NOT-4. Collaborators are given (app.ts wires them), so a test can pass fakes. */
 export class NotificationsService {
-  readonly repo: NotificationsRepository;
-
   constructor(
-    private readonly prisma: PrismaClient,
-    private readonly badge: BadgeCounter,
-  ) {
-    this.repo = new NotificationsRepository(prisma);
-  }
+    private readonly repo: NotificationsRepository,
+    private readonly badge: Pick<BadgeCounter, 'get' | 'set'>,
+  ) {}
 
   /** NOT-1: newest first; two queries whatever the page size. */
   async list(userId: number, unreadOnly: boolean, page: number, size: number): Promise<Page<Notification>> {
@@ -37,12 +32,7 @@ export class NotificationsService {
 
   /** NOT-4: everything read; WS-3 NOTIFICATIONS_READ follows through the outbox. */
   async markAllRead(userId: number): Promise<MessageResponse> {
-    const unreadCount = await this.prisma.$transaction(async (tx) => {
-      await this.repo.markAllRead(userId, tx);
-      const left = await this.repo.countUnread(userId, tx);
-      await writeOutbox(tx, NotificationsRead, { recipientId: userId, unreadCount: left });
-      return left;
-    });
+    const unreadCount = await this.repo.markAllReadAndAnnounce(userId);
     await this.badge.set(userId, unreadCount);
     return { message: 'All notifications are marked as read.' };
   }

@@ -1,12 +1,14 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { DurableConsumer, NotificationCreated, type NatsConnection } from '@msp/events';
+import type { Logger } from '@msp/runtime';
 import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { DeviceTokensRepository } from './device-tokens.repository.js';
 import { parseWebSubscription, type EndpointPolicy, type MobilePushProvider, type PushOutcome, type WebPushSender } from './push.providers.js';
 
 interface Deps {
   nc: NatsConnection;
   prisma: PrismaClient;
-  logger: FastifyBaseLogger;
+  tokens: Pick<DeviceTokensRepository, 'forUser' | 'removeRejected'>;
+  logger: Logger;
   web: WebPushSender;
   /** null: no provider configured, mobile tokens are kept but not pushed. */
   mobile: MobilePushProvider | null;
@@ -30,10 +32,7 @@ export async function startPushConsumer(deps: Deps): Promise<{ stop(): Promise<v
     from: 'notification',
     concurrency: deps.concurrency,
   }).onLongRunning(NotificationCreated, async (d) => {
-    const tokens = await deps.prisma.deviceToken.findMany({
-      where: { userId: d.recipientId },
-      select: { id: true, token: true, deviceType: true },
-    });
+    const tokens = await deps.tokens.forUser(d.recipientId);
     if (tokens.length === 0) return;
     const payload = JSON.stringify({ event: 'NOTIFICATION_CREATED', notification: d.notification, unreadCount: d.unreadCount });
     await Promise.all(
@@ -49,7 +48,7 @@ export async function startPushConsumer(deps: Deps): Promise<{ stop(): Promise<v
         }
         if (outcome === 'gone') {
           // Only this registration: if the token moved meanwhile, the new owner keeps it.
-          await deps.prisma.deviceToken.deleteMany({ where: { id: t.id, userId: d.recipientId } });
+          await deps.tokens.removeRejected(t.id, d.recipientId);
           deps.logger.info({ tokenId: t.id }, 'push token rejected by the push service; removed');
         } else if (outcome === 'failed') {
           deps.logger.warn({ tokenId: t.id }, 'push not delivered');

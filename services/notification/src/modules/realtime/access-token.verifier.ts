@@ -1,6 +1,4 @@
-import { verify as verifySignature } from 'node:crypto';
-import { createJwksKeyStore, JwksUnavailableError } from '@msp/http';
-import { z } from 'zod';
+import { AccessTokenRejectedError, createJwksKeyStore, JwksUnavailableError, verifyAccessToken } from '@msp/http';
 
 /** Who a STOMP session belongs to, from a verified access token (API.md §1 "Access token"). */
 export interface Principal {
@@ -37,81 +35,33 @@ export interface AccessTokenVerifierOptions {
   /** An unknown kid refetches the set at most this often, so random kids cannot flood identity. */
   minRefetchIntervalMs?: number;
   clockToleranceSeconds?: number;
-}
-
-const MAX_TOKEN_LENGTH = 8192;
-const SEGMENT = /^[A-Za-z0-9_-]+$/;
-
-const headerSchema = z.object({ alg: z.string(), kid: z.string().min(1).max(200), typ: z.string().optional() });
-const claimsSchema = z.object({
-  sub: z.string().regex(/^[1-9]\d{0,15}$/),
-  username: z.string().min(1),
-  role: z.enum(['LISTENER', 'ARTIST', 'ADMIN']),
-  tier: z.enum(['FREE', 'PRO']),
-  sid: z.string().min(1).max(200),
-  exp: z.number(),
-  nbf: z.number().optional(),
-  iss: z.string().optional(),
-});
-
-function decodeJson(segment: string): unknown {
-  try {
-    return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-  } catch {
-    throw new TokenRejectedError('The access token is invalid.');
-  }
+  onRefreshError?: (err: unknown) => void;
 }
 
 /**
- * Verifies identity's RS256 access tokens against its JWKS with node:crypto. Only RS256 is
- * accepted (`none`, HS256 keyed with the public key, and anything else are refused before any key
- * lookup) and `exp` is required. Keys come from the JWKS cache the gateway uses too (fetch
- * timeout, rate-limited refetch for unknown kids).
+ * The STOMP endpoint's view of identity's access tokens: the same jose verification and JWKS cache
+ * as the gateway (packages/http `jwks.ts`), turned into a Principal.
  */
 export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
-  const tolerance = options.clockToleranceSeconds ?? 5;
-  const store = createJwksKeyStore({
+  const keys = createJwksKeyStore({
     url: options.jwksUrl,
     fetchTimeoutMs: options.fetchTimeoutMs,
     refreshAfterMs: options.refreshAfterMs,
     minRefetchIntervalMs: options.minRefetchIntervalMs,
+    onRefreshError: options.onRefreshError,
   });
-
-  async function keyFor(kid: string): Promise<string> {
-    try {
-      return await store.getKey(kid);
-    } catch (err) {
-      if (err instanceof JwksUnavailableError) throw new KeysUnavailableError(err);
-      throw new TokenRejectedError('The access token is invalid.');
-    }
-  }
+  const clockToleranceSeconds = options.clockToleranceSeconds ?? 5;
 
   return {
     async verify(token: string): Promise<Principal> {
-      if (token.length > MAX_TOKEN_LENGTH) throw new TokenRejectedError('The access token is invalid.');
-      const parts = token.split('.');
-      if (parts.length !== 3 || !parts.every((part) => SEGMENT.test(part))) {
-        throw new TokenRejectedError('The access token is invalid.');
+      try {
+        const { sub, username, role, tier, sid } = await verifyAccessToken(token, keys, { issuer: options.issuer, clockToleranceSeconds });
+        return { userId: Number(sub), username, role, tier, sessionId: sid };
+      } catch (err) {
+        if (err instanceof JwksUnavailableError) throw new KeysUnavailableError(err);
+        if (err instanceof AccessTokenRejectedError) throw new TokenRejectedError(err.message);
+        throw err;
       }
-      const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
-      const header = headerSchema.safeParse(decodeJson(headerPart));
-      if (!header.success || header.data.alg !== 'RS256') throw new TokenRejectedError('The access token is invalid.');
-      const key = await keyFor(header.data.kid);
-      const valid = verifySignature(
-        'RSA-SHA256',
-        Buffer.from(`${headerPart}.${payloadPart}`, 'ascii'),
-        key,
-        Buffer.from(signaturePart, 'base64url'),
-      );
-      if (!valid) throw new TokenRejectedError('The access token is invalid.');
-      const claims = claimsSchema.safeParse(decodeJson(payloadPart));
-      if (!claims.success) throw new TokenRejectedError('The access token is invalid.');
-      const now = Date.now() / 1000;
-      if (claims.data.exp <= now - tolerance) throw new TokenRejectedError('The access token has expired.');
-      if (claims.data.nbf !== undefined && claims.data.nbf > now + tolerance) throw new TokenRejectedError('The access token is not valid yet.');
-      if (options.issuer !== undefined && claims.data.iss !== options.issuer) throw new TokenRejectedError('The access token is invalid.');
-      const { sub, username, role, tier, sid } = claims.data;
-      return { userId: Number(sub), username, role, tier, sessionId: sid };
     },
   };
 }

@@ -30,7 +30,11 @@ export interface RealtimeSetup {
 export async function setupRealtime(setup: RealtimeSetup): Promise<{ fanout: RealtimeFanout; registry: SessionRegistry }> {
   const { app, config } = setup;
   const logger = app.log.child({ module: 'realtime' });
-  const verifier = createAccessTokenVerifier({ jwksUrl: config.JWKS_URL, issuer: config.JWT_ISSUER });
+  const verifier = createAccessTokenVerifier({
+    jwksUrl: config.JWKS_URL,
+    issuer: config.JWT_ISSUER,
+    onRefreshError: (err) => logger.warn({ err }, 'JWKS refresh failed; the cached keys keep verifying'),
+  });
   const store = new TrackStatusStore(setup.redis);
   const service = new RealtimeService(verifier, setup.redis, store, logger);
   const registry = new SessionRegistry(config.WS_MAX_SESSIONS_PER_USER);

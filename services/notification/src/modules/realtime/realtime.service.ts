@@ -1,5 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { Logger } from '@msp/runtime';
 import { KeysUnavailableError, TokenRejectedError, type AccessTokenVerifier, type Principal } from './access-token.verifier.js';
 import { checkStanding } from './account-standing.js';
 import type { SessionRegistry } from './session.registry.js';
@@ -14,7 +14,7 @@ export class RealtimeService {
     private readonly verifier: AccessTokenVerifier,
     private readonly redis: Redis,
     private readonly store: TrackStatusStore,
-    private readonly logger: FastifyBaseLogger,
+    private readonly logger: Logger,
   ) {}
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SAMPLES_PER_PIXEL, WaveformBuilder } from '../src/media/waveform.js';
+import { SAMPLES_PER_PIXEL, WaveformBuilder } from '../../src/media/waveform.js';
 
 function pcm(values: number[]): Buffer {
   const buf = Buffer.alloc(values.length * 2);

@@ -1,0 +1,139 @@
+// One lint configuration for the whole monorepo; every workspace runs `eslint .` (turbo `lint`).
+// Type-aware rules use the nearest tsconfig.json (typescript-eslint's project service).
+// The layering it enforces is described in ARCHITECTURE.md, "Enforced layering".
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import msp from './eslint/msp-plugin.js';
+
+const prismaModelMethods =
+  'findUnique|findUniqueOrThrow|findFirst|findFirstOrThrow|findMany|create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany|count|aggregate|groupBy';
+
+/** Prisma and SQL belong in `*.repository.ts` only. */
+const persistenceOutsideRepositories = [
+  {
+    selector: "ImportDeclaration[importKind='value'][source.value=/generated\\/prisma/]",
+    message: 'Prisma is used only in *.repository.ts (and wired in app.ts); import its types with `import type`.',
+  },
+  {
+    selector: "ImportDeclaration[importKind='value'][source.value=/^@prisma\\//]",
+    message: 'Prisma is used only in *.repository.ts (and wired in app.ts).',
+  },
+  {
+    selector: 'MemberExpression[property.name=/^\\$(queryRaw|queryRawUnsafe|executeRaw|executeRawUnsafe|transaction)$/]',
+    message: 'SQL and transactions belong in a *.repository.ts: give the repository a method for this.',
+  },
+  {
+    selector: `CallExpression[callee.property.name=/^(${prismaModelMethods})$/][callee.object.object.name=/^(prisma|tx)$/]`,
+    message: 'Prisma is called only from a *.repository.ts: give the repository a method for this.',
+  },
+  {
+    selector: `CallExpression[callee.property.name=/^(${prismaModelMethods})$/][callee.object.object.property.name='prisma']`,
+    message: 'Prisma is called only from a *.repository.ts: give the repository a method for this.',
+  },
+];
+
+const config = tseslint.config(
+  {
+    ignores: ['**/node_modules/**', '**/generated/**', '**/dist/**', '**/.turbo/**', '**/.data/**', '**/*.d.ts'],
+  },
+  {
+    files: ['**/*.ts'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { msp },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // Required by issue 16: a promise is awaited, returned, or explicitly `void`ed with a reason.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports', disallowTypeAnnotations: false }],
+      // `_name` marks a value left out on purpose (rest-destructuring to drop a field).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+      // Ambient declarations for untyped vendor modules are referenced by path.
+      '@typescript-eslint/triple-slash-reference': ['error', { path: 'always', types: 'prefer-import', lib: 'always' }],
+      'msp/no-cross-workspace-import': 'error',
+      'msp/no-silent-catch': 'error',
+    },
+  },
+  {
+    // Tests poke at untyped JSON answers.
+    files: ['**/test/**/*.ts', '**/*.test.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // Plain JavaScript files (this config, the plugin) are not part of any tsconfig.
+    files: ['**/*.js', '**/*.mjs'],
+    extends: [js.configs.recommended],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
+    // Persistence: Prisma and SQL only in repositories. app.ts builds the client, plugins/ own it.
+    files: ['services/*/src/**/*.ts', 'gateway/src/**/*.ts'],
+    ignores: ['**/*.repository.ts', '**/src/app.ts', '**/src/plugins/**', '**/*.test.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...persistenceOutsideRepositories] },
+  },
+  {
+    // Services hold the rules and know nothing of HTTP: no Fastify types or plugins.
+    files: ['**/*.service.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['fastify', 'fastify/*', '@fastify/*'], message: 'A *.service.ts receives plain, validated inputs; the route adapts Fastify to them.' },
+          ],
+        },
+      ],
+    },
+  },
+);
+
+// ---------------------------------------------------------------------------------------------
+// TEMPORARY overrides. Each lists the exact files that break a rule today; delete an entry when
+// its file is fixed. Keep them narrow: a new file must follow the rules.
+// ---------------------------------------------------------------------------------------------
+
+// Pending the catalog refactor on branch feat/perf-catalog (catalog's src is not edited on
+// feat/lint); the lead removes these entries after merging it. Social (merged) has one left: an
+// unused constant in engagement.service.ts.
+const catalogSocialPersistence = [
+  'services/catalog/src/modules/analytics/analytics.service.ts',
+  'services/catalog/src/modules/analytics/bans.consumer.ts',
+  'services/catalog/src/modules/discovery/discovery.service.ts',
+  'services/catalog/src/modules/discovery/trending-stats.ts',
+  'services/catalog/src/modules/internal/internal-playlists.service.ts',
+  'services/catalog/src/modules/internal/internal-tracks.service.ts',
+  'services/catalog/src/modules/media/media.routes.ts',
+  'services/catalog/src/modules/playlists/playlists.service.ts',
+  'services/catalog/src/modules/social-sync/social-sync.consumer.ts',
+  'services/catalog/src/modules/tracks/processing.consumer.ts',
+  'services/catalog/src/modules/tracks/track-presenter.ts',
+  'services/catalog/src/modules/tracks/tracks.service.ts',
+  'services/catalog/src/modules/user-bans/hidden-owners.ts',
+  'services/catalog/src/modules/user-bans/user-bans.consumer.ts',
+];
+const catalogSocialOther = {
+  'no-restricted-imports': ['services/catalog/src/modules/tracks/tracks.service.ts'],
+  'msp/no-silent-catch': [
+    'services/catalog/src/modules/playlists/playlists.service.ts',
+    'services/catalog/src/modules/tracks/tracks.routes.ts',
+    'services/catalog/src/modules/tracks/tracks.service.ts',
+    'services/catalog/src/modules/uploads/multipart-put.ts',
+    'services/catalog/src/modules/uploads/upload-receiver.ts',
+  ],
+  'no-control-regex': ['services/catalog/src/modules/discovery/discovery.routes.ts'],
+  '@typescript-eslint/no-unused-vars': ['services/social/src/modules/engagement/engagement.service.ts'],
+};
+
+const temporaryOverrides = [
+  { files: catalogSocialPersistence, rules: { 'no-restricted-syntax': 'off' } },
+  ...Object.entries(catalogSocialOther).map(([rule, files]) => ({ files, rules: { [rule]: 'off' } })),
+];
+
+// `MSP_LINT_STRICT=1 pnpm lint` shows what the temporary overrides still hide.
+export default process.env.MSP_LINT_STRICT === '1' ? config : [...config, ...temporaryOverrides];

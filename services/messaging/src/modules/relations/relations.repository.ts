@@ -1,0 +1,47 @@
+import type { SqlExecutor } from '@msp/events';
+
+/**
+ * Messaging's copies of social's follows and blocks and of identity's bans, written by the
+ * consumers inside the transaction that also records the event as processed.
+ */
+export const relationsRepository = {
+  async follow(tx: SqlExecutor, followerId: number, followeeId: number): Promise<void> {
+    await tx.$executeRawUnsafe('INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', followerId, followeeId);
+  },
+
+  async unfollow(tx: SqlExecutor, followerId: number, followeeId: number): Promise<void> {
+    await tx.$executeRawUnsafe('DELETE FROM follows WHERE follower_id = $1 AND followee_id = $2', followerId, followeeId);
+  },
+
+  /** R7: a block removes follows both ways. */
+  async block(tx: SqlExecutor, blockerId: number, blockedId: number, at: string): Promise<void> {
+    await tx.$executeRawUnsafe(
+      'DELETE FROM follows WHERE (follower_id = $1 AND followee_id = $2) OR (follower_id = $2 AND followee_id = $1)',
+      blockerId,
+      blockedId,
+    );
+    await tx.$executeRawUnsafe(
+      'INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES ($1, $2, $3::timestamptz) ON CONFLICT DO NOTHING',
+      blockerId,
+      blockedId,
+      at,
+    );
+  },
+
+  async unblock(tx: SqlExecutor, blockerId: number, blockedId: number): Promise<void> {
+    await tx.$executeRawUnsafe('DELETE FROM blocks WHERE blocker_id = $1 AND blocked_id = $2', blockerId, blockedId);
+  },
+
+  async ban(tx: SqlExecutor, userId: number, bannedAt: string): Promise<void> {
+    await tx.$executeRawUnsafe(
+      `INSERT INTO banned_users (user_id, banned_at) VALUES ($1, $2::timestamptz)
+       ON CONFLICT (user_id) DO UPDATE SET banned_at = EXCLUDED.banned_at`,
+      userId,
+      bannedAt,
+    );
+  },
+
+  async unban(tx: SqlExecutor, userId: number): Promise<void> {
+    await tx.$executeRawUnsafe('DELETE FROM banned_users WHERE user_id = $1', userId);
+  },
+};
