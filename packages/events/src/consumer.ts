@@ -92,7 +92,7 @@ export class DurableConsumer<Tx extends SqlExecutor> {
     const jsm = await jetstreamManager(this.options.nc, { timeout: 1000, checkAPI: false });
     const info = await jsm.consumers.info(streamNameFor(this.options.from), this.durable);
     const subject = `dlq.${this.durable}`;
-    const dlq = await jsm.streams.info(DLQ_STREAM, { subjects_filter: subject }).catch(() => undefined);
+    const dlq = await jsm.streams.info(DLQ_STREAM, { subjects_filter: subject }).catch(() => undefined); // no dead letters yet: the DLQ stream may not exist, the figure is then 0
     return {
       pending: info.num_pending,
       ackPending: info.num_ack_pending,

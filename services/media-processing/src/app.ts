@@ -72,7 +72,7 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
     maxDurationSeconds: config.AUDIO_MAX_DURATION_SECONDS,
     jobMaxMs: config.JOB_MAX_MS,
   });
-  observeJobQueue(infra.prisma);
+  observeJobQueue(jobs);
   // Stopped in reverse order: the consumer first (no new jobs), then the runner (hands jobs back).
   stopOnClose({ stop: async () => { observeJobQueue(undefined); await runner.stop(); } });
   runner.start();

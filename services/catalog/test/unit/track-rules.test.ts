@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@msp/errors';
+import type { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
 import { TrackAccess } from '../../src/modules/tracks/track-access.js';
 import type { ReadTrack, TrackReadsRepository } from '../../src/modules/tracks/track-reads.repository.js';
 import { canSee, overQuota, renditionsFor } from '../../src/modules/tracks/track-rules.js';
 import { TrackUploadService, type TrackUploadServiceDeps } from '../../src/modules/tracks/track-upload.service.js';
-import type { TracksRepository } from '../../src/modules/tracks/tracks.repository.js';
 import { pageTotal } from '../../src/modules/tracks/track-reads.service.js';
 
 const ARTIST = 7;

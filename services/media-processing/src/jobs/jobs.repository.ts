@@ -72,6 +72,25 @@ export class JobsRepository {
     return rows[0] ?? null;
   }
 
+  /** Jobs due now, waiting for a retry, and running (the operator's queue gauges). */
+  async queueDepth(): Promise<{ queued: number; delayed: number; running: number }> {
+    const [row] = await this.prisma.$queryRawUnsafe<{ queued: number; delayed: number; running: number }[]>(
+      `SELECT count(*) FILTER (WHERE state = 'QUEUED' AND available_at <= now())::int AS queued,
+              count(*) FILTER (WHERE state = 'QUEUED' AND available_at > now())::int AS delayed,
+              count(*) FILTER (WHERE state = 'RUNNING')::int AS running
+       FROM jobs WHERE state IN ('QUEUED', 'RUNNING')`,
+    );
+    return row ?? { queued: 0, delayed: 0, running: 0 };
+  }
+
+  /** Age in seconds of the oldest job that is due and not running; 0 when none. */
+  async oldestDueAgeSeconds(): Promise<number> {
+    const [row] = await this.prisma.$queryRawUnsafe<{ age: number | null }[]>(
+      `SELECT EXTRACT(EPOCH FROM now() - min(available_at))::float8 AS age FROM jobs WHERE state = 'QUEUED' AND available_at <= now()`,
+    );
+    return row?.age ?? 0;
+  }
+
   /** False when the job is no longer this run's (lease lost). */
   async renewLease(id: string, leaseMs: number): Promise<boolean> {
     const n = await this.prisma.$executeRawUnsafe(

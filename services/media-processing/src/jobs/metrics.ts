@@ -10,8 +10,10 @@ export const jobMetrics = {
   }),
 };
 
-interface QueueSource {
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+/** What the gauges read at scrape time (JobsRepository). */
+export interface QueueSource {
+  queueDepth(): Promise<{ queued: number; delayed: number; running: number }>;
+  oldestDueAgeSeconds(): Promise<number>;
 }
 
 let source: QueueSource | undefined;
@@ -30,12 +32,8 @@ new Gauge({
   labelNames: ['state'],
   async collect() {
     if (!source) return;
-    const [row] = await source.$queryRawUnsafe<{ queued: number; delayed: number; running: number }[]>(
-      `SELECT count(*) FILTER (WHERE state = 'QUEUED' AND available_at <= now())::int AS queued,
-              count(*) FILTER (WHERE state = 'QUEUED' AND available_at > now())::int AS delayed,
-              count(*) FILTER (WHERE state = 'RUNNING')::int AS running
-       FROM jobs WHERE state IN ('QUEUED', 'RUNNING')`,
-    ).catch(() => []);
+    // A failed read leaves the last figures: a scrape must not fail because the database blinked.
+    const row = await source.queueDepth().catch(() => null);
     if (!row) return;
     this.set({ state: 'queued' }, row.queued);
     this.set({ state: 'delayed' }, row.delayed);
@@ -48,9 +46,8 @@ new Gauge({
   help: 'Age of the oldest job that is due and not running (0 when none)',
   async collect() {
     if (!source) return;
-    const [row] = await source.$queryRawUnsafe<{ age: number | null }[]>(
-      `SELECT EXTRACT(EPOCH FROM now() - min(available_at))::float8 AS age FROM jobs WHERE state = 'QUEUED' AND available_at <= now()`,
-    ).catch(() => []);
-    if (row) this.set(row.age ?? 0);
+    // A failed read leaves the last figure: a scrape must not fail because the database blinked.
+    const age = await source.oldestDueAgeSeconds().catch(() => null);
+    if (age !== null) this.set(age);
   },
 });

@@ -15,6 +15,7 @@ import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http
 import type { DiscoveryService } from './discovery.service.js';
 
 // PostgreSQL text cannot hold NUL: refuse control characters up front (400, not a 500 from the driver).
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 const GenreSchema = z.string().trim().min(1).max(100).regex(NO_CONTROL, 'Must not contain control characters');
 

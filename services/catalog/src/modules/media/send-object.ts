@@ -42,7 +42,7 @@ export async function sendObject(
   const range = parseRange(options.range, stat.size);
   if (range === 'unsatisfiable') {
     reply.header('content-range', `bytes */${stat.size}`);
-    return sendError(reply.request, reply, 416, 'VALIDATION_FAILED', 'The requested range lies beyond the end of the file.', [
+    return sendError(reply.request, reply, 416, 'RANGE_NOT_SATISFIABLE', 'The requested range lies beyond the end of the file.', [
       { field: 'range', message: `The file has ${stat.size} bytes.` },
     ]);
   }

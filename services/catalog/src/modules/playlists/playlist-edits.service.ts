@@ -85,7 +85,7 @@ export class PlaylistEditsService {
         }
       }
     } catch (err) {
-      if (coverKey) await this.deps.storage.remove([coverKey]).catch(() => undefined);
+      if (coverKey) await this.deps.storage.remove([coverKey]).catch(() => undefined); // an orphaned cover costs storage, never correctness: the change itself stands
       throw err;
     }
   }
@@ -113,11 +113,11 @@ export class PlaylistEditsService {
         return updated;
       });
       if (oldCover && (coverKey || cover.kind === 'remove') && oldCover !== row.coverKey) {
-        await this.deps.storage.remove([oldCover]).catch(() => undefined);
+        await this.deps.storage.remove([oldCover]).catch(() => undefined); // an orphaned cover costs storage, never correctness: the change itself stands
       }
       return await this.deps.reads.render(row, caller, false);
     } catch (err) {
-      if (coverKey) await this.deps.storage.remove([coverKey]).catch(() => undefined);
+      if (coverKey) await this.deps.storage.remove([coverKey]).catch(() => undefined); // an orphaned cover costs storage, never correctness: the change itself stands
       throw err;
     }
   }
@@ -129,7 +129,7 @@ export class PlaylistEditsService {
       await this.repo.delete(tx, playlistId);
       await writeOutbox(tx, PlaylistDeleted, { playlistId, ownerId: row.ownerId }, { correlationId });
     });
-    if (row.coverKey) await this.deps.storage.remove([row.coverKey]).catch(() => undefined);
+    if (row.coverKey) await this.deps.storage.remove([row.coverKey]).catch(() => undefined); // an orphaned cover costs storage, never correctness: the change itself stands
   }
 
   /** PLS-7. */
@@ -140,7 +140,7 @@ export class PlaylistEditsService {
       const updated = await this.repo.update(tx, playlistId, { coverKey: null });
       await this.emitChanged(tx, updated, correlationId);
     });
-    await this.deps.storage.remove([row.coverKey]).catch(() => undefined);
+    await this.deps.storage.remove([row.coverKey]).catch(() => undefined); // an orphaned cover costs storage, never correctness: the change itself stands
   }
 
   // ───────────────────────────── membership (R6) ─────────────────────────────

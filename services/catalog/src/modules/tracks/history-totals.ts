@@ -24,15 +24,15 @@ export class HistoryTotals {
   }
 
   async get(userId: number, count: () => Promise<number>): Promise<number> {
-    const cached = await this.redis.get(this.key(userId)).catch(() => null);
+    const cached = await this.redis.get(this.key(userId)).catch(() => null); // Redis down: count in SQL instead (the cache only saves work)
     if (cached !== null && /^\d+$/.test(cached)) return Number(cached);
     const total = await count();
-    await this.redis.set(this.key(userId), String(total), 'EX', this.ttlSeconds).catch(() => undefined);
+    await this.redis.set(this.key(userId), String(total), 'EX', this.ttlSeconds).catch(() => undefined); // Redis down: the next page counts again
     return total;
   }
 
   /** The listener's history changed (a recorded play): the next full page counts again. */
   async forget(userId: number): Promise<void> {
-    await this.redis.del(this.key(userId)).catch(() => undefined);
+    await this.redis.del(this.key(userId)).catch(() => undefined); // Redis down: the cached total expires within its TTL
   }
 }

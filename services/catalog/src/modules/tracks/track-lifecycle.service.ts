@@ -128,7 +128,7 @@ export class TrackLifecycleService {
 
   async removeMedia(trackId: number, keys: string[]): Promise<void> {
     const renditions = await this.deps.storage.list(`tracks/${trackId}/`).catch(() => [] as string[]);
-    await this.deps.storage.remove([...keys, ...renditions]).catch(() => undefined);
+    await this.deps.storage.remove([...keys, ...renditions]).catch(() => undefined); // the track row is gone already; left-over files cost storage, never visibility
   }
 
   async deleteCover(trackId: number, caller: Caller, correlationId: string): Promise<void> {

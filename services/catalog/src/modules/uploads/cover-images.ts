@@ -28,6 +28,6 @@ export class CoverImages {
   /** Best effort: a leftover object is harmless (unguessable, unreferenced). */
   async remove(keys: ReadonlyArray<string | null>): Promise<void> {
     const present = keys.filter((k): k is string => !!k);
-    if (present.length > 0) await this.storage.remove(present).catch(() => undefined);
+    if (present.length > 0) await this.storage.remove(present).catch(() => undefined); // an orphaned image costs storage, never correctness
   }
 }

@@ -60,7 +60,7 @@ export async function multipartPut(storage: ObjectStorage, key: string, source: 
     await client.completeMultipartUpload(bucket, key, uploadId, etags);
     return total;
   } catch (err) {
-    if (uploadId) await client.abortMultipartUpload(bucket, key, uploadId).catch(() => undefined);
+    if (uploadId) await client.abortMultipartUpload(bucket, key, uploadId).catch(() => undefined); // the upload failed already (that error is thrown); an unaborted part set expires in the bucket
     throw err;
   }
 }

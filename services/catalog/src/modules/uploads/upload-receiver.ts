@@ -111,7 +111,7 @@ async function storeGuarded<F extends string>(
     storeError = err;
     guard.resume(); // keep reading the request so the multipart parser can go on
   }
-  await finished(source).catch(() => undefined);
+  await finished(source).catch(() => undefined); // only waiting for the stream to end; its error was handled where it was read
   if (failure) return { file: null, error: failure };
   if (storeError) throw storeError;
   const kind = format as F | null;
@@ -121,7 +121,7 @@ async function storeGuarded<F extends string>(
 
 async function drain(stream: Readable): Promise<void> {
   stream.resume();
-  await finished(stream).catch(() => undefined);
+  await finished(stream).catch(() => undefined); // only waiting for the stream to end; its error was handled where it was read
 }
 
 /**
@@ -211,5 +211,5 @@ export async function receiveUpload(request: UploadSource, options: ReceiveOptio
 /** Deletes the objects of a refused upload (unfinished multipart uploads were aborted by multipartPut). */
 export async function discard(storage: ObjectStorage, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
-  await storage.remove([...keys]).catch(() => undefined);
+  await storage.remove([...keys]).catch(() => undefined); // cleanup of a refused upload: left-overs cost storage, never correctness
 }

@@ -14,7 +14,6 @@ import { viewerOf } from '../users/viewer.js';
 import type { EngagementRepository, TargetRow } from './engagement.repository.js';
 import { TARGETS, type Action, type TargetType } from './targets.js';
 
-const TX = { maxWait: 10_000, timeout: 10_000 };
 const NOUN: Record<TargetType, string> = { TRACK: 'Track', PLAYLIST: 'Playlist' };
 
 export class EngagementService {
