@@ -46,7 +46,9 @@ function cpuMs(pid: number): number {
 }
 
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
 }
 
@@ -114,11 +116,13 @@ async function internalCalls(get: Get): Promise<number> {
 async function main() {
   const db = createPgPool(CATALOG_DB, 2);
   const listener = Number((await db.query<{ id: number }>('SELECT max(user_id)::int AS id FROM user_summaries')).rows[0]!.id);
-  const [{ id: trackId }] = (await db.query<{ id: number }>(
-    `SELECT t.id FROM tracks t JOIN user_summaries u ON u.user_id = t.artist_id
+  const [{ id: trackId }] = (
+    await db.query<{ id: number }>(
+      `SELECT t.id FROM tracks t JOIN user_summaries u ON u.user_id = t.artist_id
       WHERE t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' AND NOT u.is_banned AND NOT u.is_deleted
       ORDER BY t.id LIMIT 1 OFFSET 1000`,
-  )).rows as [{ id: number }];
+    )
+  ).rows as [{ id: number }];
   // The seed's busiest artists hold about 400 tracks; page 100 needs a big one: artist 1 (followed by
   // everybody) gets every 200th track (5,000), idempotently, and the R9 counts follow.
   const moved = await db.query(`UPDATE tracks SET artist_id = 1 WHERE id % 200 = 3 AND artist_id <> 1`);
@@ -129,13 +133,15 @@ async function main() {
       WHERE u.user_id = x.user_id AND u.track_count <> coalesce(s.n, 0)`);
     await db.query('VACUUM ANALYZE tracks');
   }
-  const [big] = (await db.query<{ artistId: number; n: number }>(
-    `SELECT artist_id AS "artistId", count(*)::int AS n FROM tracks WHERE deleted_at IS NULL AND NOT is_private AND state = 'FINISHED'
+  const [big] = (
+    await db.query<{ artistId: number; n: number }>(
+      `SELECT artist_id AS "artistId", count(*)::int AS n FROM tracks WHERE deleted_at IS NULL AND NOT is_private AND state = 'FINISHED'
       GROUP BY 1 ORDER BY 2 DESC LIMIT 1`,
-  )).rows as [{ artistId: number; n: number }];
-  const [genre] = (await db.query<{ genre: string; n: number }>(
-    `SELECT genre, count(*)::int AS n FROM tracks GROUP BY 1 ORDER BY 2 DESC LIMIT 1`,
-  )).rows as [{ genre: string; n: number }];
+    )
+  ).rows as [{ artistId: number; n: number }];
+  const [genre] = (await db.query<{ genre: string; n: number }>(`SELECT genre, count(*)::int AS n FROM tracks GROUP BY 1 ORDER BY 2 DESC LIMIT 1`)).rows as [
+    { genre: string; n: number },
+  ];
   // 5,000 history entries for the bench user (idempotent), spread over the last 30 days.
   await db.query(
     `INSERT INTO listening_history (user_id, track_id, last_played_at)
@@ -166,7 +172,11 @@ async function main() {
   };
   const social = await start('social', { ...common, DATABASE_URL: SOCIAL_DB, GATEWAY_ASSERTION_KEY: deriveAssertionKey(MASTER, 'social') }, ports.social);
   const profile = process.env.BENCH_CPU_PROF ? { NODE_PROFILE: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}` } : {};
-  const catalog = await start('catalog', { ...common, ...profile, DATABASE_URL: CATALOG_DB, GATEWAY_ASSERTION_KEY: deriveAssertionKey(MASTER, 'catalog') }, ports.catalog);
+  const catalog = await start(
+    'catalog',
+    { ...common, ...profile, DATABASE_URL: CATALOG_DB, GATEWAY_ASSERTION_KEY: deriveAssertionKey(MASTER, 'catalog') },
+    ports.catalog,
+  );
   const key = deriveAssertionKey(MASTER, 'catalog');
   const get = makeGet(ports.catalog, CONCURRENCY);
 
@@ -190,8 +200,18 @@ async function main() {
     { name: 'track GET by id', url: `/api/tracks/${trackId}`, token: false },
     { name: 'track GET by id (token)', url: `/api/tracks/${trackId}`, token: true },
     { name: 'page of 50 tracks with flags (token)', url: `/api/users/${big.artistId}/tracks?size=50`, token: true, base: 'track GET by id (token)' },
-    { name: `station genre ${genre.genre}, page 0`, url: `/api/stations/genre?genre=${encodeURIComponent(genre.genre)}&page=0`, token: false, base: 'track GET by id' },
-    { name: `station genre ${genre.genre}, page 500`, url: `/api/stations/genre?genre=${encodeURIComponent(genre.genre)}&page=500`, token: false, base: 'track GET by id' },
+    {
+      name: `station genre ${genre.genre}, page 0`,
+      url: `/api/stations/genre?genre=${encodeURIComponent(genre.genre)}&page=0`,
+      token: false,
+      base: 'track GET by id',
+    },
+    {
+      name: `station genre ${genre.genre}, page 500`,
+      url: `/api/stations/genre?genre=${encodeURIComponent(genre.genre)}&page=500`,
+      token: false,
+      base: 'track GET by id',
+    },
     { name: `history of ${historyCount} (token)`, url: '/api/users/me/history', token: true, base: 'track GET by id (token)' },
     { name: `big artist page ${artistPage}`, url: `/api/users/${big.artistId}/tracks?page=${artistPage}`, token: false, base: 'track GET by id' },
   ];
@@ -227,17 +247,27 @@ async function main() {
     const cpu1 = cpuMs(catalog.pid!);
     const calls1 = await internalCalls(get);
     lat.sort((a, b) => a - b);
-    results.set(c.name, { rps: lat.length / elapsed, p50: percentile(lat, 50), p95: percentile(lat, 95), cpu: (cpu1 - cpu0) / lat.length, calls: (calls1 - calls0) / lat.length });
+    results.set(c.name, {
+      rps: lat.length / elapsed,
+      p50: percentile(lat, 50),
+      p95: percentile(lat, 95),
+      cpu: (cpu1 - cpu0) / lat.length,
+      calls: (calls1 - calls0) / lat.length,
+    });
   }
 
   const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
-  console.log(`\n${SECONDS} s per case, ${CONCURRENCY} in flight, ${new Date().toISOString()}, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  console.log(
+    `\n${SECONDS} s per case, ${CONCURRENCY} in flight, ${new Date().toISOString()}, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+  );
   console.log('| case | req/s | p50 ms | p95 ms | catalog CPU ms/req | social calls/req | p95 ÷ base | CPU ÷ base |');
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const c of cases) {
     const r = results.get(c.name)!;
     const b = results.get(c.base ?? c.name)!;
-    console.log(`| ${c.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.cpu, 2)} | ${fmt(r.calls, 2)} | ${c.base ? fmt(r.p95 / b.p95) : '1'} | ${c.base ? fmt(r.cpu / b.cpu) : '1'} |`);
+    console.log(
+      `| ${c.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.cpu, 2)} | ${fmt(r.calls, 2)} | ${c.base ? fmt(r.p95 / b.p95) : '1'} | ${c.base ? fmt(r.cpu / b.cpu) : '1'} |`,
+    );
   }
   console.log(`\nRSS at the end: catalog ${rssMb(catalog.pid!)} MB, social ${rssMb(social.pid!)} MB`);
 

@@ -76,7 +76,11 @@ async function boot() {
   return {
     gatewayUrl: url(ports.gateway),
     sign: (userId: number) =>
-      identity.keys.sign({ sub: String(userId), username: `bench-${userId}`, role: 'LISTENER', tier: 'FREE', sid: randomUUID(), jti: randomUUID() }, 1800, 'msp-identity'),
+      identity.keys.sign(
+        { sub: String(userId), username: `bench-${userId}`, role: 'LISTENER', tier: 'FREE', sid: randomUUID(), jti: randomUUID() },
+        1800,
+        'msp-identity',
+      ),
     async close() {
       await gateway.close();
       await Promise.allSettled([social.close(), catalog.close(), identity.close()]);
@@ -147,7 +151,9 @@ async function explainAll(bigFan: number) {
 
 async function main() {
   const db = createPgPool(CATALOG_URL, 1);
-  const { rows: [size] } = await db.query<{ users: number; tracks: number; maxTrack: number }>(
+  const {
+    rows: [size],
+  } = await db.query<{ users: number; tracks: number; maxTrack: number }>(
     `SELECT (SELECT max(user_id) FROM user_summaries) AS users, (SELECT count(*)::int FROM tracks) AS tracks, (SELECT max(id) FROM tracks) AS "maxTrack"`,
   );
   await db.end();

@@ -58,7 +58,16 @@ async function runUpstream(): Promise<void> {
   // BLK-3's real answer shape (a Page of user summaries), serialised by zod like every service route.
   app.get(PATH, { schema: { response: { 200: pageSchema(UserSummarySchema) } } }, async (request) => {
     const caller = requireCaller(request);
-    const user = { id: caller.userId + 1, username: 'blocked-one', displayName: 'Blocked One', avatarUrl: null, tier: 'FREE' as const, isFollowing: false, followerCount: 3, trackCount: 1 };
+    const user = {
+      id: caller.userId + 1,
+      username: 'blocked-one',
+      displayName: 'Blocked One',
+      avatarUrl: null,
+      tier: 'FREE' as const,
+      isFollowing: false,
+      followerCount: 3,
+      trackCount: 1,
+    };
     return toPage([user], 1, 0, 20);
   });
   await runServer(app, { host: '127.0.0.1', port: Number(process.env.PORT) });
@@ -133,15 +142,17 @@ async function fixedRate(origin: string, headers: () => Record<string, string>, 
     const due = start + i * interval;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    inflight.push((async () => {
-      const sent = performance.now();
-      try {
-        if ((await get(headers())) !== 200) errors++;
-        latencies.push(performance.now() - sent);
-      } catch {
-        errors++;
-      }
-    })());
+    inflight.push(
+      (async () => {
+        const sent = performance.now();
+        try {
+          if ((await get(headers())) !== 200) errors++;
+          latencies.push(performance.now() - sent);
+        } catch {
+          errors++;
+        }
+      })(),
+    );
   }
   await Promise.all(inflight);
   agent.destroy();
@@ -174,8 +185,13 @@ async function main(): Promise<void> {
     const s3 = await startS3rver();
     process.on('exit', () => void s3.close());
     upstream = spawnNode('services/social/src/server.ts', {
-      PORT: String(upstreamPort), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'info',
-      S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey,
+      PORT: String(upstreamPort),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'info',
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY: s3.accessKey,
+      S3_SECRET_KEY: s3.secretKey,
     });
   } else {
     upstream = spawnNode('bench/gateway-hop.ts', { PORT: String(upstreamPort), HOST: '127.0.0.1' }, ['upstream']);
@@ -183,16 +199,21 @@ async function main(): Promise<void> {
   const serviceEnv = Object.fromEntries(
     ['IDENTITY', 'CATALOG', 'MEDIA_PROCESSING', 'SOCIAL', 'MESSAGING', 'NOTIFICATION', 'BILLING'].map((s) => [`${s}_URL`, upstreamUrl]),
   );
-  const gateway = spawnNode('gateway/src/server.ts', {
-    ...serviceEnv,
-    PORT: String(gatewayPort),
-    HOST: '127.0.0.1',
-    JWKS_URL: jwks.url,
-    REDIS_KEY_PREFIX: `bench-gwhop-${process.pid}:`,
-    RATE_LIMIT_CLIENT_PER_MINUTE: '100000000',
-    RATE_LIMIT_USER_PER_MINUTE: '100000000',
-    LOG_LEVEL: 'info',
-  }, [], process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []);
+  const gateway = spawnNode(
+    'gateway/src/server.ts',
+    {
+      ...serviceEnv,
+      PORT: String(gatewayPort),
+      HOST: '127.0.0.1',
+      JWKS_URL: jwks.url,
+      REDIS_KEY_PREFIX: `bench-gwhop-${process.pid}:`,
+      RATE_LIMIT_CLIENT_PER_MINUTE: '100000000',
+      RATE_LIMIT_USER_PER_MINUTE: '100000000',
+      LOG_LEVEL: 'info',
+    },
+    [],
+    process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
+  );
   const children = [upstream, gateway];
   const stop = () => children.forEach((child) => child.kill('SIGTERM'));
   process.on('exit', stop);
@@ -221,7 +242,9 @@ async function main(): Promise<void> {
     if (check.status !== 200) throw new Error(`direct call answered ${check.status}`);
 
     const pid = gateway.pid!;
-    console.log(`gateway-hop (${realSocial ? 'real social service, BLK-3 from PostgreSQL' : 'stand-in service, no database'}): ${CONNECTIONS} connections, ${SECONDS} s per phase, ${ROUNDS} rounds, fixed rate ${RATE}/s; node ${process.version}, ${(await run('nproc')).stdout.trim()} cores, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    console.log(
+      `gateway-hop (${realSocial ? 'real social service, BLK-3 from PostgreSQL' : 'stand-in service, no database'}): ${CONNECTIONS} connections, ${SECONDS} s per phase, ${ROUNDS} rounds, fixed rate ${RATE}/s; node ${process.version}, ${(await run('nproc')).stdout.trim()} cores, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+    );
     // Warm-up: JIT, connection pools, the token cache.
     await wrk(`${upstreamUrl}${PATH}`, directHeaders(), 3);
     await wrk(`${gatewayUrl}${PATH}`, bearer, 3);
@@ -248,7 +271,9 @@ async function main(): Promise<void> {
         `round ${round}: direct ${results.direct!.rps.toFixed(0)} req/s (p50 ${results.direct!.p50}), gateway ${results.gateway!.rps.toFixed(0)} req/s (p50 ${results.gateway!.p50}), ratio ${ratio.toFixed(2)}, gateway CPU ${results.gateway!.cpuUs!.toFixed(0)} µs/request`,
       );
     }
-    console.log(`throughput ratio gateway/direct: median ${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}); gateway CPU at saturation: median ${median(cpuPerRequest).toFixed(0)} µs/request`);
+    console.log(
+      `throughput ratio gateway/direct: median ${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}); gateway CPU at saturation: median ${median(cpuPerRequest).toFixed(0)} µs/request`,
+    );
 
     const p50Direct: number[] = [];
     const p50Gateway: number[] = [];
@@ -266,7 +291,9 @@ async function main(): Promise<void> {
       );
     }
     const added = p50Gateway.map((g, i) => g - p50Direct[i]!);
-    console.log(`added p50 at ${RATE}/s: median ${median(added).toFixed(2)} ms; gateway CPU at ${RATE}/s: median ${median(fixedCpu).toFixed(0)} µs/request; RSS gateway ${rssMb(pid)} MB, service ${rssMb(upstream.pid!)} MB`);
+    console.log(
+      `added p50 at ${RATE}/s: median ${median(added).toFixed(2)} ms; gateway CPU at ${RATE}/s: median ${median(fixedCpu).toFixed(0)} µs/request; RSS gateway ${rssMb(pid)} MB, service ${rssMb(upstream.pid!)} MB`,
+    );
   } finally {
     stop();
     await jwks.close();

@@ -93,13 +93,20 @@ function remote(gatewayUrl: string): Target {
     async verify(email) {
       // The dev fleet writes each mail as an .eml file; the newest one to `email` has the link.
       for (let attempt = 0; attempt < 50; attempt += 1) {
-        const files = (await readdir(mailDir).catch(() => [])).filter((f) => f.endsWith('.eml')).sort().reverse();
+        const files = (await readdir(mailDir).catch(() => []))
+          .filter((f) => f.endsWith('.eml'))
+          .sort()
+          .reverse();
         for (const file of files.slice(0, 20)) {
           const text = await readFile(path.join(mailDir, file), 'utf8');
           if (!text.includes(email)) continue;
           const token = /verify-email\?token=([\w-]+)/.exec(text.replace(/=\r?\n/g, ''))?.[1];
           if (!token) continue;
-          const res = await fetch(`${this.gatewayUrl}/api/auth/verify-email`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+          const res = await fetch(`${this.gatewayUrl}/api/auth/verify-email`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ token }),
+          });
           if (res.ok) return;
         }
         await new Promise((r) => setTimeout(r, 200));

@@ -34,10 +34,7 @@ const MB = 1024 * 1024;
 async function rssOf(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const own = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => ''))
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number);
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).split(/\s+/).filter(Boolean).map(Number);
   const sizes = await Promise.all(children.map((child) => rssOf(child)));
   return own + sizes.reduce((a, b) => a + b, 0);
 }
@@ -68,9 +65,15 @@ async function main() {
       const seconds = minutes * 60;
       const wav = path.join(dir, `${minutes}min.wav`);
       await execFileAsync(binaries.ffmpeg.path, [
-        '-hide_banner', '-loglevel', 'error', '-f', 'lavfi',
-        '-i', `aevalsrc=exprs='0.6*sin(220*2*PI*t)*(0.6+0.4*sin(2*PI*t/9))|0.6*sin(330*2*PI*t)*(0.6+0.4*sin(2*PI*t/5))':s=44100:d=${seconds}`,
-        '-y', wav,
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        `aevalsrc=exprs='0.6*sin(220*2*PI*t)*(0.6+0.4*sin(2*PI*t/9))|0.6*sin(330*2*PI*t)*(0.6+0.4*sin(2*PI*t/5))':s=44100:d=${seconds}`,
+        '-y',
+        wav,
       ]);
       const key = `uploads/${randomUUID()}/original`;
       await multipartPut(storage, key, createReadStream(wav), 'application/octet-stream');
@@ -80,7 +83,7 @@ async function main() {
         { binaries, storage, scratchRoot: dir, signal: new AbortController().signal, progress: async () => undefined },
       );
       const elapsed = (performance.now() - started) / 1000;
-      const line = `${minutes}-minute track (${(await stat(wav)).size / MB | 0} MB WAV): processed in ${elapsed.toFixed(2)} s, ratio ${(elapsed / out.durationSeconds).toFixed(4)} (goal ≤ 0.04)`;
+      const line = `${minutes}-minute track (${((await stat(wav)).size / MB) | 0} MB WAV): processed in ${elapsed.toFixed(2)} s, ratio ${(elapsed / out.durationSeconds).toFixed(4)} (goal ≤ 0.04)`;
       console.log(line);
       lines.push(line);
       await rm(wav);
@@ -93,9 +96,17 @@ async function main() {
     ]);
     const [catalogPort, mediaPort] = [await freePort(), await freePort()];
     const common = {
-      NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', NATS_URL: nats.url, REDIS_URL: testInfra().redisUrl, DB_AUTO_MIGRATE: 'false',
-      S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey,
-      CATALOG_URL: `http://127.0.0.1:${catalogPort}`, MEDIA_PROCESSING_URL: `http://127.0.0.1:${mediaPort}`,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      NATS_URL: nats.url,
+      REDIS_URL: testInfra().redisUrl,
+      DB_AUTO_MIGRATE: 'false',
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY: s3.accessKey,
+      S3_SECRET_KEY: s3.secretKey,
+      CATALOG_URL: `http://127.0.0.1:${catalogPort}`,
+      MEDIA_PROCESSING_URL: `http://127.0.0.1:${mediaPort}`,
     };
     const media = await buildMedia(loadMediaProcessingConfig({ ...common, DATABASE_URL: mediaDb.url, PORT: String(mediaPort) }), { logger: false });
     await media.listen({ port: mediaPort, host: '127.0.0.1' });
@@ -108,7 +119,19 @@ async function main() {
       await waitForHttp(`http://127.0.0.1:${catalogPort}/health`, 30_000);
       const big = path.join(dir, 'big.wav');
       // 150 MB of 44.1 kHz stereo 16-bit PCM ≈ 891 s.
-      await execFileAsync(binaries.ffmpeg.path, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=300:sample_rate=44100:duration=891', '-ac', '2', '-y', big]);
+      await execFileAsync(binaries.ffmpeg.path, [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=frequency=300:sample_rate=44100:duration=891',
+        '-ac',
+        '2',
+        '-y',
+        big,
+      ]);
       const size = (await stat(big)).size;
       // Let the child settle (JIT, first requests) before measuring idle.
       for (let i = 0; i < 5; i++) await fetch(`http://127.0.0.1:${catalogPort}/health`);
@@ -128,7 +151,11 @@ async function main() {
       form.append('uploadId', randomUUID());
       form.append('audioFile', await openAsBlob(big), 'big.wav');
       const started = performance.now();
-      const res = await fetch(`http://127.0.0.1:${catalogPort}/api/tracks/upload/v2`, { method: 'POST', headers: { 'x-user-id': '1', 'x-user-tier': 'PRO' }, body: form });
+      const res = await fetch(`http://127.0.0.1:${catalogPort}/api/tracks/upload/v2`, {
+        method: 'POST',
+        headers: { 'x-user-id': '1', 'x-user-tier': 'PRO' },
+        body: form,
+      });
       const elapsed = (performance.now() - started) / 1000;
       sampling = false;
       await sampler;

@@ -56,21 +56,54 @@ const WORDS = `love night heart dream fire light time world life baby girl boy r
   comeback hometown downtown uptown skyline waterfall firefly butterfly dragonfly hummingbird
   nightingale raven phoenix tiger lion wolf fox panther jaguar cobra viper falcon eagle hawk
   café señorita niño corazón mañana fiesta adiós amor noche sueño canción música über schön
-  cœur rêve été lumière déjà-vu naïve résumé fiancée`.split(/\s+/).filter(Boolean);
+  cœur rêve été lumière déjà-vu naïve résumé fiancée`
+  .split(/\s+/)
+  .filter(Boolean);
 const TAGS = `chill lofi upbeat dark melodic acoustic instrumental vocal remix live cover summer night
   workout study sleep party roadtrip romantic sad happy energetic ambient deep groovy vintage retro
-  experimental underground mainstream indie diy analog vinyl tape 80s 90s y2k`.split(/\s+/).filter(Boolean);
+  experimental underground mainstream indie diy analog vinyl tape 80s 90s y2k`
+  .split(/\s+/)
+  .filter(Boolean);
 const GENRES = [
-  'Hip-hop & Rap', 'Electronic', 'Pop', 'House', 'Rock', 'Techno', 'Indie', 'R&B & Soul', 'Dance & EDM', 'Lo-fi',
-  'Ambient', 'Trap', 'Deep House', 'Drum & Bass', 'Dubstep', 'Jazz', 'Alternative', 'Latin', 'Reggaeton', 'Metal',
-  'Classical', 'Country', 'Folk', 'Piano', 'Reggae', 'Soundtrack', 'Trance', 'World',
+  'Hip-hop & Rap',
+  'Electronic',
+  'Pop',
+  'House',
+  'Rock',
+  'Techno',
+  'Indie',
+  'R&B & Soul',
+  'Dance & EDM',
+  'Lo-fi',
+  'Ambient',
+  'Trap',
+  'Deep House',
+  'Drum & Bass',
+  'Dubstep',
+  'Jazz',
+  'Alternative',
+  'Latin',
+  'Reggaeton',
+  'Metal',
+  'Classical',
+  'Country',
+  'Folk',
+  'Piano',
+  'Reggae',
+  'Soundtrack',
+  'Trance',
+  'World',
 ];
 const FIRST = `Ana José Zoë Beyoncé Chloé Björn Renée Noémie Luis María Sofía Léa Jürgen Søren Amélie Mateo Lucas Emma
   Olivia Liam Noah Mia Ava Ethan Mason Harper Elijah Aria Kai Nova Leo Luna Milo Iris Theo Ivy Jade Omar Yara
-  Sami Nina Marco Paula Diego Elena Hugo Clara Felix Rosa Oscar Alma Max Lina`.split(/\s+/).filter(Boolean);
+  Sami Nina Marco Paula Diego Elena Hugo Clara Felix Rosa Oscar Alma Max Lina`
+  .split(/\s+/)
+  .filter(Boolean);
 const LAST = `Smith García Müller Dubois Rossi Silva Kowalski Nguyen Kim Haddad Jensen Novak Costa Moreau Ibáñez
   Løvgren Öztürk Papadopoulos Schmidt Fernández López Martin Bernard Rivera Okafor Mensah Tanaka Sato Park
-  Walker Young King Wright Scott Green Baker Adams Nelson Hill Campbell Mitchell Roberts Carter`.split(/\s+/).filter(Boolean);
+  Walker Young King Wright Scott Green Baker Adams Nelson Hill Campbell Mitchell Roberts Carter`
+  .split(/\s+/)
+  .filter(Boolean);
 
 const lit = (xs: readonly string[]) => `ARRAY[${xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(',')}]::text[]`;
 /** A Zipf-like pick from an array literal: index k with probability about 1/k (common words are common). */
@@ -193,7 +226,9 @@ async function seedCatalog(db: pg.Pool) {
     ),
   );
   await timed('catalog counters on tracks', async () => {
-    await db.query(`UPDATE tracks t SET play_count = s.n FROM (SELECT track_id, sum(plays)::int AS n FROM track_daily_stats GROUP BY 1) s WHERE t.id = s.track_id`);
+    await db.query(
+      `UPDATE tracks t SET play_count = s.n FROM (SELECT track_id, sum(plays)::int AS n FROM track_daily_stats GROUP BY 1) s WHERE t.id = s.track_id`,
+    );
     await db.query(
       `UPDATE tracks t SET like_count = s.l, repost_count = s.r
          FROM (SELECT track_id, count(*) FILTER (WHERE kind = 'L')::int AS l, count(*) FILTER (WHERE kind = 'R')::int AS r FROM track_engagements GROUP BY 1) s
@@ -284,10 +319,10 @@ async function seedSocial(db: pg.Pool) {
          FROM generate_series(1, $1) u, generate_series(1, $3) k ON CONFLICT DO NOTHING`,
       [S.users, S.artists, S.followsPerUser],
     );
-    await db.query(
-      `INSERT INTO follows (follower_id, followee_id, created_at) SELECT $1, a, now() FROM generate_series(1, $2) a ON CONFLICT DO NOTHING`,
-      [S.users, S.followedByBigFan],
-    );
+    await db.query(`INSERT INTO follows (follower_id, followee_id, created_at) SELECT $1, a, now() FROM generate_series(1, $2) a ON CONFLICT DO NOTHING`, [
+      S.users,
+      S.followedByBigFan,
+    ]);
     await db.query(
       `INSERT INTO follows (follower_id, followee_id, created_at) SELECT u, 1, now() - random() * interval '365 days'
          FROM generate_series(2, $1) u ON CONFLICT DO NOTHING`,
@@ -295,9 +330,15 @@ async function seedSocial(db: pg.Pool) {
     );
   });
   await timed('social counters', async () => {
-    await db.query(`UPDATE user_summaries u SET follower_count = s.n FROM (SELECT followee_id, count(*)::int n FROM follows GROUP BY 1) s WHERE u.user_id = s.followee_id`);
-    await db.query(`UPDATE user_summaries u SET following_count = s.n FROM (SELECT follower_id, count(*)::int n FROM follows GROUP BY 1) s WHERE u.user_id = s.follower_id`);
-    await db.query(`UPDATE playlist_refs p SET like_count = s.n FROM (SELECT playlist_id, count(*)::int n FROM playlist_likes GROUP BY 1) s WHERE p.playlist_id = s.playlist_id`);
+    await db.query(
+      `UPDATE user_summaries u SET follower_count = s.n FROM (SELECT followee_id, count(*)::int n FROM follows GROUP BY 1) s WHERE u.user_id = s.followee_id`,
+    );
+    await db.query(
+      `UPDATE user_summaries u SET following_count = s.n FROM (SELECT follower_id, count(*)::int n FROM follows GROUP BY 1) s WHERE u.user_id = s.follower_id`,
+    );
+    await db.query(
+      `UPDATE playlist_refs p SET like_count = s.n FROM (SELECT playlist_id, count(*)::int n FROM playlist_likes GROUP BY 1) s WHERE p.playlist_id = s.playlist_id`,
+    );
   });
   await timed(`social indexes rebuilt (${indexes.length})`, async () => {
     for (const def of indexes) await db.query(def);
@@ -309,16 +350,19 @@ async function syncFollowerCounts(catalog: pg.Pool, social: pg.Pool) {
   const { rows } = await social.query<{ user_id: number; follower_count: number }>(
     'SELECT user_id, follower_count FROM user_summaries WHERE follower_count > 0',
   );
-  await catalog.query(
-    `UPDATE user_summaries u SET follower_count = s.n FROM unnest($1::int[], $2::int[]) AS s(id, n) WHERE u.user_id = s.id`,
-    [rows.map((r) => r.user_id), rows.map((r) => r.follower_count)],
-  );
+  await catalog.query(`UPDATE user_summaries u SET follower_count = s.n FROM unnest($1::int[], $2::int[]) AS s(id, n) WHERE u.user_id = s.id`, [
+    rows.map((r) => r.user_id),
+    rows.map((r) => r.follower_count),
+  ]);
 }
 
 async function main() {
   console.log(`seeding at scale ${SCALE}:`, SIZES);
   const started = Date.now();
-  for (const [url, service] of [[CATALOG_URL, 'catalog'], [SOCIAL_URL, 'social']] as const) {
+  for (const [url, service] of [
+    [CATALOG_URL, 'catalog'],
+    [SOCIAL_URL, 'social'],
+  ] as const) {
     // The seed's own databases start from scratch (an interrupted load leaves indexes dropped).
     if (!process.env[`${service.toUpperCase()}_DATABASE_URL`]) await dropDatabase(url);
     await ensureDatabase(url);
@@ -334,8 +378,11 @@ async function main() {
       catalog.query(`SELECT (SELECT count(*) FROM user_summaries) users, (SELECT count(*) FROM tracks) tracks,
                             (SELECT count(*) FROM playlists) playlists, (SELECT count(*) FROM track_engagements WHERE kind = 'L') likes,
                             (SELECT sum(plays) FROM track_daily_stats) plays, (SELECT count(*) FROM tracks WHERE trending_score > 0) trending`),
-      social.query(`SELECT (SELECT count(*) FROM follows) follows, (SELECT count(*) FROM follows WHERE follower_id = $1) big_fan_follows,
-                           (SELECT count(*) FROM follows WHERE followee_id = 1) artist1_followers`, [SIZES.users]),
+      social.query(
+        `SELECT (SELECT count(*) FROM follows) follows, (SELECT count(*) FROM follows WHERE follower_id = $1) big_fan_follows,
+                           (SELECT count(*) FROM follows WHERE followee_id = 1) artist1_followers`,
+        [SIZES.users],
+      ),
     ]);
     console.log('catalog:', c[0], 'social:', s[0]);
     console.log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);

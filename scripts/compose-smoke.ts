@@ -24,7 +24,7 @@ function step(name: string): void {
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await probe().catch(() => undefined);
+    const value = await probe().catch(() => undefined); // not there yet: poll again until the deadline
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
     await new Promise((r) => setTimeout(r, 1000));
@@ -75,21 +75,28 @@ form.append('title', 'Smoke');
 form.append('genre', 'Electronic');
 form.append('audioFile', new Blob([readFileSync(wav)]), 'tone.wav');
 const requestId = `smoke-${randomUUID()}`;
-const uploaded = await json(await fetch(`${gateway}/api/tracks/upload`, { method: 'POST', headers: { ...bearer, 'x-request-id': requestId }, body: form }), 201);
+const uploaded = await json(
+  await fetch(`${gateway}/api/tracks/upload`, { method: 'POST', headers: { ...bearer, 'x-request-id': requestId }, body: form }),
+  201,
+);
 if (uploaded.state !== 'FINISHED') throw new Error(`upload state ${String(uploaded.state)}`);
 
 step('log in as the compose admin (ADMIN_ACCOUNTS)');
 await json(await post('/api/auth/login/local', { email: 'admin@localhost', password: 'compose-admin-password' }), 200);
 
 step('one trace of the upload in Jaeger, across gateway, catalog, media-processing and notification');
-await until('trace in Jaeger', async () => {
-  const found = (await (await fetch(`${jaeger}/api/traces?service=gateway&operation=&limit=50&lookback=1h`)).json()) as {
-    data?: { spans: { tags: { key: string; value: unknown }[]; processID: string }[]; processes: Record<string, { serviceName: string }> }[];
-  };
-  const trace = found.data?.find((t) => t.spans.some((s) => s.tags.some((tag) => String(tag.value).includes('/api/tracks/upload'))));
-  if (!trace) return undefined;
-  const services = new Set(Object.values(trace.processes).map((p) => p.serviceName));
-  return ['gateway', 'catalog', 'media-processing', 'notification'].every((s) => services.has(s)) ? true : undefined;
-}, 60_000);
+await until(
+  'trace in Jaeger',
+  async () => {
+    const found = (await (await fetch(`${jaeger}/api/traces?service=gateway&operation=&limit=50&lookback=1h`)).json()) as {
+      data?: { spans: { tags: { key: string; value: unknown }[]; processID: string }[]; processes: Record<string, { serviceName: string }> }[];
+    };
+    const trace = found.data?.find((t) => t.spans.some((s) => s.tags.some((tag) => String(tag.value).includes('/api/tracks/upload'))));
+    if (!trace) return undefined;
+    const services = new Set(Object.values(trace.processes).map((p) => p.serviceName));
+    return ['gateway', 'catalog', 'media-processing', 'notification'].every((s) => services.has(s)) ? true : undefined;
+  },
+  60_000,
+);
 
 console.log('compose smoke: ok');

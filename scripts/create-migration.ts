@@ -21,9 +21,7 @@ const previous = readdirSync(dir, { withFileTypes: true })
   .map((e) => e.name)
   .sort()
   .at(-1);
-const from = previous
-  ? ['--from-schema-datamodel', path.join(dir, previous, 'schema.snapshot.prisma')]
-  : ['--from-empty'];
+const from = previous ? ['--from-schema-datamodel', path.join(dir, previous, 'schema.snapshot.prisma')] : ['--from-empty'];
 if (previous && !existsSync(from[1]!)) {
   console.error(`${previous} has no schema.snapshot.prisma`);
   process.exit(1);

@@ -29,26 +29,58 @@ function random(): number {
 }
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
-const ALPHABET = ['a', 'Z', '0', ' ', '%', '&', '=', '"', '\\', '/', '\u0000', '\u0001', '\u007f', '\ud800', '\udc00', '\ud83c\udfb5', 'é', '\u202e', '\n', '\t'];
+const ALPHABET = [
+  'a',
+  'Z',
+  '0',
+  ' ',
+  '%',
+  '&',
+  '=',
+  '"',
+  '\\',
+  '/',
+  '\u0000',
+  '\u0001',
+  '\u007f',
+  '\ud800',
+  '\udc00',
+  '\ud83c\udfb5',
+  'é',
+  '\u202e',
+  '\n',
+  '\t',
+];
 function randomText(max = 64): string {
   const length = Math.floor(random() * max);
   return Array.from({ length }, () => pick(ALPHABET)).join('');
 }
 function randomValue(depth = 0): unknown {
   switch (Math.floor(random() * (depth > 3 ? 5 : 7))) {
-    case 0: return randomText();
-    case 1: return pick([0, -1, 1, 2 ** 31, 2 ** 53, -(2 ** 63), 1e308, 0.5, Number.MAX_SAFE_INTEGER]);
-    case 2: return pick([true, false, null]);
-    case 3: return 'x'.repeat(Math.floor(random() * 5000));
-    case 4: return '';
-    case 5: return Array.from({ length: Math.floor(random() * 5) }, () => randomValue(depth + 1));
-    default: return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [randomText(8), randomValue(depth + 1)]));
+    case 0:
+      return randomText();
+    case 1:
+      return pick([0, -1, 1, 2 ** 31, 2 ** 53, -(2 ** 63), 1e308, 0.5, Number.MAX_SAFE_INTEGER]);
+    case 2:
+      return pick([true, false, null]);
+    case 3:
+      return 'x'.repeat(Math.floor(random() * 5000));
+    case 4:
+      return '';
+    case 5:
+      return Array.from({ length: Math.floor(random() * 5) }, () => randomValue(depth + 1));
+    default:
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [randomText(8), randomValue(depth + 1)]));
   }
 }
 
 /** encodeURIComponent, except that an unpaired surrogate goes out as its CESU-8 bytes (which no decoder accepts). */
 function enc(text: string): string {
-  return text.replace(/[\ud800-\udfff]/g, '\u0000').split('\u0000').map((part) => encodeURIComponent(part)).join('%ED%A0%80');
+  return text
+    .replace(/[\ud800-\udfff]/g, '\u0000')
+    .split('\u0000')
+    .map((part) => encodeURIComponent(part))
+    .join('%ED%A0%80');
 }
 
 function mutations(op: Operation): FuzzCase[] {

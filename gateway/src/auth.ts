@@ -14,8 +14,7 @@ export interface Caller {
 }
 
 export type AuthResult =
-  | { ok: true; caller: Caller | null }
-  | { ok: false; status: number; code: ErrorCode; message: string; headers?: Record<string, string> };
+  { ok: true; caller: Caller | null } | { ok: false; status: number; code: ErrorCode; message: string; headers?: Record<string, string> };
 
 export const RETRY_AFTER_SECONDS = '5';
 

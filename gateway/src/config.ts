@@ -7,12 +7,18 @@ const MIB = 1024 * 1024;
 function parseTrustProxy(value: string): boolean | string[] {
   if (value === 'true') return true;
   if (value === 'false') return false;
-  return value.split(',').map((part) => part.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
 }
 
-const commaList = z
-  .string()
-  .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean));
+const commaList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean),
+);
 
 export const configShape = {
   ...commonEnvShape,
@@ -30,7 +36,11 @@ export const configShape = {
   UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(1).default(600_000),
   /** A request body with no byte for this long ends with a closed socket (packages/http timeouts.ts). */
   BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  AUDIO_MAX_BYTES: z.coerce.number().int().min(1).default(200 * MIB),
+  AUDIO_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(200 * MIB),
   /**
    * Which peers may set X-Forwarded-For (the client address for rate limits and play counting):
    * `false` (default: the socket address, whatever a client writes), or the ingress's addresses

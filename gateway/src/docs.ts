@@ -46,8 +46,6 @@ export async function registerDocs(app: FastifyInstance, openApi: { get(): Promi
   const page = async (_request: FastifyRequest, reply: FastifyReply) => reply.type('text/html; charset=utf-8').send(INDEX_HTML);
   app.get('/api/docs', page);
   app.get(DOCS_PREFIX, page);
-  app.get(`${DOCS_PREFIX}swagger-initializer.js`, async (_request, reply) =>
-    reply.type('application/javascript; charset=utf-8').send(INITIALIZER_JS),
-  );
+  app.get(`${DOCS_PREFIX}swagger-initializer.js`, async (_request, reply) => reply.type('application/javascript; charset=utf-8').send(INITIALIZER_JS));
   await app.register(fastifyStatic, { root: getAbsoluteFSPath(), prefix: DOCS_PREFIX, index: false, decorateReply: false });
 }

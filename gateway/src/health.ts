@@ -43,8 +43,17 @@ export function registerHealth(app: FastifyInstance, redis: Redis, serviceUrls: 
   app.get('/ready', async (request, reply) => {
     const result = await runChecks({ redis: () => redis.ping() });
     if (result.up) return { status: 'up', service: 'gateway', checks: result.checks };
-    const body = buildErrorResponse({ status: 503, code: 'SERVICE_UNAVAILABLE', message: 'gateway is not ready', path: request.url, requestId: String(request.id) });
-    return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send({ ...body, service: 'gateway', checks: result.checks });
+    const body = buildErrorResponse({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'gateway is not ready',
+      path: request.url,
+      requestId: String(request.id),
+    });
+    return reply
+      .code(503)
+      .header('retry-after', RETRY_AFTER_SECONDS)
+      .send({ ...body, service: 'gateway', checks: result.checks });
   });
 
   app.get('/api/health', async (request, reply) => {
@@ -59,6 +68,9 @@ export function registerHealth(app: FastifyInstance, redis: Redis, serviceUrls: 
       path: request.url,
       requestId: String(request.id),
     });
-    return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send({ ...body, services });
+    return reply
+      .code(503)
+      .header('retry-after', RETRY_AFTER_SECONDS)
+      .send({ ...body, services });
   });
 }

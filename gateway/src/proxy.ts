@@ -8,14 +8,7 @@ import { identityHeaders, IDENTITY_HEADER_NAMES, registerJwt, verifyCaller, type
 import { admitCaller, passGate } from './gate.js';
 import { checkPath, checkUrl } from '@msp/http';
 import { BodyTooLargeError, bodyPolicy, collectBody, countingStream, declaredTooLarge } from './body-limit.js';
-import {
-  ASSERTION_HEADER,
-  CLIENT_IP_HEADER,
-  deriveAssertionKey,
-  DEV_GATEWAY_SIGNING_KEY,
-  SERVICE_TOKEN_HEADER,
-  signAssertion,
-} from '@msp/http';
+import { ASSERTION_HEADER, CLIENT_IP_HEADER, deriveAssertionKey, DEV_GATEWAY_SIGNING_KEY, SERVICE_TOKEN_HEADER, signAssertion } from '@msp/http';
 import { SERVICE_NAMES, type ServiceName } from '@msp/contracts';
 import type { GatewayConfig } from './config.js';
 import type { JwksKeyStore } from '@msp/http';
@@ -160,7 +153,10 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
     }
     request.gatewayRoute = route;
 
-    if (BODY_METHODS.has(request.method) && declaredTooLarge(request.headers['content-length'], bodyPolicy(route.body, request.headers['content-type'], config.AUDIO_MAX_BYTES).limit)) {
+    if (
+      BODY_METHODS.has(request.method) &&
+      declaredTooLarge(request.headers['content-length'], bodyPolicy(route.body, request.headers['content-type'], config.AUDIO_MAX_BYTES).limit)
+    ) {
       reply.header('connection', 'close');
       return sendError(request, reply, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
     }

@@ -101,7 +101,11 @@ describe('auth: identity headers come from the verified token only', () => {
 
   it('ignores a token on an auth:none route (no identity forwarded, even for a valid token)', async () => {
     const token = await h.token({ sub: '77' });
-    const response = await fetch(`${h.url}/api/auth/login/local`, { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: '{}' });
+    const response = await fetch(`${h.url}/api/auth/login/local`, {
+      method: 'POST',
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(response.status).toBe(200);
     const echo = await json<Echo>(response);
     expect(echo.headers['x-user-id']).toBeUndefined();

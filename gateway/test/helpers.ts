@@ -67,15 +67,18 @@ export async function startFakeService(name: ServiceName, options: FakeServiceOp
       if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
       const fakeStatus = Number((request.query as Record<string, string>).fakeStatus ?? 200);
       if (fakeStatus !== 200) {
-        return reply.code(fakeStatus).header('x-fake', name).send({
-          timestamp: new Date().toISOString(),
-          status: fakeStatus,
-          error: 'From service',
-          code: 'TRACK_NOT_FOUND',
-          message: `answered by ${name}`,
-          path: request.url.split('?')[0],
-          requestId: String(request.headers['x-request-id']),
-        });
+        return reply
+          .code(fakeStatus)
+          .header('x-fake', name)
+          .send({
+            timestamp: new Date().toISOString(),
+            status: fakeStatus,
+            error: 'From service',
+            code: 'TRACK_NOT_FOUND',
+            message: `answered by ${name}`,
+            path: request.url.split('?')[0],
+            requestId: String(request.headers['x-request-id']),
+          });
       }
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const echo: Echo = {

@@ -70,7 +70,9 @@ describe('Node-level and framework rejections in the ErrorResponse shape', () =>
 describe('gateway assertion', () => {
   it('signs the forwarded caller and client address for the owner service only', async () => {
     const token = await h.token({ sub: '5151' });
-    const echo = await json<Echo>(await fetch(`${h.url}/api/users/me`, { headers: { authorization: `Bearer ${token}`, 'x-gateway-assertion': 'v1.1.forged', 'x-client-ip': '6.6.6.6' } }));
+    const echo = await json<Echo>(
+      await fetch(`${h.url}/api/users/me`, { headers: { authorization: `Bearer ${token}`, 'x-gateway-assertion': 'v1.1.forged', 'x-client-ip': '6.6.6.6' } }),
+    );
     const headers = echo.headers as Record<string, string>;
     expect(headers['x-client-ip']).not.toBe('6.6.6.6');
     const input = { method: 'GET', url: '/api/users/me', requestId: headers['x-request-id']!, headers };

@@ -192,7 +192,11 @@ describe('bodies stream through untouched', () => {
 
   it('passes the SUB-5 webhook body byte for byte with its signature header', async () => {
     // Odd whitespace, key order and a non-UTF-8 byte: any re-serialisation would change the digest.
-    const raw = Buffer.concat([Buffer.from('{ "id":"evt_1",  "type":"invoice.paid",\n"data":{"b":1,"a":2}, "x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const raw = Buffer.concat([
+      Buffer.from('{ "id":"evt_1",  "type":"invoice.paid",\n"data":{"b":1,"a":2}, "x":"'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
     const response = await fetch(`${h.url}/api/webhook/stripe`, {
       method: 'POST',
       headers: { ...client(), 'content-type': 'application/json; charset=utf-8', 'stripe-signature': 't=1,v1=abc' },

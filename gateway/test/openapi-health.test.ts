@@ -37,7 +37,10 @@ const catalogDoc = {
   info: { title: 'catalog service', version: '0.1.0' },
   paths: {
     '/api/genres': {
-      get: { summary: 'Genres', responses: { '200': { description: 'OK', content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } } } },
+      get: {
+        summary: 'Genres',
+        responses: { '200': { description: 'OK', content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } } },
+      },
     },
     '/api/tracks/{trackId}': {
       get: {
@@ -80,7 +83,9 @@ describe('GET /api/openapi.json: one merged OpenAPI 3.0.3 document', () => {
     expect(doc.openapi).toBe('3.0.3');
     expect(doc.info.title).toMatch(/Music Streaming Platform/);
     expect(doc.servers).toEqual([{ url: 'http://gateway.test' }]);
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/users/me', '/api/genres', '/api/tracks/{trackId}', '/api/health', '/api/openapi.json', '/api/docs']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/users/me', '/api/genres', '/api/tracks/{trackId}', '/api/health', '/api/openapi.json', '/api/docs']),
+    );
     expect(doc.paths['/api/users/me'].get.tags).toEqual(['identity']);
     expect(doc.paths['/api/genres'].get.tags).toEqual(['catalog']);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -93,7 +98,9 @@ describe('GET /api/openapi.json: one merged OpenAPI 3.0.3 document', () => {
     expect(doc['x-unavailable-services']).toEqual(expect.arrayContaining(['messaging', 'social']));
     expect(doc['x-unavailable-services']).not.toContain('identity');
 
-    await expect(SwaggerParser.validate(structuredClone(doc) as Parameters<typeof SwaggerParser.validate>[0] & object)).resolves.toMatchObject({ openapi: expect.stringMatching(/^3\./) });
+    await expect(SwaggerParser.validate(structuredClone(doc) as Parameters<typeof SwaggerParser.validate>[0] & object)).resolves.toMatchObject({
+      openapi: expect.stringMatching(/^3\./),
+    });
   });
 });
 

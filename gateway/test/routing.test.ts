@@ -60,7 +60,10 @@ describe('routing: owner service and unchanged path', () => {
     ['POST', '/api/auth/login/local', 'identity'],
   ];
   it.each(cases)('%s %s → %s', async (method, path, service) => {
-    const response = await fetch(`${h.url}${path}`, method === 'POST' ? { method, body: '{"email":"a@b.c"}', headers: { 'content-type': 'application/json' } } : { method });
+    const response = await fetch(
+      `${h.url}${path}`,
+      method === 'POST' ? { method, body: '{"email":"a@b.c"}', headers: { 'content-type': 'application/json' } } : { method },
+    );
     expect(response.status).toBe(200);
     const echo = await json<Echo>(response);
     expect(echo.service).toBe(service);

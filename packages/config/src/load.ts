@@ -32,7 +32,8 @@ export function loadConfig<Shape extends z.ZodRawShape>(
     // Secrets every process that declares them needs in production, whatever its own list says.
     const fleetSecrets = FLEET_SECRETS.filter((name) => name in shape);
     for (const name of [...(options.requiredInProduction ?? []), ...fleetSecrets]) {
-      if (env[name] === undefined || env[name] === '') problems.push(`${name}: required in production${PRODUCTION_HINTS[name] ? ` (${PRODUCTION_HINTS[name]})` : ''}`);
+      if (env[name] === undefined || env[name] === '')
+        problems.push(`${name}: required in production${PRODUCTION_HINTS[name] ? ` (${PRODUCTION_HINTS[name]})` : ''}`);
     }
   }
   const cleaned: Record<string, string> = {};

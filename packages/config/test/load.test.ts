@@ -22,7 +22,8 @@ describe('loadConfig', () => {
   });
 
   it('requires the production variables to be set explicitly in production', () => {
-    expect(() => loadConfig(serviceEnvShape('billing'), { env: { NODE_ENV: 'production' }, requiredInProduction: ['DATABASE_URL', 'NATS_URL'] }))
-      .toThrow(/DATABASE_URL: required in production[\s\S]*NATS_URL: required in production/);
+    expect(() => loadConfig(serviceEnvShape('billing'), { env: { NODE_ENV: 'production' }, requiredInProduction: ['DATABASE_URL', 'NATS_URL'] })).toThrow(
+      /DATABASE_URL: required in production[\s\S]*NATS_URL: required in production/,
+    );
   });
 });

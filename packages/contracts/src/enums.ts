@@ -33,16 +33,7 @@ export type ReportStatus = z.infer<typeof ReportStatusSchema>;
 export const ReportTargetTypeSchema = z.enum(['TRACK', 'COMMENT']);
 export type ReportTargetType = z.infer<typeof ReportTargetTypeSchema>;
 
-export const ReportReasonSchema = z.enum([
-  'SPAM',
-  'HATE_SPEECH',
-  'HARASSMENT',
-  'COPYRIGHT',
-  'VIOLENCE',
-  'ADULT_CONTENT',
-  'INAPPROPRIATE',
-  'OTHER',
-]);
+export const ReportReasonSchema = z.enum(['SPAM', 'HATE_SPEECH', 'HARASSMENT', 'COPYRIGHT', 'VIOLENCE', 'ADULT_CONTENT', 'INAPPROPRIATE', 'OTHER']);
 export type ReportReason = z.infer<typeof ReportReasonSchema>;
 
 export const NotificationTypeSchema = z.enum(['FOLLOW', 'LIKE', 'REPOST', 'COMMENT', 'REPLY', 'DM']);
@@ -55,14 +46,7 @@ export type ResourceType = z.infer<typeof ResourceTypeSchema>;
 export const MessageResourceTypeSchema = ResourceTypeSchema.extract(['TRACK', 'PLAYLIST']);
 export type MessageResourceType = z.infer<typeof MessageResourceTypeSchema>;
 
-export const FeedItemTypeSchema = z.enum([
-  'TRACK_POSTED',
-  'TRACK_REPOSTED',
-  'PLAYLIST_POSTED',
-  'PLAYLIST_REPOSTED',
-  'TRACK_LIKED',
-  'PLAYLIST_LIKED',
-]);
+export const FeedItemTypeSchema = z.enum(['TRACK_POSTED', 'TRACK_REPOSTED', 'PLAYLIST_POSTED', 'PLAYLIST_REPOSTED', 'TRACK_LIKED', 'PLAYLIST_LIKED']);
 export type FeedItemType = z.infer<typeof FeedItemTypeSchema>;
 
 /** Every accepted DSC-3 `type` value mapped to its canonical SearchType. */
@@ -83,9 +67,7 @@ export const SearchTypeValueSchema = z.enum(['ALL', 'TRACK', 'USER', 'PLAYLIST']
  * DSC-3 `type`: accepts the canonical values and the plural aliases, and always
  * yields the canonical value so handlers never see an alias.
  */
-export const SearchTypeSchema = z
-  .enum(['ALL', 'TRACK', 'USER', 'PLAYLIST', 'TRACKS', 'USERS', 'PLAYLISTS'])
-  .transform((value) => SEARCH_TYPE_INPUTS[value]);
+export const SearchTypeSchema = z.enum(['ALL', 'TRACK', 'USER', 'PLAYLIST', 'TRACKS', 'USERS', 'PLAYLISTS']).transform((value) => SEARCH_TYPE_INPUTS[value]);
 export type SearchType = z.output<typeof SearchTypeSchema>;
 
 export const SubscriptionStatusSchema = z.enum(['active', 'trialing', 'past_due', 'cancelled']);

@@ -145,9 +145,7 @@ describe('ROUTES table', () => {
 
   it('marks exactly the public routes of API.md §6 as none/optional/webhook-signature', () => {
     const publicIds = new Set(
-      ROUTES.filter((route) => route.auth === 'none' || route.auth === 'optional' || route.auth === 'webhook-signature').map(
-        (route) => route.id,
-      ),
+      ROUTES.filter((route) => route.auth === 'none' || route.auth === 'optional' || route.auth === 'webhook-signature').map((route) => route.id),
     );
     expect([...publicIds].sort()).toEqual([...new Set(PUBLIC_IDS)].sort());
   });

@@ -19,7 +19,10 @@ const MIGRATION_LOCK_KEY = 72_716_001;
  */
 export async function migrate(databaseUrl: string, migrationsDir: string): Promise<MigrationResult> {
   const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

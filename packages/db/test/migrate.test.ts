@@ -11,7 +11,7 @@ const url = `${process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1
 afterAll(() => dropDatabase(url));
 
 describe('prepareDatabase', () => {
-  it('creates the database, applies migrations once in order, keeps Prisma\'s bookkeeping, and refuses edited ones', async () => {
+  it("creates the database, applies migrations once in order, keeps Prisma's bookkeeping, and refuses edited ones", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
     const write = async (name: string, sql: string) => {
       await mkdir(path.join(dir, name), { recursive: true });

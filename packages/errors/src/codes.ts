@@ -98,18 +98,31 @@ export function defaultMessage(code: ErrorCode): string {
 /** For errors that carry only a status (framework errors, proxies), the code that stands for it. */
 export function codeForStatus(status: number): ErrorCode {
   switch (status) {
-    case 400: return 'VALIDATION_FAILED';
-    case 401: return 'UNAUTHORIZED';
-    case 403: return 'FORBIDDEN';
-    case 404: return 'ROUTE_NOT_FOUND';
-    case 405: return 'METHOD_NOT_ALLOWED';
-    case 413: return 'PAYLOAD_TOO_LARGE';
-    case 415: return 'UNSUPPORTED_MEDIA_TYPE';
-    case 416: return 'RANGE_NOT_SATISFIABLE';
-    case 429: return 'RATE_LIMITED';
-    case 502: return 'SERVICE_UNAVAILABLE';
-    case 503: return 'SERVICE_UNAVAILABLE';
-    case 504: return 'UPSTREAM_TIMEOUT';
-    default: return status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_FAILED';
+    case 400:
+      return 'VALIDATION_FAILED';
+    case 401:
+      return 'UNAUTHORIZED';
+    case 403:
+      return 'FORBIDDEN';
+    case 404:
+      return 'ROUTE_NOT_FOUND';
+    case 405:
+      return 'METHOD_NOT_ALLOWED';
+    case 413:
+      return 'PAYLOAD_TOO_LARGE';
+    case 415:
+      return 'UNSUPPORTED_MEDIA_TYPE';
+    case 416:
+      return 'RANGE_NOT_SATISFIABLE';
+    case 429:
+      return 'RATE_LIMITED';
+    case 502:
+      return 'SERVICE_UNAVAILABLE';
+    case 503:
+      return 'SERVICE_UNAVAILABLE';
+    case 504:
+      return 'UPSTREAM_TIMEOUT';
+    default:
+      return status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_FAILED';
   }
 }

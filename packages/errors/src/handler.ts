@@ -96,8 +96,7 @@ export function renderError(error: unknown): Rendered {
   }
   const frameworkCode = err?.code ? FRAMEWORK_CODES[err.code] : undefined;
   if (frameworkCode) {
-    const status = frameworkCode === 'VALIDATION_FAILED' || frameworkCode === 'MALFORMED_REQUEST' ? 400
-      : frameworkCode === 'PAYLOAD_TOO_LARGE' ? 413 : 415;
+    const status = frameworkCode === 'VALIDATION_FAILED' || frameworkCode === 'MALFORMED_REQUEST' ? 400 : frameworkCode === 'PAYLOAD_TOO_LARGE' ? 413 : 415;
     return { status, code: frameworkCode, message: defaultMessage(frameworkCode) };
   }
   const database = databaseError(error);
@@ -108,7 +107,7 @@ export function renderError(error: unknown): Rendered {
   const status = typeof err?.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
   const code = codeForStatus(status);
   // Never show an unexpected error's own text: it may carry internals.
-  return { status, code, message: status >= 500 ? defaultMessage(code) : (err?.message || defaultMessage(code)) };
+  return { status, code, message: status >= 500 ? defaultMessage(code) : err?.message || defaultMessage(code) };
 }
 
 const FRAMEWORK_URL_ERRORS: Record<string, string> = {
@@ -171,8 +170,10 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): F
 export function clientErrorHandler(err: Error & { code?: string }, socket: import('node:net').Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, code, message]: [number, ErrorCode, string] =
-    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'MALFORMED_REQUEST', 'The request was not completed in time.']
-      : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'PAYLOAD_TOO_LARGE', 'The request headers are too large.']
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'MALFORMED_REQUEST', 'The request was not completed in time.']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'PAYLOAD_TOO_LARGE', 'The request headers are too large.']
         : [400, 'MALFORMED_REQUEST', 'The request could not be read.'];
   if (socket.writable) {
     const body = JSON.stringify(buildErrorResponse({ status, code, message, path: '', requestId: randomUUID() }));

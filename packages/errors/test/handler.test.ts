@@ -19,7 +19,12 @@ describe('ErrorResponse rendering', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      status: 404, error: 'Not Found', code: 'TRACK_NOT_FOUND', message: 'Track not found.', path: '/api/x', requestId: expect.any(String),
+      status: 404,
+      error: 'Not Found',
+      code: 'TRACK_NOT_FOUND',
+      message: 'Track not found.',
+      path: '/api/x',
+      requestId: expect.any(String),
     });
   });
 

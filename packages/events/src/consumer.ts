@@ -178,11 +178,20 @@ export class DurableConsumer<Tx extends SqlExecutor> {
     // The handling continues the producer's trace (envelope.traceparent) and runs in the event's
     // request context (correlation id), so its logs, calls and events can be followed.
     await eventContext().run(envelope, () =>
-      withSpan(`${envelope.type} process`, {
-        kind: SpanKind.CONSUMER,
-        carrier: envelope,
-        attributes: { 'messaging.system': 'nats', 'messaging.destination.name': msg.subject, 'messaging.consumer.group.name': this.durable, 'messaging.message.id': envelope.id },
-      }, () => this.handle(msg, registered, envelope)),
+      withSpan(
+        `${envelope.type} process`,
+        {
+          kind: SpanKind.CONSUMER,
+          carrier: envelope,
+          attributes: {
+            'messaging.system': 'nats',
+            'messaging.destination.name': msg.subject,
+            'messaging.consumer.group.name': this.durable,
+            'messaging.message.id': envelope.id,
+          },
+        },
+        () => this.handle(msg, registered, envelope),
+      ),
     );
   }
 
@@ -224,7 +233,10 @@ export class DurableConsumer<Tx extends SqlExecutor> {
       }
       const backoff = this.options.backoffMs ?? [200, 1000, 2000, 5000, 10_000, 30_000];
       const delay = backoff[Math.min(attempt - 1, backoff.length - 1)] ?? 1000;
-      this.options.logger.warn({ err, consumer: this.durable, type: envelope.type, attempt, requestId: envelope.correlationId ?? envelope.id }, 'event handling failed; retrying');
+      this.options.logger.warn(
+        { err, consumer: this.durable, type: envelope.type, attempt, requestId: envelope.correlationId ?? envelope.id },
+        'event handling failed; retrying',
+      );
       msg.nak(delay);
     }
   }

@@ -37,10 +37,7 @@ export function registerConsumerSource(source: ConsumerLagSource): () => void {
 }
 
 function withTimeout<T>(promise: Promise<T>): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('metrics source timed out')), SCRAPE_TIMEOUT_MS).unref()),
-  ]);
+  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('metrics source timed out')), SCRAPE_TIMEOUT_MS).unref())]);
 }
 
 const backlogs = sharedRead(async (): Promise<{ count: number; oldestSeconds: number } | undefined> => {
@@ -69,11 +66,36 @@ new Gauge({
 });
 
 const consumerGauges = {
-  up: new Gauge({ name: 'events_consumer_up', help: '1 when the durable consumer could be read from JetStream at this scrape, else 0', labelNames: ['consumer'], collect: () => refreshConsumers() }),
-  pending: new Gauge({ name: 'events_consumer_pending_messages', help: 'Messages of the stream not yet delivered to the durable consumer (lag)', labelNames: ['consumer'], collect: () => refreshConsumers() }),
-  ackPending: new Gauge({ name: 'events_consumer_ack_pending_messages', help: 'Messages delivered and not yet acknowledged', labelNames: ['consumer'], collect: () => refreshConsumers() }),
-  redelivered: new Gauge({ name: 'events_consumer_redelivered_messages', help: 'Messages delivered more than once and not yet acknowledged', labelNames: ['consumer'], collect: () => refreshConsumers() }),
-  deadLetters: new Gauge({ name: 'events_dead_letter_messages', help: 'Messages of the consumer parked in the DLQ stream', labelNames: ['consumer'], collect: () => refreshConsumers() }),
+  up: new Gauge({
+    name: 'events_consumer_up',
+    help: '1 when the durable consumer could be read from JetStream at this scrape, else 0',
+    labelNames: ['consumer'],
+    collect: () => refreshConsumers(),
+  }),
+  pending: new Gauge({
+    name: 'events_consumer_pending_messages',
+    help: 'Messages of the stream not yet delivered to the durable consumer (lag)',
+    labelNames: ['consumer'],
+    collect: () => refreshConsumers(),
+  }),
+  ackPending: new Gauge({
+    name: 'events_consumer_ack_pending_messages',
+    help: 'Messages delivered and not yet acknowledged',
+    labelNames: ['consumer'],
+    collect: () => refreshConsumers(),
+  }),
+  redelivered: new Gauge({
+    name: 'events_consumer_redelivered_messages',
+    help: 'Messages delivered more than once and not yet acknowledged',
+    labelNames: ['consumer'],
+    collect: () => refreshConsumers(),
+  }),
+  deadLetters: new Gauge({
+    name: 'events_dead_letter_messages',
+    help: 'Messages of the consumer parked in the DLQ stream',
+    labelNames: ['consumer'],
+    collect: () => refreshConsumers(),
+  }),
 };
 
 /** One read per scrape for several gauges: the gauges of a registry are collected in parallel. */

@@ -182,10 +182,9 @@ export class OutboxRelay {
     if (now - this.lastCleanup < 10 * 60 * 1000) return;
     this.lastCleanup = now;
     const retentionMs = this.options.retentionMs ?? 3 * 24 * 60 * 60 * 1000;
-    await this.pool.query(
-      `DELETE FROM ${OUTBOX_TABLE} WHERE published_at IS NOT NULL AND published_at < now() - ($1::bigint * interval '1 millisecond')`,
-      [retentionMs],
-    );
+    await this.pool.query(`DELETE FROM ${OUTBOX_TABLE} WHERE published_at IS NOT NULL AND published_at < now() - ($1::bigint * interval '1 millisecond')`, [
+      retentionMs,
+    ]);
     // Consumer de-duplication records of the same database, in batches (indexed by processed_at).
     const processedMs = this.options.processedRetentionMs ?? 14 * 24 * 60 * 60 * 1000;
     for (let round = 0; round < 20; round += 1) {

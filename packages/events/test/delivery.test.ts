@@ -57,7 +57,14 @@ let failuresLeft = 0;
 
 function counterConsumer(name = 'counter') {
   const consumer = new DurableConsumer<SqlExecutor>({
-    nc, db, logger: silent, service: 'catalog', name, from: 'social', backoffMs: [50], maxDeliver: 4,
+    nc,
+    db,
+    logger: silent,
+    service: 'catalog',
+    name,
+    from: 'social',
+    backoffMs: [50],
+    maxDeliver: 4,
   }).on(Counted, async (data, envelope, tx) => {
     if (data.key.startsWith('flaky') && failuresLeft > 0) {
       failuresLeft -= 1;
@@ -66,7 +73,8 @@ function counterConsumer(name = 'counter') {
     // Deliberately not idempotent on its own: only the processed-event record prevents doubles.
     await tx.$executeRawUnsafe(
       'INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int]) ON CONFLICT (key) DO UPDATE SET n = counters.n + 1, seqs = counters.seqs || $2::int',
-      data.key, data.seq,
+      data.key,
+      data.seq,
     );
     expect(envelope.producer).toBe('social');
   });
@@ -206,7 +214,14 @@ describe('transactional outbox and durable consumer', () => {
   it('runs long jobs outside a transaction, keeps them alive with heartbeats, and records them once', async () => {
     const runs: number[] = [];
     const consumer = new DurableConsumer<SqlExecutor>({
-      nc, db, logger: silent, service: 'media-processing', name: 'long-jobs', from: 'social', ackWaitMs: 1500, backoffMs: [50],
+      nc,
+      db,
+      logger: silent,
+      service: 'media-processing',
+      name: 'long-jobs',
+      from: 'social',
+      ackWaitMs: 1500,
+      backoffMs: [50],
     }).onLongRunning(Counted, async (data) => {
       if (data.key !== 'long') return;
       runs.push(data.seq);
@@ -229,7 +244,13 @@ describe('transactional outbox and durable consumer', () => {
     let releaseDoomed: () => void = () => undefined;
     const doomedJobStarted = new Promise<void>((started) => {
       const doomed = new DurableConsumer<SqlExecutor>({
-        nc: workerConnection, db, logger: silent, service: 'media-processing', name: 'crashy-jobs', from: 'social', ackWaitMs: 1000,
+        nc: workerConnection,
+        db,
+        logger: silent,
+        service: 'media-processing',
+        name: 'crashy-jobs',
+        from: 'social',
+        ackWaitMs: 1000,
       }).onLongRunning(Counted, async (data) => {
         if (data.key !== 'crashy') return;
         started();
@@ -245,7 +266,13 @@ describe('transactional outbox and durable consumer', () => {
     await doomedJobStarted;
     await workerConnection.close();
     const survivor = new DurableConsumer<SqlExecutor>({
-      nc, db, logger: silent, service: 'media-processing', name: 'crashy-jobs', from: 'social', ackWaitMs: 1000,
+      nc,
+      db,
+      logger: silent,
+      service: 'media-processing',
+      name: 'crashy-jobs',
+      from: 'social',
+      ackWaitMs: 1000,
     }).onLongRunning(Counted, async (data) => {
       if (data.key !== 'crashy') return;
       await db.$executeRawUnsafe('INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int])', 'crashy', data.seq);

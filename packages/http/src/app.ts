@@ -1,11 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError, clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler } from '@msp/errors';
 import {
   ASSERTION_HEADER,
@@ -101,12 +96,15 @@ export async function createHttpApp(options: HttpAppOptions) {
     const headers = request.headers;
     const overNetwork = cameOverNetwork(request);
     const assertion = headers[ASSERTION_HEADER];
-    const trusted = !overNetwork || (typeof assertion === 'string' && verifyAssertion(assertionKey, assertion, {
-      method: request.method,
-      url: request.url,
-      requestId: typeof headers['x-request-id'] === 'string' ? headers['x-request-id'] : '',
-      headers,
-    }));
+    const trusted =
+      !overNetwork ||
+      (typeof assertion === 'string' &&
+        verifyAssertion(assertionKey, assertion, {
+          method: request.method,
+          url: request.url,
+          requestId: typeof headers['x-request-id'] === 'string' ? headers['x-request-id'] : '',
+          headers,
+        }));
     if (!trusted) {
       // Identity without the gateway's signature is anonymous, whoever sent it.
       if (SIGNED_IDENTITY_HEADERS.some((h) => headers[h] !== undefined)) request.log.warn('unsigned identity headers dropped');

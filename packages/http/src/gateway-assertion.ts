@@ -33,7 +33,9 @@ function first(headers: HeaderBag, name: string): string {
 }
 
 function canonical(seconds: string, method: string, url: string, requestId: string, headers: HeaderBag): string {
-  return ['v1', seconds, method.toUpperCase(), url, requestId, first(headers, CLIENT_IP_HEADER), ...SIGNED_IDENTITY_HEADERS.map((h) => first(headers, h))].join('\n');
+  return ['v1', seconds, method.toUpperCase(), url, requestId, first(headers, CLIENT_IP_HEADER), ...SIGNED_IDENTITY_HEADERS.map((h) => first(headers, h))].join(
+    '\n',
+  );
 }
 
 function mac(key: string, payload: string): string {
@@ -46,7 +48,11 @@ export function signAssertion(key: string, input: { method: string; url: string;
   return `v1.${seconds}.${mac(key, canonical(seconds, input.method, input.url, input.requestId, input.headers))}`;
 }
 
-export function verifyAssertion(key: string, value: string | undefined, input: { method: string; url: string; requestId: string; headers: HeaderBag; now?: number }): boolean {
+export function verifyAssertion(
+  key: string,
+  value: string | undefined,
+  input: { method: string; url: string; requestId: string; headers: HeaderBag; now?: number },
+): boolean {
   if (!value || value.length > 200) return false;
   const parts = value.split('.');
   if (parts.length !== 3 || parts[0] !== 'v1') return false;

@@ -46,6 +46,9 @@ export function registerHealth(app: FastifyInstance, service: string, checks: Re
       path: request.url,
       requestId: String(request.id),
     });
-    return reply.code(503).header('retry-after', '5').send({ ...body, service, checks: result.checks });
+    return reply
+      .code(503)
+      .header('retry-after', '5')
+      .send({ ...body, service, checks: result.checks });
   });
 }

@@ -14,7 +14,14 @@ export {
   type JwksKeyStoreOptions,
   type VerifyAccessTokenOptions,
 } from './jwks.js';
-export { configureInternalAuth, internalCallHeaders, serviceToken, verifyServiceToken, SERVICE_TOKEN_HEADER, DEV_INTERNAL_SERVICE_KEY } from './internal-auth.js';
+export {
+  configureInternalAuth,
+  internalCallHeaders,
+  serviceToken,
+  verifyServiceToken,
+  SERVICE_TOKEN_HEADER,
+  DEV_INTERNAL_SERVICE_KEY,
+} from './internal-auth.js';
 export {
   ASSERTION_HEADER,
   CLIENT_IP_HEADER,

@@ -74,7 +74,8 @@ export function jsonDepthExceeds(text: string, limit = MAX_JSON_DEPTH): boolean 
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -149,7 +150,8 @@ function paramErrors(params: unknown): FieldError[] {
   if (!params || typeof params !== 'object') return [];
   const out: FieldError[] = [];
   for (const [key, value] of Object.entries(params)) {
-    if (typeof value === 'string' && isUnsafeText(value)) out.push({ field: key === '*' ? 'path' : key, message: 'Must not contain NUL characters or unpaired surrogates.' });
+    if (typeof value === 'string' && isUnsafeText(value))
+      out.push({ field: key === '*' ? 'path' : key, message: 'Must not contain NUL characters or unpaired surrogates.' });
   }
   return out;
 }

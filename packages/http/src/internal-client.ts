@@ -132,7 +132,13 @@ export class InternalClient {
         });
       } catch (err) {
         outcome = isTimeout(err) ? 'timeout' : 'unreachable';
-        throw new InternalCallError(this.target, outcome, `${this.target} ${outcome === 'timeout' ? 'did not answer in time' : 'is unreachable'} (${method} ${path})`, undefined, { cause: err });
+        throw new InternalCallError(
+          this.target,
+          outcome,
+          `${this.target} ${outcome === 'timeout' ? 'did not answer in time' : 'is unreachable'} (${method} ${path})`,
+          undefined,
+          { cause: err },
+        );
       }
       const accepted = options.acceptStatuses?.includes(res.statusCode) ?? false;
       if (res.statusCode < 200 || (res.statusCode >= 300 && !accepted)) {
@@ -158,5 +164,11 @@ export class InternalClient {
 
 function isTimeout(err: unknown): boolean {
   const e = err as { name?: string; code?: string } | null;
-  return e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT' || e?.code === 'UND_ERR_CONNECT_TIMEOUT';
+  return (
+    e?.name === 'TimeoutError' ||
+    e?.name === 'AbortError' ||
+    e?.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e?.code === 'UND_ERR_BODY_TIMEOUT' ||
+    e?.code === 'UND_ERR_CONNECT_TIMEOUT'
+  );
 }

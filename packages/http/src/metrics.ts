@@ -31,16 +31,14 @@ export function registerMetrics(app: FastifyInstance, service: string, options: 
   }
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    httpDuration.observe(
-      { service, method: request.method, route, status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+    httpDuration.observe({ service, method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (options.token !== undefined) {
-      const allowed = options.token === null
-        ? loopback(request.socket?.remoteAddress) && request.headers['x-forwarded-for'] === undefined
-        : request.headers.authorization === `Bearer ${options.token}`;
+      const allowed =
+        options.token === null
+          ? loopback(request.socket?.remoteAddress) && request.headers['x-forwarded-for'] === undefined
+          : request.headers.authorization === `Bearer ${options.token}`;
       if (!allowed) {
         // Indistinguishable from a path that does not exist.
         return sendError(request, reply, 404, 'ROUTE_NOT_FOUND', `No route for GET ${request.url.split('?')[0]}.`);

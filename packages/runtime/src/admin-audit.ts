@@ -54,9 +54,10 @@ export function installAdminAudit(app: FastifyInstance, prisma: AdminAuditStore)
       requestId: String(request.id),
     };
     // What was set (e.g. isBanned, durationDays): the body's scalar fields, the reason aside.
-    const input = typeof body === 'object' && body !== null
-      ? Object.fromEntries(Object.entries(body).filter(([k, v]) => k !== 'reason' && ['string', 'number', 'boolean'].includes(typeof v)))
-      : {};
+    const input =
+      typeof body === 'object' && body !== null
+        ? Object.fromEntries(Object.entries(body).filter(([k, v]) => k !== 'reason' && ['string', 'number', 'boolean'].includes(typeof v)))
+        : {};
     try {
       await prisma.adminAudit.create({ data: { ...record, details: { status: reply.statusCode, ...input } } });
       request.log.info({ audit: true, ...record }, 'admin action');

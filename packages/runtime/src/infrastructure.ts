@@ -57,9 +57,7 @@ export interface Infrastructure<P> {
  * DB_AUTO_MIGRATE), NATS with the service's stream, the outbox relay, Redis and its bucket.
  * `close()` releases them in reverse order (drain NATS last so the relay can finish).
  */
-export async function startInfrastructure<P extends { $disconnect(): Promise<void> }>(
-  options: InfrastructureOptions<P>,
-): Promise<Infrastructure<P>> {
+export async function startInfrastructure<P extends { $disconnect(): Promise<void> }>(options: InfrastructureOptions<P>): Promise<Infrastructure<P>> {
   const { config, logger, service } = options;
   if (config.DB_AUTO_MIGRATE) {
     const result = await prepareDatabase(config.DATABASE_URL, options.migrationsDir);

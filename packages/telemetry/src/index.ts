@@ -1,11 +1,2 @@
-export {
-  initTelemetry,
-  fastifyTracing,
-  flushTelemetry,
-  activeTraceIds,
-  currentTraceCarrier,
-  withSpan,
-  SpanKind,
-  type TelemetryOptions,
-} from './tracing.js';
+export { initTelemetry, fastifyTracing, flushTelemetry, activeTraceIds, currentTraceCarrier, withSpan, SpanKind, type TelemetryOptions } from './tracing.js';
 export { logMixin } from './log.js';

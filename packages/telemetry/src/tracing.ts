@@ -5,7 +5,15 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, ParentBasedSampler, SimpleSpanProcessor, TraceIdRatioBasedSampler, TracerProvider, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import {
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 
@@ -92,7 +100,9 @@ export function fastifyTracing(service: string) {
 
 /** Sends the spans still buffered (graceful shutdown). */
 export async function flushTelemetry(): Promise<void> {
-  await state()?.provider.forceFlush().catch(() => undefined);
+  await state()
+    ?.provider.forceFlush()
+    .catch(() => undefined);
 }
 
 /** `{ traceId, spanId }` of the active span, for log lines; nothing outside a trace. */

@@ -204,7 +204,10 @@ describe('SUB-5 webhook', () => {
     await deliver(stripe.event('customer.subscription.deleted', ended));
     await waitFor(async () => (await statusOf(2103)).status === 'cancelled');
     expect(await statusOf(2103)).toMatchObject({ status: 'cancelled', plan: 'free', tier: 'FREE', cancelAtPeriodEnd: false });
-    expect((await tierEvents(2103)).map((e) => [e.tier, e.version])).toEqual([['PRO', 1], ['FREE', 2]]);
+    expect((await tierEvents(2103)).map((e) => [e.tier, e.version])).toEqual([
+      ['PRO', 1],
+      ['FREE', 2],
+    ]);
   });
 
   it('stores an event id once: the same event twice changes nothing the second time', async () => {
@@ -224,8 +227,12 @@ describe('SUB-5 webhook', () => {
   it('drops an updated event older than the last one applied', async () => {
     const subscription = await subscribe(2105);
     const created = Math.floor(Date.now() / 1000);
-    const newer = stripe.event('customer.subscription.updated', stripe.updateSubscription(subscription.id, { cancel_at_period_end: true }), { created: created + 5 });
-    const older = stripe.event('customer.subscription.updated', stripe.updateSubscription(subscription.id, { cancel_at_period_end: false }), { created: created + 2 });
+    const newer = stripe.event('customer.subscription.updated', stripe.updateSubscription(subscription.id, { cancel_at_period_end: true }), {
+      created: created + 5,
+    });
+    const older = stripe.event('customer.subscription.updated', stripe.updateSubscription(subscription.id, { cancel_at_period_end: false }), {
+      created: created + 2,
+    });
     await deliver(newer);
     await waitFor(async () => (await statusOf(2105)).cancelAtPeriodEnd);
     expect((await deliver(older)).statusCode).toBe(200);

@@ -108,7 +108,12 @@ describe('SUB-1 subscription status', () => {
     expect(trialing).toMatchObject({ status: 'trialing', plan: 'pro', tier: 'PRO', currentPeriodEndAt: '2027-02-01T00:00:00.000Z' });
     const pastDue = StatusRecord.parse((await status(1004)).json());
     expect(pastDue).toEqual({
-      status: 'past_due', plan: 'pro', tier: 'PRO', currentPeriodEnd: null, currentPeriodEndAt: null, cancelAtPeriodEnd: false,
+      status: 'past_due',
+      plan: 'pro',
+      tier: 'PRO',
+      currentPeriodEnd: null,
+      currentPeriodEndAt: null,
+      cancelAtPeriodEnd: false,
     });
   });
 
@@ -134,7 +139,7 @@ describe('SUB-1 subscription status', () => {
     });
   });
 
-  it("answers each caller with their own subscription only", async () => {
+  it('answers each caller with their own subscription only', async () => {
     expect((await status(1001)).json().tier).toBe('FREE');
     expect((await status(1002)).json().tier).toBe('PRO');
   });
@@ -143,7 +148,15 @@ describe('SUB-1 subscription status', () => {
 describe('internal subscription lookup (identity decides USR-5 with it)', () => {
   it('answers the stored subscription, 404 for a user who never subscribed, 400 for a bad id, and is not in OpenAPI', async () => {
     await app.infra.prisma.subscription.create({
-      data: { userId: 1500, providerCustomerId: 'cus_1500', providerSubscriptionId: 'sub_1500', status: 'past_due', plan: 'pro', currentPeriodEnd: new Date('2027-02-01T00:00:00.000Z'), cancelAtPeriodEnd: false },
+      data: {
+        userId: 1500,
+        providerCustomerId: 'cus_1500',
+        providerSubscriptionId: 'sub_1500',
+        status: 'past_due',
+        plan: 'pro',
+        currentPeriodEnd: new Date('2027-02-01T00:00:00.000Z'),
+        cancelAtPeriodEnd: false,
+      },
     });
     const found = await app.inject({ method: 'GET', url: '/internal/subscriptions/1500' });
     expect(found.statusCode).toBe(200);

@@ -59,7 +59,9 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     logger: options.logger,
   });
   stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'catalog' }));
-  stopOnClose(await startUserCountProjections({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'catalog', followerCounts: true, trackCounts: false }));
+  stopOnClose(
+    await startUserCountProjections({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'catalog', followerCounts: true, trackCounts: false }),
+  );
   stopOnClose(await startSocialSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(await startUserBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(startTrendingRefresher(infra.prisma, app.log));
@@ -115,7 +117,14 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   const playlistPresenter = new PlaylistPresenter(playlistRepo, presenter, social);
   const playlists = new PlaylistsService({ repo: playlistRepo, presenter: playlistPresenter, webBaseUrl: config.WEB_BASE_URL });
   const edits = new PlaylistEditsService({ repo: playlistRepo, reads: playlists, presenter: playlistPresenter, storage: infra.storage });
-  await app.register(playlistsModule, { prefix: '/api', playlists, edits, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES, publicBaseUrl: config.PUBLIC_BASE_URL });
+  await app.register(playlistsModule, {
+    prefix: '/api',
+    playlists,
+    edits,
+    storage: infra.storage,
+    coverMaxBytes: config.COVER_MAX_BYTES,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+  });
   const discovery = new DiscoveryService({
     repo: new DiscoveryRepository(infra.prisma, reads),
     reads,
@@ -130,7 +139,10 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   await app.register(discoveryModule, { prefix: '/api', discovery });
   await app.register(mediaModule, { prefix: '/api', media: new MediaService(new MediaRepository(infra.pool), signer, infra.storage), storage: infra.storage });
   await app.register(embedModule, { prefix: '/api', tracks, playlists, webBaseUrl: config.WEB_BASE_URL, publicBaseUrl: config.PUBLIC_BASE_URL });
-  await app.register(analyticsModule, { prefix: '/api', analytics: new AnalyticsService(new AnalyticsRepository(infra.prisma), config.STORAGE_CAPACITY_BYTES) });
+  await app.register(analyticsModule, {
+    prefix: '/api',
+    analytics: new AnalyticsService(new AnalyticsRepository(infra.prisma), config.STORAGE_CAPACITY_BYTES),
+  });
   await app.register(internalModule, {
     tracks: new InternalTracksService(reads, presenter),
     playlists: new InternalPlaylistsService(playlistRepo, playlistPresenter),

@@ -8,11 +8,19 @@ export const configShape = {
   ...serviceEnvShape('catalog'),
   ...serviceUrlsShape,
   /** R11: audio size limit of TRK-1/TRK-2 (the gateway's own limit is this + 11 MB). */
-  AUDIO_MAX_BYTES: z.coerce.number().int().min(1).default(200 * MIB),
+  AUDIO_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(200 * MIB),
   /** Longest audio accepted (3 h): judged by ffprobe before 201, so a tiny file cannot buy hours of CPU. */
   AUDIO_MAX_DURATION_SECONDS: z.coerce.number().int().min(1).max(86_400).default(10_800),
   /** R11: cover image limit. */
-  COVER_MAX_BYTES: z.coerce.number().int().min(1).default(10 * MIB),
+  COVER_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10 * MIB),
   /** R12: tracks a FREE account may own at once. */
   FREE_TRACK_QUOTA: z.coerce.number().int().min(0).default(10),
   /** TRK-1 waits this long for FINISHED before answering 202. */
@@ -26,7 +34,12 @@ export const configShape = {
   /** The probe of a stored upload by media-processing (R11) may read a few MB over the network. */
   PROBE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(20_000),
   /** MOD-12 totalStorageCapacityBytes: what the object store is provisioned with (default 1 TiB). */
-  STORAGE_CAPACITY_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(1024 ** 4),
+  STORAGE_CAPACITY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(1024 ** 4),
   /** R9: plays of one listener and track within this window count once. */
   PLAY_DEDUP_SECONDS: z.coerce.number().int().min(1).default(30),
 } as const;

@@ -19,16 +19,32 @@ async function publish(envelope: { id: string; type: string }) {
 }
 
 const user = (userId: number, role: 'ARTIST' | 'LISTENER') => ({
-  userId, username: `u${userId}`, displayName: `u${userId}`, avatarUrl: null, tier: 'FREE' as const, role, isPrivate: false, createdAt: new Date().toISOString(),
+  userId,
+  username: `u${userId}`,
+  displayName: `u${userId}`,
+  avatarUrl: null,
+  tier: 'FREE' as const,
+  role,
+  isPrivate: false,
+  createdAt: new Date().toISOString(),
 });
 
 async function track(artistId: number, originalSize: number, playCount: number, completedPlayCount: number) {
   const slug = `a-${randomUUID().slice(0, 8)}`;
   return app.infra.prisma.track.create({
     data: {
-      artistId, title: slug, trackSlug: slug, genre: 'Jazz', releaseDate: new Date('2026-01-01T00:00:00.000Z'),
-      secretToken: randomBytes(24).toString('base64url'), uploadId: randomUUID(), state: 'FINISHED', durationSeconds: 60,
-      originalSize: BigInt(originalSize), playCount, completedPlayCount,
+      artistId,
+      title: slug,
+      trackSlug: slug,
+      genre: 'Jazz',
+      releaseDate: new Date('2026-01-01T00:00:00.000Z'),
+      secretToken: randomBytes(24).toString('base64url'),
+      uploadId: randomUUID(),
+      state: 'FINISHED',
+      durationSeconds: 60,
+      originalSize: BigInt(originalSize),
+      playCount,
+      completedPlayCount,
     },
     select: { id: true },
   });
@@ -54,10 +70,23 @@ afterAll(async () => {
 describe('MOD-12 platform metrics', () => {
   it('starts at zero, then follows users, roles, tracks, plays, storage and bans exactly', async () => {
     expect(await metrics()).toEqual({
-      totalUsers: 0, totalTracks: 0, totalPlays: 0, playThroughRate: 0, totalStorageUsedBytes: 0, totalStorageCapacityBytes: 5_000_000,
-      bannedUserCount: 0, totalBannedUsers: 0, artistToListenerRatio: '0:0',
+      totalUsers: 0,
+      totalTracks: 0,
+      totalPlays: 0,
+      playThroughRate: 0,
+      totalStorageUsedBytes: 0,
+      totalStorageCapacityBytes: 5_000_000,
+      bannedUserCount: 0,
+      totalBannedUsers: 0,
+      artistToListenerRatio: '0:0',
     });
-    for (const [id, role] of [[901, 'ARTIST'], [902, 'ARTIST'], [903, 'LISTENER'], [904, 'LISTENER'], [905, 'LISTENER']] as const) {
+    for (const [id, role] of [
+      [901, 'ARTIST'],
+      [902, 'ARTIST'],
+      [903, 'LISTENER'],
+      [904, 'LISTENER'],
+      [905, 'LISTENER'],
+    ] as const) {
       await publish(createEnvelope(UserRegistered, user(id, role)));
     }
     await waitFor(async () => (await app.infra.prisma.userSummary.count()) === 5, { message: 'projection' });
@@ -72,8 +101,15 @@ describe('MOD-12 platform metrics', () => {
     await publish(createEnvelope(UserDeleted, { userId: 905 }));
     await waitFor(async () => (await metrics()).totalUsers === 4 && (await app.infra.prisma.userBanState.count()) === 2, { message: 'events' });
     expect(await metrics()).toEqual({
-      totalUsers: 4, totalTracks: 2, totalPlays: 21, playThroughRate: 10 / 21, totalStorageUsedBytes: 3000, totalStorageCapacityBytes: 5_000_000,
-      bannedUserCount: 1, totalBannedUsers: 1, artistToListenerRatio: '2:2',
+      totalUsers: 4,
+      totalTracks: 2,
+      totalPlays: 21,
+      playThroughRate: 10 / 21,
+      totalStorageUsedBytes: 3000,
+      totalStorageCapacityBytes: 5_000_000,
+      bannedUserCount: 1,
+      totalBannedUsers: 1,
+      artistToListenerRatio: '2:2',
     });
   });
 

@@ -21,22 +21,50 @@ async function publish(envelope: { id: string; type: string }) {
 }
 
 async function register(userId: number, username: string, displayName = username) {
-  await publish(createEnvelope(UserRegistered, {
-    userId, username, displayName, avatarUrl: null, tier: 'FREE', role: 'ARTIST', isPrivate: false, createdAt: new Date().toISOString(),
-  }));
+  await publish(
+    createEnvelope(UserRegistered, {
+      userId,
+      username,
+      displayName,
+      avatarUrl: null,
+      tier: 'FREE',
+      role: 'ARTIST',
+      isPrivate: false,
+      createdAt: new Date().toISOString(),
+    }),
+  );
 }
 
-type TrackInput = { title: string; artistId?: number; genre?: string; tags?: string[]; isPrivate?: boolean; state?: 'FINISHED' | 'PROCESSING'; deleted?: boolean };
+type TrackInput = {
+  title: string;
+  artistId?: number;
+  genre?: string;
+  tags?: string[];
+  isPrivate?: boolean;
+  state?: 'FINISHED' | 'PROCESSING';
+  deleted?: boolean;
+};
 async function track(input: TrackInput): Promise<number> {
   const slug = `d-${randomUUID().slice(0, 8)}`;
   const genre = input.genre ?? 'Electronic';
   const row = await app.infra.prisma.track.create({
     data: {
-      artistId: input.artistId ?? USERS.artist, title: input.title, trackSlug: slug, genre, genreKey: genre.toLowerCase(), tags: input.tags ?? [],
-      releaseDate: new Date('2026-01-01T00:00:00.000Z'), secretToken: randomBytes(24).toString('base64url'), uploadId: randomUUID(),
-      state: input.state ?? 'FINISHED', isPrivate: input.isPrivate ?? false, durationSeconds: 60,
-      publishedAt: input.isPrivate ? null : new Date(), deletedAt: input.deleted ? new Date() : null,
-      progressiveKey: `tracks/x/full.m4a`, waveformKey: `public/${randomUUID()}/waveform.json`,
+      artistId: input.artistId ?? USERS.artist,
+      title: input.title,
+      trackSlug: slug,
+      genre,
+      genreKey: genre.toLowerCase(),
+      tags: input.tags ?? [],
+      releaseDate: new Date('2026-01-01T00:00:00.000Z'),
+      secretToken: randomBytes(24).toString('base64url'),
+      uploadId: randomUUID(),
+      state: input.state ?? 'FINISHED',
+      isPrivate: input.isPrivate ?? false,
+      durationSeconds: 60,
+      publishedAt: input.isPrivate ? null : new Date(),
+      deletedAt: input.deleted ? new Date() : null,
+      progressiveKey: `tracks/x/full.m4a`,
+      waveformKey: `public/${randomUUID()}/waveform.json`,
     },
     select: { id: true },
   });
@@ -75,9 +103,12 @@ beforeAll(async () => {
   t.otherHouse = await track({ title: 'Other House', artistId: USERS.other, genre: 'House' });
   await publish(createEnvelope(UserBanned, { userId: USERS.banned, reason: null, bannedAt: new Date().toISOString() }));
   await publish(createEnvelope(UserBlocked, { blockerId: USERS.blocker, blockedId: USERS.listener, counts: [], at: new Date().toISOString() }));
-  await waitFor(async () => (await app.infra.prisma.userBlock.count()) === 1 && (await app.infra.prisma.userSummary.count({ where: { isBanned: true } })) === 1, {
-    message: 'ban and block copies',
-  });
+  await waitFor(
+    async () => (await app.infra.prisma.userBlock.count()) === 1 && (await app.infra.prisma.userSummary.count({ where: { isBanned: true } })) === 1,
+    {
+      message: 'ban and block copies',
+    },
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -158,26 +189,47 @@ describe('DSC-2 trending (R18)', () => {
     const at = new Date().toISOString();
     // midnight: 1 repost (5) + 1 comment (2) = 7; cafe: 2 likes (6); otherHouse: 1 like (3) + 1 play... via API
     await publish(createEnvelope(ItemReposted, { userId: USERS.fan, targetType: 'TRACK', targetId: t.midnight!, ownerId: USERS.artist, repostCount: 1, at }));
-    await publish(createEnvelope(CommentAdded, {
-      commentId: 77, trackId: t.midnight!, trackOwnerId: USERS.artist, authorId: USERS.fan, replyToCommentId: null, parentAuthorId: null, body: 'x', commentCount: 1, at,
-    }));
+    await publish(
+      createEnvelope(CommentAdded, {
+        commentId: 77,
+        trackId: t.midnight!,
+        trackOwnerId: USERS.artist,
+        authorId: USERS.fan,
+        replyToCommentId: null,
+        parentAuthorId: null,
+        body: 'x',
+        commentCount: 1,
+        at,
+      }),
+    );
     await publish(createEnvelope(ItemLiked, { userId: USERS.fan, targetType: 'TRACK', targetId: t.cafe!, ownerId: USERS.artist, likeCount: 1, at }));
     await publish(createEnvelope(ItemLiked, { userId: USERS.listener, targetType: 'TRACK', targetId: t.cafe!, ownerId: USERS.artist, likeCount: 2, at }));
     await publish(createEnvelope(ItemLiked, { userId: USERS.fan, targetType: 'TRACK', targetId: t.otherHouse!, ownerId: USERS.other, likeCount: 1, at }));
-    await publish(createEnvelope(ItemLiked, { userId: USERS.listener, targetType: 'TRACK', targetId: t.midnightRunner!, ownerId: USERS.other, likeCount: 1, at }));
-    await publish(createEnvelope(ItemUnliked, { userId: USERS.listener, targetType: 'TRACK', targetId: t.midnightRunner!, ownerId: USERS.other, likeCount: 0, at }));
+    await publish(
+      createEnvelope(ItemLiked, { userId: USERS.listener, targetType: 'TRACK', targetId: t.midnightRunner!, ownerId: USERS.other, likeCount: 1, at }),
+    );
+    await publish(
+      createEnvelope(ItemUnliked, { userId: USERS.listener, targetType: 'TRACK', targetId: t.midnightRunner!, ownerId: USERS.other, likeCount: 0, at }),
+    );
     expect((await app.inject({ method: 'POST', url: `/api/tracks/${t.otherHouse}/play`, headers: as(USERS.fan), payload: {} })).statusCode).toBe(200);
-    await waitFor(async () => (await app.infra.prisma.processedEvent.count({ where: { consumer: 'catalog--social-sync' } })) >= 8, { message: 'social events' });
+    await waitFor(async () => (await app.infra.prisma.processedEvent.count({ where: { consumer: 'catalog--social-sync' } })) >= 8, {
+      message: 'social events',
+    });
 
     const all = await get('/api/explore/trending');
     expect(all.statusCode).toBe(200);
     const body = all.json() as { content: Array<{ id: number; trendingRank: number }>; totalElements: number };
-    expect(body.content.map((c) => [c.id, c.trendingRank])).toEqual([[t.midnight, 1], [t.cafe, 2], [t.otherHouse, 3]]);
+    expect(body.content.map((c) => [c.id, c.trendingRank])).toEqual([
+      [t.midnight, 1],
+      [t.cafe, 2],
+      [t.otherHouse, 3],
+    ]);
     const second = (await get('/api/explore/trending?limit=1&page=1')).json() as typeof body;
     expect(second.content.map((c) => [c.id, c.trendingRank])).toEqual([[t.cafe, 2]]);
     expect(second.totalElements).toBe(3);
     expect(((await get('/api/explore/trending?genre=HOUSE')).json() as typeof body).content.map((c) => c.id)).toEqual([t.otherHouse]);
-    for (const url of ['/api/explore/trending?limit=0', '/api/explore/trending?size=101', '/api/explore/trending?page=x']) expect((await get(url)).statusCode).toBe(400);
+    for (const url of ['/api/explore/trending?limit=0', '/api/explore/trending?size=101', '/api/explore/trending?page=x'])
+      expect((await get(url)).statusCode).toBe(400);
   });
 });
 
@@ -185,7 +237,12 @@ describe('DSC-4 resolve', () => {
   it('resolves profile, track and playlist links, absolute and bare', async () => {
     const slug = (await app.infra.prisma.track.findUniqueOrThrow({ where: { id: t.midnight! } })).trackSlug;
     for (const base of [WEB, '']) {
-      expect((await get(`/api/resolve?url=${encodeURIComponent(`${base}/beyonce-fan`)}`)).json()).toEqual({ type: 'USER', id: USERS.artist, resourceType: 'USER', resourceId: USERS.artist });
+      expect((await get(`/api/resolve?url=${encodeURIComponent(`${base}/beyonce-fan`)}`)).json()).toEqual({
+        type: 'USER',
+        id: USERS.artist,
+        resourceType: 'USER',
+        resourceId: USERS.artist,
+      });
       expect((await get(`/api/resolve?url=${encodeURIComponent(`${base}/beyonce-fan/${slug}`)}`)).json()).toMatchObject({ type: 'TRACK', id: t.midnight });
     }
     expect((await get(`/api/resolve?url=${encodeURIComponent(`beyonce-fan/${slug}`)}`)).statusCode).toBe(200);
@@ -194,7 +251,9 @@ describe('DSC-4 resolve', () => {
   it('answers 404 for invisible items and 400 for garbage', async () => {
     const priv = await app.infra.prisma.track.findUniqueOrThrow({ where: { id: t.midnightPrivate! } });
     expect((await get(`/api/resolve?url=${encodeURIComponent(`${WEB}/beyonce-fan/${priv.trackSlug}`)}`)).statusCode).toBe(404);
-    expect((await get(`/api/resolve?url=${encodeURIComponent(`${WEB}/beyonce-fan/${priv.trackSlug}?token=${priv.secretToken}`)}`)).json()).toMatchObject({ id: priv.id });
+    expect((await get(`/api/resolve?url=${encodeURIComponent(`${WEB}/beyonce-fan/${priv.trackSlug}?token=${priv.secretToken}`)}`)).json()).toMatchObject({
+      id: priv.id,
+    });
     expect((await get(`/api/resolve?url=${encodeURIComponent(`${WEB}/nobody-here`)}`)).statusCode).toBe(404);
     for (const url of ['https://evil.example/beyonce-fan', 'javascript:alert(1)', '/a/b/c/d', '/', '%%%', 'ftp://web.example.test/x', '/beyonce-fan/sets']) {
       const res = await get(`/api/resolve?url=${encodeURIComponent(url)}`);

@@ -15,7 +15,13 @@ let app: Awaited<ReturnType<typeof buildApp>>;
 
 const listener = { 'x-user-id': String(LISTENER), 'x-user-role': 'LISTENER', 'x-username': 'lisa' };
 const snapshot = (userId: number, username: string, showHistory?: boolean) => ({
-  userId, username, displayName: username, avatarUrl: null, tier: 'FREE' as const, role: 'LISTENER' as const, isPrivate: false,
+  userId,
+  username,
+  displayName: username,
+  avatarUrl: null,
+  tier: 'FREE' as const,
+  role: 'LISTENER' as const,
+  isPrivate: false,
   ...(showHistory === undefined ? {} : { showHistory }),
 });
 
@@ -32,8 +38,15 @@ async function track() {
   const slug = `h-${randomUUID().slice(0, 8)}`;
   return app.infra.prisma.track.create({
     data: {
-      artistId: ARTIST, title: slug, trackSlug: slug, genre: 'Jazz', releaseDate: new Date('2026-01-01T00:00:00.000Z'),
-      secretToken: randomBytes(24).toString('base64url'), uploadId: randomUUID(), state: 'FINISHED', durationSeconds: 60,
+      artistId: ARTIST,
+      title: slug,
+      trackSlug: slug,
+      genre: 'Jazz',
+      releaseDate: new Date('2026-01-01T00:00:00.000Z'),
+      secretToken: randomBytes(24).toString('base64url'),
+      uploadId: randomUUID(),
+      state: 'FINISHED',
+      durationSeconds: 60,
     },
     select: { id: true },
   });
@@ -43,7 +56,7 @@ const play = (id: number) => app.inject({ method: 'POST', url: `/api/tracks/${id
 const history = async () => {
   const res = await app.inject({ method: 'GET', url: '/api/users/me/history', headers: listener });
   expect(res.statusCode).toBe(200);
-  return (res.json() as { content: Array<{ id: number }>; totalElements: number });
+  return res.json() as { content: Array<{ id: number }>; totalElements: number };
 };
 
 beforeAll(async () => {

@@ -24,7 +24,11 @@ function startFakeSocial(): Promise<Server> {
       const body = JSON.parse(raw) as { viewerId: number; userIds?: number[]; trackIds?: number[]; playlistIds?: number[] };
       socialCalls.push(req.url ?? '');
       const users = (body.userIds ?? []).map((userId) => ({
-        userId, isFollowing: false, isFollowed: false, isBlocked: false, hasBlockedViewer: userId === BLOCKER && body.viewerId === VIEWER,
+        userId,
+        isFollowing: false,
+        isFollowed: false,
+        isBlocked: false,
+        hasBlockedViewer: userId === BLOCKER && body.viewerId === VIEWER,
       }));
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ tracks: [], playlists: (body.playlistIds ?? []).map((id) => ({ id, isLiked: true, isReposted: false })), users, items: users }));
@@ -80,7 +84,12 @@ describe('INTERNAL playlists (Playlist list form for another service)', () => {
     expect(res.statusCode, res.body).toBe(200);
     const { playlists } = InternalPlaylistsResponseSchema.parse(res.json());
     expect(playlists.map((p) => p.id)).toEqual([ids.public]);
-    expect(PlaylistSchema.strict().parse(playlists[0])).toMatchObject({ title: 'Mix owner-public', isLiked: false, secretToken: null, paginatedTrackResponse: null });
+    expect(PlaylistSchema.strict().parse(playlists[0])).toMatchObject({
+      title: 'Mix owner-public',
+      isLiked: false,
+      secretToken: null,
+      paginatedTrackResponse: null,
+    });
     // Reads between catalog and social go one way: the viewer's flags are the caller's to fill.
     expect(socialCalls).toEqual([]);
   });
@@ -94,7 +103,11 @@ describe('INTERNAL playlists (Playlist list form for another service)', () => {
   });
 
   it('refuses bad input with 400', async () => {
-    for (const body of [{ viewerId: VIEWER }, { viewerId: VIEWER, playlistIds: ['1'] }, { viewerId: VIEWER, playlistIds: Array.from({ length: 101 }, (_, i) => i + 1) }]) {
+    for (const body of [
+      { viewerId: VIEWER },
+      { viewerId: VIEWER, playlistIds: ['1'] },
+      { viewerId: VIEWER, playlistIds: Array.from({ length: 101 }, (_, i) => i + 1) },
+    ]) {
       expect((await render(body)).statusCode, JSON.stringify(body)).toBe(400);
     }
   });

@@ -34,7 +34,11 @@ function startFakeSocial(): Promise<Server> {
       socialCalls.push({ path: req.url ?? '', body });
       res.setHeader('content-type', 'application/json');
       const users = (body.userIds ?? []).map((userId) => ({
-        userId, isFollowing: userId === NINA, isFollowed: false, isBlocked: false, hasBlockedViewer: userId === BLOCKER && body.viewerId === VIEWER,
+        userId,
+        isFollowing: userId === NINA,
+        isFollowed: false,
+        isBlocked: false,
+        hasBlockedViewer: userId === BLOCKER && body.viewerId === VIEWER,
       }));
       if (req.url === INTERNAL_ROUTES.relationships) {
         res.end(JSON.stringify({ items: users }));
@@ -128,8 +132,15 @@ describe('INTERNAL tracks (Track (full) for another service, as TRK-6 renders it
     expect(tracks.map((t) => t.id)).toEqual([ids.preview, ids.public]);
     const [preview, pub] = tracks as [Track, Track];
     expect(pub).toMatchObject({
-      description: 'About nina-public', tags: ['night', 'live'], releaseDate: '2026-01-15', playCount: 42, completedPlayCount: 7,
-      trackDurationSeconds: 200, isLiked: false, isReposted: false, secretToken: null,
+      description: 'About nina-public',
+      tags: ['night', 'live'],
+      releaseDate: '2026-01-15',
+      playCount: 42,
+      completedPlayCount: 7,
+      trackDurationSeconds: 200,
+      isLiked: false,
+      isReposted: false,
+      secretToken: null,
       artist: { id: NINA, username: 'nina', isFollowing: false },
     });
     expect(pub.trackUrl).toMatch(new RegExp(`/api/media/tracks/${ids.public}/full\\.m4a\\?`));
@@ -149,8 +160,13 @@ describe('INTERNAL tracks (Track (full) for another service, as TRK-6 renders it
     const [rendered] = await renderOk({ viewerId: VIEWER, viewerRole: 'LISTENER', trackIds: [ids.public] });
     expect(direct.isLiked).toBe(true);
     const unsigned = (t: Track) => ({
-      ...t, isLiked: false, isReposted: false, artist: { ...t.artist, isFollowing: false },
-      trackUrl: t.trackUrl?.split('?')[0], hlsUrl: t.hlsUrl?.split('?')[0], trackPreviewUrl: t.trackPreviewUrl?.split('?')[0],
+      ...t,
+      isLiked: false,
+      isReposted: false,
+      artist: { ...t.artist, isFollowing: false },
+      trackUrl: t.trackUrl?.split('?')[0],
+      hlsUrl: t.hlsUrl?.split('?')[0],
+      trackPreviewUrl: t.trackPreviewUrl?.split('?')[0],
     });
     expect(unsigned(rendered!)).toEqual(unsigned(direct));
   });

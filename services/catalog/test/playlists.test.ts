@@ -33,7 +33,10 @@ async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, us
   return res;
 }
 
-async function insertTrack(artistId: number, fields: Partial<{ isPrivate: boolean; state: 'FINISHED' | 'PROCESSING'; durationSeconds: number; genre: string }> = {}) {
+async function insertTrack(
+  artistId: number,
+  fields: Partial<{ isPrivate: boolean; state: 'FINISHED' | 'PROCESSING'; durationSeconds: number; genre: string }> = {},
+) {
   const slug = `t-${randomUUID().slice(0, 8)}`;
   return app.infra.prisma.track.create({
     data: {
@@ -76,9 +79,19 @@ beforeAll(async () => {
   const socialPort = (social.address() as { port: number }).port;
   app = await buildApp(loadCatalogConfig({ ...env.env, SOCIAL_URL: `http://127.0.0.1:${socialPort}` }), { logger: false });
   await app.ready();
-  for (const [userId, username] of [[OWNER, 'owner'], [OTHER, 'other']] as const) {
+  for (const [userId, username] of [
+    [OWNER, 'owner'],
+    [OTHER, 'other'],
+  ] as const) {
     const e = createEnvelope(UserRegistered, {
-      userId, username, displayName: username, avatarUrl: null, tier: 'FREE', role: 'LISTENER', isPrivate: false, createdAt: new Date().toISOString(),
+      userId,
+      username,
+      displayName: username,
+      avatarUrl: null,
+      tier: 'FREE',
+      role: 'LISTENER',
+      isPrivate: false,
+      createdAt: new Date().toISOString(),
     });
     await jetstream(app.infra.nc).publish(e.type, JSON.stringify(e), { msgID: e.id });
   }
@@ -95,18 +108,36 @@ describe('PLS-3 create playlist', () => {
   it('creates with defaults, a stable unique slug, a secret token and an outbox event', async () => {
     const a = await createPlaylist(OWNER, { title: 'Night Drive' });
     const b = await createPlaylist(OWNER, { title: 'Night  drive!' });
-    expect(a).toMatchObject({ type: 'PLAYLIST', isPrivate: false, playlistSlug: 'night-drive', trackCount: 0, totalDurationSeconds: 0, genres: [], coverArtUrl: null, paginatedTrackResponse: { content: [], totalElements: 0 } });
+    expect(a).toMatchObject({
+      type: 'PLAYLIST',
+      isPrivate: false,
+      playlistSlug: 'night-drive',
+      trackCount: 0,
+      totalDurationSeconds: 0,
+      genres: [],
+      coverArtUrl: null,
+      paginatedTrackResponse: { content: [], totalElements: 0 },
+    });
     expect(b.playlistSlug).toBe('night-drive-2');
     expect(a.secretToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const events = await app.infra.prisma.outboxEvent.findMany({ where: { type: 'catalog.playlist.changed.v1' } });
     expect(events.map((e) => (e.payload as { data: { playlistId: number } }).data.playlistId)).toEqual(expect.arrayContaining([a.id, b.id]));
     // Renaming keeps the slug (R1).
     const renamed = await call('PATCH', `/api/playlists/${a.id}`, OWNER, { title: 'Other title', type: 'ALBUM', genre: 'House', tags: ['A', 'a', 'b'] });
-    expect(renamed.json()).toMatchObject({ title: 'Other title', playlistSlug: 'night-drive', type: 'ALBUM', genre: 'House', genres: ['House'], tags: ['a', 'b'] });
+    expect(renamed.json()).toMatchObject({
+      title: 'Other title',
+      playlistSlug: 'night-drive',
+      type: 'ALBUM',
+      genre: 'House',
+      genres: ['House'],
+      tags: ['a', 'b'],
+    });
   });
 
   it('accepts multipart with a coverArt file, resized to 500×500, and a data-URL CoverArt; refuses non-images', async () => {
-    const png = await sharp({ create: { width: 900, height: 600, channels: 3, background: '#f50' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 900, height: 600, channels: 3, background: '#f50' } })
+      .png()
+      .toBuffer();
     const boundary = 'x' + randomUUID();
     const payload = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nWith cover\r\n`),
@@ -116,7 +147,12 @@ describe('PLS-3 create playlist', () => {
       png,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
-    const res = await app.inject({ method: 'POST', url: '/api/playlists', headers: { ...as(OWNER), 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/playlists',
+      headers: { ...as(OWNER), 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload,
+    });
     expect(res.statusCode, res.body).toBe(201);
     const created = PlaylistSchema.parse(res.json());
     expect(created).toMatchObject({ isPrivate: true, tags: ['x'] });
@@ -134,7 +170,10 @@ describe('PLS-3 create playlist', () => {
     expect(copied.coverArtUrl).toMatch(/cover\.jpg$/);
     expect(copied.coverArtUrl).not.toBe(created.coverArtUrl);
 
-    const bad = await call('POST', '/api/playlists', OWNER, { title: 'Bad', CoverArt: `data:image/png;base64,${Buffer.from('not an image at all').toString('base64')}` });
+    const bad = await call('POST', '/api/playlists', OWNER, {
+      title: 'Bad',
+      CoverArt: `data:image/png;base64,${Buffer.from('not an image at all').toString('base64')}`,
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().code).toBe('UNSUPPORTED_IMAGE_FORMAT');
     const foreign = await call('POST', '/api/playlists', OWNER, { title: 'Bad', CoverArt: 'https://elsewhere.example/x.png' });
@@ -166,7 +205,12 @@ describe('PLS-3 create playlist', () => {
       expect(res.statusCode, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(ErrorResponseSchema.safeParse(res.json()).success).toBe(true);
     }
-    const malformed = await app.inject({ method: 'POST', url: '/api/playlists', headers: { ...as(OWNER), 'content-type': 'application/json' }, payload: '{"title":' });
+    const malformed = await app.inject({
+      method: 'POST',
+      url: '/api/playlists',
+      headers: { ...as(OWNER), 'content-type': 'application/json' },
+      payload: '{"title":',
+    });
     expect(malformed.statusCode).toBe(400);
     expect((await call('POST', '/api/playlists', null, { title: 'anon' })).statusCode).toBe(401);
     expect(await app.infra.prisma.playlist.count()).toBe(before);
@@ -198,7 +242,10 @@ describe('PLS-8 / PLS-9 / PLS-10 membership', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().trackSummaryDto.map((s: { id: number }) => s.id)).toEqual(reversed);
     // Playlist-shaped body (interface.md §4.2).
-    const shaped = await call('PATCH', `/api/playlists/${p.id}/tracks/reorder`, OWNER, { ...(res.json() as Record<string, unknown>), paginatedTrackResponse: { content: ids.map((id) => ({ id })) } });
+    const shaped = await call('PATCH', `/api/playlists/${p.id}/tracks/reorder`, OWNER, {
+      ...(res.json() as Record<string, unknown>),
+      paginatedTrackResponse: { content: ids.map((id) => ({ id })) },
+    });
     expect(shaped.json().tracks.map((s: { id: number }) => s.id)).toEqual(ids);
     for (const bad of [ids.slice(1), [...ids, ids[0]], [...ids.slice(1), 424242], [ids[0], ...ids.slice(0, -1)]]) {
       const r = await call('PATCH', `/api/playlists/${p.id}/tracks/reorder`, OWNER, { trackIds: bad });
@@ -254,7 +301,9 @@ describe('PLS-8 / PLS-9 / PLS-10 membership', () => {
   it('refuses the 501st track with PLAYLIST_FULL', async () => {
     const p = await createPlaylist(OWNER, { title: 'Full' });
     const t = await insertTrack(OWNER);
-    await app.infra.prisma.playlistTrack.createMany({ data: Array.from({ length: 500 }, (_, i) => ({ playlistId: p.id, trackId: 900_000 + i, position: i + 1 })) });
+    await app.infra.prisma.playlistTrack.createMany({
+      data: Array.from({ length: 500 }, (_, i) => ({ playlistId: p.id, trackId: 900_000 + i, position: i + 1 })),
+    });
     // Rows of unknown track ids do not exist in practice; the count is what matters here.
     const res = await add(OWNER, p.id, t.id);
     expect(res.statusCode).toBe(409);
@@ -330,7 +379,12 @@ describe('R6 visibility: PLS-4, PLS-14, PLS-2, PLS-17, USR-19', () => {
     expect((await list(null)).content.some((p) => p.id === pub.id)).toBe(true);
     expect((await list(OWNER)).content.some((p) => p.id === priv.id)).toBe(true);
     expect((await call('GET', '/api/users/nobody-here/playlists', null)).statusCode).toBe(404);
-    expect((await call('GET', `/api/playlists/resolve?playlistSlug=${pub.playlistSlug}`, null)).json()).toEqual({ type: 'PLAYLIST', id: pub.id, resourceType: 'PLAYLIST', resourceId: pub.id });
+    expect((await call('GET', `/api/playlists/resolve?playlistSlug=${pub.playlistSlug}`, null)).json()).toEqual({
+      type: 'PLAYLIST',
+      id: pub.id,
+      resourceType: 'PLAYLIST',
+      resourceId: pub.id,
+    });
     expect((await call('GET', `/api/playlists/resolve?playlistSlug=${priv.playlistSlug}`, OTHER)).statusCode).toBe(404);
     expect((await call('GET', '/api/playlists/resolve', null)).statusCode).toBe(400);
 
@@ -351,7 +405,14 @@ describe('R6 visibility: PLS-4, PLS-14, PLS-2, PLS-17, USR-19', () => {
   });
 
   it('answers 400 for non-integer ids and bad paging', async () => {
-    for (const url of ['/api/playlists/abc', '/api/playlists/1.5', '/api/playlists/0', '/api/playlists/1?size=0', '/api/playlists/1?page=-1', '/api/users/owner/playlists?size=101']) {
+    for (const url of [
+      '/api/playlists/abc',
+      '/api/playlists/1.5',
+      '/api/playlists/0',
+      '/api/playlists/1?size=0',
+      '/api/playlists/1?page=-1',
+      '/api/users/owner/playlists?size=101',
+    ]) {
       expect((await call('GET', url, OWNER)).statusCode, url).toBe(400);
     }
     expect((await call('DELETE', '/api/playlists/abc/tracks/1', OWNER)).statusCode).toBe(400);
@@ -363,14 +424,23 @@ describe('PLS-1 playlists of the current user', () => {
     const user = 601;
     const tracks = await Promise.all([1, 2, 3, 4, 5, 6, 7].map(() => insertTrack(OTHER)));
     for (let i = 0; i < 50; i++) {
-      const p = await app.infra.prisma.playlist.create({ data: { ownerId: user, title: `P${i}`, playlistSlug: `qc-${i}-${randomUUID().slice(0, 6)}`, secretToken: randomBytes(24).toString('base64url'), isPrivate: i % 2 === 0, createdAt: new Date(Date.UTC(2026, 1, 1, 0, 0, i)) } });
+      const p = await app.infra.prisma.playlist.create({
+        data: {
+          ownerId: user,
+          title: `P${i}`,
+          playlistSlug: `qc-${i}-${randomUUID().slice(0, 6)}`,
+          secretToken: randomBytes(24).toString('base64url'),
+          isPrivate: i % 2 === 0,
+          createdAt: new Date(Date.UTC(2026, 1, 1, 0, 0, i)),
+        },
+      });
       await app.infra.prisma.playlistTrack.createMany({ data: tracks.map((t, j) => ({ playlistId: p.id, trackId: t.id, position: j + 1 })) });
     }
     const pool = app.infra.pool;
     let queries = 0;
     const origQuery = pool.query.bind(pool);
     const counted = (text: unknown) => {
-      const sql = typeof text === 'string' ? text : (text as { text?: string })?.text ?? '';
+      const sql = typeof text === 'string' ? text : ((text as { text?: string })?.text ?? '');
       if (!/outbox_event|processed_event/.test(sql)) queries++;
     };
     (pool as unknown as { query: (...a: unknown[]) => unknown }).query = (...args: unknown[]) => {

@@ -35,7 +35,14 @@ async function publish(envelope: EventEnvelope) {
 
 function registered(userId: number, username: string, tier: 'FREE' | 'PRO') {
   return createEnvelope(UserRegistered, {
-    userId, username, displayName: username, avatarUrl: null, tier, role: 'ARTIST', isPrivate: false, createdAt: new Date().toISOString(),
+    userId,
+    username,
+    displayName: username,
+    avatarUrl: null,
+    tier,
+    role: 'ARTIST',
+    isPrivate: false,
+    createdAt: new Date().toISOString(),
   });
 }
 
@@ -55,11 +62,23 @@ async function insertTrack(artistId: number, fields: TrackFields = {}) {
   const slug = `t-${randomUUID().slice(0, 8)}`;
   const row = await app.infra.prisma.track.create({
     data: {
-      artistId, title: `Title ${slug}`, trackSlug: slug, genre: 'Techno', genreKey: 'techno', releaseDate: new Date('2026-01-15T00:00:00.000Z'),
-      secretToken: randomBytes(24).toString('base64url'), uploadId: randomUUID(), state: 'FINISHED', durationSeconds: 120,
+      artistId,
+      title: `Title ${slug}`,
+      trackSlug: slug,
+      genre: 'Techno',
+      genreKey: 'techno',
+      releaseDate: new Date('2026-01-15T00:00:00.000Z'),
+      secretToken: randomBytes(24).toString('base64url'),
+      uploadId: randomUUID(),
+      state: 'FINISHED',
+      durationSeconds: 120,
       publishedAt: fields.isPrivate || (fields.state && fields.state !== 'FINISHED') ? null : new Date(),
-      progressiveKey: `tracks/${slug}/audio.mp3`, hlsPlaylistKey: `tracks/${slug}/hls/index.m3u8`, hlsPrefix: `tracks/${slug}/hls/`,
-      previewKey: `tracks/${slug}/preview.mp3`, waveformKey: `tracks/${slug}/waveform.png`, waveformJsonKey: `tracks/${slug}/waveform.json`,
+      progressiveKey: `tracks/${slug}/audio.mp3`,
+      hlsPlaylistKey: `tracks/${slug}/hls/index.m3u8`,
+      hlsPrefix: `tracks/${slug}/hls/`,
+      previewKey: `tracks/${slug}/preview.mp3`,
+      waveformKey: `tracks/${slug}/waveform.png`,
+      waveformJsonKey: `tracks/${slug}/waveform.json`,
       ...fields,
     },
   });
@@ -114,13 +133,22 @@ function expectError(res: { statusCode: number; json: () => unknown }, status: n
 beforeAll(async () => {
   probe = Fastify();
   probe.post('/internal/media/probe', async () => ({
-    readable: true, formatName: 'wav', durationSeconds: 0.1, audioStreams: [{ codecName: 'pcm_s16le', packets: 10 }], videoStreams: 0,
+    readable: true,
+    formatName: 'wav',
+    durationSeconds: 0.1,
+    audioStreams: [{ codecName: 'pcm_s16le', packets: 10 }],
+    videoStreams: 0,
   }));
   const probeUrl = await probe.listen({ port: 0, host: '127.0.0.1' });
   env = await startServiceTestEnv('catalog_tracks_ops', migrations);
   app = await buildApp(loadCatalogConfig({ ...env.env, MEDIA_PROCESSING_URL: probeUrl, UPLOAD_WAIT_MS: String(UPLOAD_WAIT_MS) }), { logger: false });
   await app.ready();
-  for (const [id, name, tier] of [[ARTIST, 'artie', 'PRO'], [FREE, 'freddy', 'FREE'], [PRO, 'prue', 'PRO'], [OTHER, 'otto', 'FREE']] as const) {
+  for (const [id, name, tier] of [
+    [ARTIST, 'artie', 'PRO'],
+    [FREE, 'freddy', 'FREE'],
+    [PRO, 'prue', 'PRO'],
+    [OTHER, 'otto', 'FREE'],
+  ] as const) {
     await publish(registered(id, name, tier));
   }
   await waitFor(async () => (await app.infra.prisma.userSummary.count()) === 4 || undefined, { message: 'projection' });
@@ -192,15 +220,25 @@ describe('TRK-8 update track metadata', () => {
   it('updates with JSON, normalises tags and keeps unspecified fields', async () => {
     const row = await insertTrack(ARTIST);
     const res = await app.inject({
-      method: 'PATCH', url: `/api/tracks/${row.id}`, headers: as(ARTIST),
+      method: 'PATCH',
+      url: `/api/tracks/${row.id}`,
+      headers: as(ARTIST),
       payload: { title: 'Renamed ✓', tags: ['Dub', 'dub', ' Deep '], description: 'About <b>it</b>', releaseDate: '2025-12-31', access: 'PREVIEW' },
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(TrackSchema.parse(res.json())).toMatchObject({
-      id: row.id, title: 'Renamed ✓', tags: ['dub', 'deep'], description: 'About <b>it</b>', releaseDate: '2025-12-31', access: 'PREVIEW', genre: 'Techno',
+      id: row.id,
+      title: 'Renamed ✓',
+      tags: ['dub', 'deep'],
+      description: 'About <b>it</b>',
+      releaseDate: '2025-12-31',
+      access: 'PREVIEW',
+      genre: 'Techno',
     });
-    expect(await app.infra.prisma.track.findUnique({ where: { id: row.id }, select: { title: true, trackSlug: true } }))
-      .toEqual({ title: 'Renamed ✓', trackSlug: row.trackSlug });
+    expect(await app.infra.prisma.track.findUnique({ where: { id: row.id }, select: { title: true, trackSlug: true } })).toEqual({
+      title: 'Renamed ✓',
+      trackSlug: row.trackSlug,
+    });
   });
 
   it('answers 400 with the failing fields and stores nothing', async () => {
@@ -218,10 +256,16 @@ describe('TRK-8 update track metadata', () => {
     for (const [payload, field] of cases) {
       const res = await app.inject({ method: 'PATCH', url: `/api/tracks/${row.id}`, headers: as(ARTIST), payload: payload as object });
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
-      expect(ErrorResponseSchema.parse(res.json()).errors?.map((e) => e.field), JSON.stringify(payload)).toContain(field);
+      expect(
+        ErrorResponseSchema.parse(res.json()).errors?.map((e) => e.field),
+        JSON.stringify(payload),
+      ).toContain(field);
     }
     const malformed = await app.inject({
-      method: 'PATCH', url: `/api/tracks/${row.id}`, headers: { ...as(ARTIST), 'content-type': 'application/json' }, payload: '{"title":',
+      method: 'PATCH',
+      url: `/api/tracks/${row.id}`,
+      headers: { ...as(ARTIST), 'content-type': 'application/json' },
+      payload: '{"title":',
     });
     expect(malformed.statusCode).toBe(400);
     expect(await app.infra.prisma.track.findUnique({ where: { id: row.id }, select: { title: true } })).toEqual({ title: row.title });
@@ -241,7 +285,9 @@ describe('TRK-8 update track metadata', () => {
   it('takes multipart text fields with a cover, resized to a 500×500 JPEG, and replaces the old cover', async () => {
     const row = await insertTrack(ARTIST);
     const upload = async () => {
-      const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#c03' } }).png().toBuffer();
+      const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#c03' } })
+        .png()
+        .toBuffer();
       const form = new FormData();
       form.append('title', 'With Cover');
       form.append('tags', '["Night","night"]');
@@ -280,7 +326,8 @@ describe('TRK-8 update track metadata', () => {
 
   it('making a private FINISHED track public publishes it once (publishedAt, TrackPublished, trackCount)', async () => {
     const row = await insertTrack(ARTIST, { isPrivate: true });
-    const publishedEvents = () => app.infra.prisma.outboxEvent.count({ where: { type: 'catalog.track.published.v1', payload: { path: ['data', 'trackId'], equals: row.id } } });
+    const publishedEvents = () =>
+      app.infra.prisma.outboxEvent.count({ where: { type: 'catalog.track.published.v1', payload: { path: ['data', 'trackId'], equals: row.id } } });
     expect(await publishedEvents()).toBe(0);
     const res = await app.inject({ method: 'PATCH', url: `/api/tracks/${row.id}`, headers: as(ARTIST), payload: { isPrivate: false } });
     expect(res.statusCode, res.body).toBe(200);
@@ -360,7 +407,12 @@ describe('TRK-18 mark a track as completely listened to', () => {
     const stale = await app.infra.redis.keys(`catalog:complete:${row.id}:*`);
     if (stale.length > 0) await app.infra.redis.del(...stale);
     const complete = (headers: Record<string, string>) =>
-      app.inject({ method: 'POST', url: `/api/tracks/${row.id}/complete`, headers, payload: { trackId: row.id, deviceInfo: { deviceType: 'WEB', fingerPrint: 'fp-1', deviceName: 'Browser' } } });
+      app.inject({
+        method: 'POST',
+        url: `/api/tracks/${row.id}/complete`,
+        headers,
+        payload: { trackId: row.id, deviceInfo: { deviceType: 'WEB', fingerPrint: 'fp-1', deviceName: 'Browser' } },
+      });
     const first = await complete(as(OTHER));
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toEqual({ message: expect.any(String) });
@@ -368,8 +420,10 @@ describe('TRK-18 mark a track as completely listened to', () => {
     await complete({ 'user-agent': 'agent-a' });
     await complete({ 'user-agent': 'agent-a' });
     await complete({ 'user-agent': 'agent-b' });
-    expect(await app.infra.prisma.track.findUniqueOrThrow({ where: { id: row.id }, select: { completedPlayCount: true, playCount: true } }))
-      .toEqual({ completedPlayCount: 3, playCount: 0 });
+    expect(await app.infra.prisma.track.findUniqueOrThrow({ where: { id: row.id }, select: { completedPlayCount: true, playCount: true } })).toEqual({
+      completedPlayCount: 3,
+      playCount: 0,
+    });
     expect((await get(`/api/tracks/${row.id}`)).json().completedPlayCount).toBe(3);
   });
 
@@ -378,7 +432,12 @@ describe('TRK-18 mark a track as completely listened to', () => {
     expectError(await app.inject({ method: 'POST', url: `/api/tracks/${blocked.id}/complete`, headers: as(OTHER) }), 403, 'TRACK_NOT_PLAYABLE');
     const hidden = await insertTrack(ARTIST, { isPrivate: true });
     expectError(await app.inject({ method: 'POST', url: `/api/tracks/${hidden.id}/complete`, headers: as(OTHER) }), 404, 'TRACK_NOT_FOUND');
-    const viaToken = await app.inject({ method: 'POST', url: `/api/tracks/${hidden.id}/complete`, headers: as(OTHER), payload: { secretToken: hidden.secretToken } });
+    const viaToken = await app.inject({
+      method: 'POST',
+      url: `/api/tracks/${hidden.id}/complete`,
+      headers: as(OTHER),
+      payload: { secretToken: hidden.secretToken },
+    });
     expect(viaToken.statusCode).toBe(200);
     const bad = await app.inject({ method: 'POST', url: `/api/tracks/${hidden.id}/complete`, headers: as(OTHER), payload: { trackId: 'x' } });
     expect(bad.statusCode).toBe(400);
@@ -453,7 +512,10 @@ describe('TRK-22 / TRK-23 / USR-18 tracks of a user', () => {
         const res = await get(url, headers);
         expect(res.statusCode, url).toBe(200);
         const page = pageSchema(TrackSchema).parse(res.json());
-        expect(page.content.map((t) => t.id), url).toEqual([ids.public2, ids.public1]);
+        expect(
+          page.content.map((t) => t.id),
+          url,
+        ).toEqual([ids.public2, ids.public1]);
         expect(page.totalElements).toBe(2);
         for (const t of page.content) expect(t.secretToken, url).toBeNull();
       }
@@ -465,11 +527,19 @@ describe('TRK-22 / TRK-23 / USR-18 tracks of a user', () => {
     for (const url of urls()) {
       for (const headers of [as(OWNER), as(ADMIN, 'ADMIN')]) {
         const res = await get(url, headers);
-        expect(res.json().content.map((t: Track) => t.id), url).toEqual(all);
+        expect(
+          res.json().content.map((t: Track) => t.id),
+          url,
+        ).toEqual(all);
       }
       const second = await get(`${url}?page=1&size=3`, as(OWNER));
       expect({ ...second.json(), content: second.json().content.map((t: Track) => t.id) }).toEqual({
-        content: [ids.public1], pageNumber: 1, pageSize: 3, totalElements: 4, totalPages: 2, isLast: true,
+        content: [ids.public1],
+        pageNumber: 1,
+        pageSize: 3,
+        totalElements: 4,
+        totalPages: 2,
+        isLast: true,
       });
     }
   });
@@ -495,7 +565,11 @@ describe('MOD-11 admin delete track', () => {
     expectError(await app.inject({ method: 'DELETE', url: `/api/admin/tracks/${row.id}`, headers: as(ARTIST) }), 403, 'FORBIDDEN');
     expectError(await app.inject({ method: 'DELETE', url: `/api/admin/tracks/${row.id}` }), 401, 'UNAUTHORIZED');
 
-    const res = await app.inject({ method: 'DELETE', url: `/api/admin/tracks/${row.id}?reason=${encodeURIComponent('copyright <script>')}`, headers: as(ADMIN, 'ADMIN') });
+    const res = await app.inject({
+      method: 'DELETE',
+      url: `/api/admin/tracks/${row.id}?reason=${encodeURIComponent('copyright <script>')}`,
+      headers: as(ADMIN, 'ADMIN'),
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({ message: expect.any(String) });
 
@@ -505,7 +579,14 @@ describe('MOD-11 admin delete track', () => {
     expectError(await get(`/api/users/me/tracks/${row.id}`, as(ARTIST)), 404, 'TRACK_NOT_FOUND');
     expect((await get('/api/users/me/tracks', as(ARTIST))).json().content.map((t: Track) => t.id)).not.toContain(row.id);
     for (const key of [originalKey, coverKey, rendition]) expect(await app.infra.storage.stat(key), key).toBeNull();
-    expect(await app.infra.prisma.outboxEvent.count({ where: { type: 'catalog.track.deleted.v1', AND: [{ payload: { path: ['data', 'trackId'], equals: row.id } }, { payload: { path: ['data', 'byAdmin'], equals: true } }] } })).toBe(1);
+    expect(
+      await app.infra.prisma.outboxEvent.count({
+        where: {
+          type: 'catalog.track.deleted.v1',
+          AND: [{ payload: { path: ['data', 'trackId'], equals: row.id } }, { payload: { path: ['data', 'byAdmin'], equals: true } }],
+        },
+      }),
+    ).toBe(1);
 
     expectError(await app.inject({ method: 'DELETE', url: `/api/admin/tracks/${row.id}`, headers: as(ADMIN, 'ADMIN') }), 404, 'TRACK_NOT_FOUND');
   });

@@ -3,14 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '@nats-io/jetstream';
 import { CURATED_GENRES, ErrorResponseSchema, pageSchema, TrackSchema, type Track } from '@msp/contracts';
-import {
-  createEnvelope,
-  UserDeleted,
-  UserRegistered,
-  UserTierChanged,
-  UserUpdated,
-  type EventEnvelope,
-} from '@msp/events';
+import { createEnvelope, UserDeleted, UserRegistered, UserTierChanged, UserUpdated, type EventEnvelope } from '@msp/events';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
 
@@ -46,14 +39,18 @@ async function registerAll(users: Array<[number, string, ('FREE' | 'PRO')?]>) {
 
 const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
 
-async function insertTrack(artistId: number, slug: string, fields: Partial<{
-  state: 'UPLOADING' | 'PROCESSING' | 'FINISHED' | 'FAILED';
-  isPrivate: boolean;
-  createdAt: Date;
-  deletedAt: Date | null;
-  publishedAt: Date | null;
-  durationSeconds: number | null;
-}> = {}) {
+async function insertTrack(
+  artistId: number,
+  slug: string,
+  fields: Partial<{
+    state: 'UPLOADING' | 'PROCESSING' | 'FINISHED' | 'FAILED';
+    isPrivate: boolean;
+    createdAt: Date;
+    deletedAt: Date | null;
+    publishedAt: Date | null;
+    durationSeconds: number | null;
+  }> = {},
+) {
   const track = await app.infra.prisma.track.create({
     data: {
       artistId,
@@ -101,23 +98,37 @@ describe('catalog user projection from identity events', () => {
       message: 'projection did not catch up',
     });
     expect(row).toMatchObject({
-      username: 'alice', displayName: 'ALICE', avatarUrl: null, tier: 'FREE', role: 'ARTIST', isPrivate: false, isDeleted: false,
-      followerCount: 0, trackCount: 0,
+      username: 'alice',
+      displayName: 'ALICE',
+      avatarUrl: null,
+      tier: 'FREE',
+      role: 'ARTIST',
+      isPrivate: false,
+      isDeleted: false,
+      followerCount: 0,
+      trackCount: 0,
     });
     expect(await app.infra.prisma.processedEvent.count({ where: { eventId: event.id } })).toBe(1);
   });
 
   it('applies a rename, a tier change and a deletion', async () => {
     await registerAll([[102, 'bob']]);
-    await publish(createEnvelope(UserUpdated, {
-      userId: 102, username: 'bobby', displayName: 'Bobby', avatarUrl: 'http://cdn.test/b.png', tier: 'FREE', role: 'ARTIST', isPrivate: true,
-    }));
+    await publish(
+      createEnvelope(UserUpdated, {
+        userId: 102,
+        username: 'bobby',
+        displayName: 'Bobby',
+        avatarUrl: 'http://cdn.test/b.png',
+        tier: 'FREE',
+        role: 'ARTIST',
+        isPrivate: true,
+      }),
+    );
     await publish(createEnvelope(UserTierChanged, { userId: 102, tier: 'PRO' }));
     await publish(createEnvelope(UserDeleted, { userId: 102 }));
-    const row = await waitFor(
-      () => app.infra.prisma.userSummary.findFirst({ where: { userId: 102, isDeleted: true } }).then((r) => r ?? undefined),
-      { message: 'deletion did not arrive' },
-    );
+    const row = await waitFor(() => app.infra.prisma.userSummary.findFirst({ where: { userId: 102, isDeleted: true } }).then((r) => r ?? undefined), {
+      message: 'deletion did not arrive',
+    });
     expect(row).toMatchObject({ username: 'bobby', displayName: 'Bobby', avatarUrl: 'http://cdn.test/b.png', tier: 'PRO', isPrivate: true });
   });
 });
@@ -143,7 +154,10 @@ describe('TRK-21 tracks of the current user', () => {
   let ninaToken = '';
 
   beforeAll(async () => {
-    await registerAll([[301, 'nina', 'PRO'], [302, 'omar']]);
+    await registerAll([
+      [301, 'nina', 'PRO'],
+      [302, 'omar'],
+    ]);
     const first = await insertTrack(301, 'nina-first', { state: 'FINISHED', createdAt: at(1), publishedAt: at(1), durationSeconds: 187 });
     ids.first = first.id;
     ninaToken = first.secretToken;
@@ -170,7 +184,12 @@ describe('TRK-21 tracks of the current user', () => {
     const body = pageSchema(TrackSchema).parse(res.json());
     expect(trackIds(body)).toEqual([ids.latest, ids.private, ids.failed, ids.first]);
     expect({ ...res.json(), content: undefined }).toEqual({
-      content: undefined, pageNumber: 0, pageSize: 20, totalElements: 4, totalPages: 1, isLast: true,
+      content: undefined,
+      pageNumber: 0,
+      pageSize: 20,
+      totalElements: 4,
+      totalPages: 1,
+      isLast: true,
     });
     expect(Object.keys(res.json()).sort()).toEqual(['content', 'isLast', 'pageNumber', 'pageSize', 'totalElements', 'totalPages']);
     for (const item of res.json().content as unknown[]) {
@@ -190,7 +209,14 @@ describe('TRK-21 tracks of the current user', () => {
       title: 'Title nina-first',
       trackSlug: 'nina-first',
       artist: {
-        id: 301, username: 'nina', displayName: 'NINA', avatarUrl: null, tier: 'PRO', isFollowing: false, followerCount: 0, trackCount: 0,
+        id: 301,
+        username: 'nina',
+        displayName: 'NINA',
+        avatarUrl: null,
+        tier: 'PRO',
+        isFollowing: false,
+        followerCount: 0,
+        trackCount: 0,
       },
       description: null,
       genre: 'Techno',
@@ -230,7 +256,12 @@ describe('TRK-21 tracks of the current user', () => {
 
     const second = await app.inject({ method: 'GET', url: '/api/users/me/tracks?page=1&size=3', headers: { 'x-user-id': '301' } });
     expect({ ...second.json(), content: trackIds(second.json()) }).toEqual({
-      content: [ids.first], pageNumber: 1, pageSize: 3, totalElements: 4, totalPages: 2, isLast: true,
+      content: [ids.first],
+      pageNumber: 1,
+      pageSize: 3,
+      totalElements: 4,
+      totalPages: 2,
+      isLast: true,
     });
 
     const past = await app.inject({ method: 'GET', url: '/api/users/me/tracks?page=9', headers: { 'x-user-id': '301' } });
@@ -255,7 +286,10 @@ describe('TRK-21 tracks of the current user', () => {
       expect(res.statusCode, query).toBe(400);
       const body = ErrorResponseSchema.parse(res.json());
       expect(body.code, query).toBe('VALIDATION_FAILED');
-      expect(body.errors?.map((e) => e.field), query).toContain(field);
+      expect(
+        body.errors?.map((e) => e.field),
+        query,
+      ).toContain(field);
     }
   });
 
@@ -271,7 +305,14 @@ describe('TRK-21 tracks of the current user', () => {
     expect(track?.id).toBe(own.id);
     expect(track?.state).toBe('UPLOADING');
     expect(track?.artist).toEqual({
-      id: 303, username: 'pat', displayName: 'pat', avatarUrl: null, tier: 'PRO', isFollowing: false, followerCount: 0, trackCount: 0,
+      id: 303,
+      username: 'pat',
+      displayName: 'pat',
+      avatarUrl: null,
+      tier: 'PRO',
+      isFollowing: false,
+      followerCount: 0,
+      trackCount: 0,
     });
   });
 });

@@ -27,19 +27,39 @@ async function publish(envelope: { id: string; type: string }) {
 }
 
 async function register(userId: number, username: string) {
-  await publish(createEnvelope(UserRegistered, {
-    userId, username, displayName: username, avatarUrl: null, tier: 'FREE', role: 'ARTIST', isPrivate: false, createdAt: new Date().toISOString(),
-  }));
+  await publish(
+    createEnvelope(UserRegistered, {
+      userId,
+      username,
+      displayName: username,
+      avatarUrl: null,
+      tier: 'FREE',
+      role: 'ARTIST',
+      isPrivate: false,
+      createdAt: new Date().toISOString(),
+    }),
+  );
 }
 
 async function track(artistId: number, title: string): Promise<{ id: number; secretToken: string }> {
   const genre = 'Electronic';
   return app.infra.prisma.track.create({
     data: {
-      artistId, title, trackSlug: `b-${randomUUID().slice(0, 8)}`, genre, genreKey: genre.toLowerCase(), tags: [],
-      releaseDate: new Date('2026-01-01T00:00:00.000Z'), secretToken: randomBytes(24).toString('base64url'), uploadId: randomUUID(),
-      state: 'FINISHED', isPrivate: false, durationSeconds: 60, publishedAt: new Date(),
-      progressiveKey: 'tracks/x/full.m4a', waveformKey: `public/${randomUUID()}/waveform.json`,
+      artistId,
+      title,
+      trackSlug: `b-${randomUUID().slice(0, 8)}`,
+      genre,
+      genreKey: genre.toLowerCase(),
+      tags: [],
+      releaseDate: new Date('2026-01-01T00:00:00.000Z'),
+      secretToken: randomBytes(24).toString('base64url'),
+      uploadId: randomUUID(),
+      state: 'FINISHED',
+      isPrivate: false,
+      durationSeconds: 60,
+      publishedAt: new Date(),
+      progressiveKey: 'tracks/x/full.m4a',
+      waveformKey: `public/${randomUUID()}/waveform.json`,
     },
     select: { id: true, secretToken: true },
   });
@@ -48,7 +68,10 @@ async function track(artistId: number, title: string): Promise<{ id: number; sec
 async function playlist(ownerId: number, title: string, trackIds: number[]): Promise<number> {
   const row = await app.infra.prisma.playlist.create({
     data: {
-      ownerId, title, playlistSlug: `p-${randomUUID().slice(0, 8)}`, secretToken: randomBytes(24).toString('base64url'),
+      ownerId,
+      title,
+      playlistSlug: `p-${randomUUID().slice(0, 8)}`,
+      secretToken: randomBytes(24).toString('base64url'),
       entries: { create: trackIds.map((trackId, i) => ({ trackId, position: i + 1 })) },
     },
     select: { id: true },
@@ -112,8 +135,16 @@ async function listenerView() {
       get(`/api/playlists/${p.mixed}`, LISTENER),
       get(`/api/playlists/${p.mixed}/tracks`, LISTENER),
       get('/api/users/me/history', LISTENER),
-      app.inject({ method: 'POST', url: INTERNAL_ROUTES.tracks, payload: { viewerId: USERS.listener, viewerRole: 'LISTENER', trackIds: [t.banned.id, t.other.id] } }),
-      app.inject({ method: 'POST', url: INTERNAL_ROUTES.playlists, payload: { viewerId: USERS.listener, viewerRole: 'LISTENER', playlistIds: [p.banned, p.mixed] } }),
+      app.inject({
+        method: 'POST',
+        url: INTERNAL_ROUTES.tracks,
+        payload: { viewerId: USERS.listener, viewerRole: 'LISTENER', trackIds: [t.banned.id, t.other.id] },
+      }),
+      app.inject({
+        method: 'POST',
+        url: INTERNAL_ROUTES.playlists,
+        payload: { viewerId: USERS.listener, viewerRole: 'LISTENER', playlistIds: [p.banned, p.mixed] },
+      }),
     ]);
   const mixedBody = mixed.json() as { trackCount: number; paginatedTrackResponse: { content: Array<{ id: number }>; totalElements: number } };
   return {
@@ -135,10 +166,20 @@ async function listenerView() {
 }
 
 const VISIBLE = () => ({
-  track: 200, anonymous: 200, token: 200, waveform: 200, playlist: 200, userTracks: 200, userPlaylists: 200,
-  mixedTrackIds: [t.banned.id, t.other.id], mixedTrackCount: 2, mixedTracksTotal: 2,
-  history: [t.banned.id, t.other.id], historyTotal: 2,
-  internalTracks: [t.banned.id, t.other.id], internalPlaylists: [p.banned, p.mixed],
+  track: 200,
+  anonymous: 200,
+  token: 200,
+  waveform: 200,
+  playlist: 200,
+  userTracks: 200,
+  userPlaylists: 200,
+  mixedTrackIds: [t.banned.id, t.other.id],
+  mixedTrackCount: 2,
+  mixedTracksTotal: 2,
+  history: [t.banned.id, t.other.id],
+  historyTotal: 2,
+  internalTracks: [t.banned.id, t.other.id],
+  internalPlaylists: [p.banned, p.mixed],
 });
 
 describe('TRK-* / PLS-* R14 ban (identity.user.banned.v1 / unbanned.v1) in catalog', () => {
@@ -146,19 +187,29 @@ describe('TRK-* / PLS-* R14 ban (identity.user.banned.v1 / unbanned.v1) in catal
     expect(await listenerView()).toEqual(VISIBLE());
   });
 
-  it('TRK-6, TRK-13, TRK-15, PLS-4, USR-18, USR-19, PLS-11, USR-17 and the internal renderings hide a banned user\'s content', async () => {
+  it("TRK-6, TRK-13, TRK-15, PLS-4, USR-18, USR-19, PLS-11, USR-17 and the internal renderings hide a banned user's content", async () => {
     await setBan(true);
     expect(await listenerView()).toEqual({
-      track: 404, anonymous: 404, token: 404, waveform: 404, playlist: 404, userTracks: 404, userPlaylists: 404,
-      mixedTrackIds: [t.other.id], mixedTrackCount: 1, mixedTracksTotal: 1,
-      history: [t.other.id], historyTotal: 1,
-      internalTracks: [t.other.id], internalPlaylists: [p.mixed],
+      track: 404,
+      anonymous: 404,
+      token: 404,
+      waveform: 404,
+      playlist: 404,
+      userTracks: 404,
+      userPlaylists: 404,
+      mixedTrackIds: [t.other.id],
+      mixedTrackCount: 1,
+      mixedTracksTotal: 1,
+      history: [t.other.id],
+      historyTotal: 1,
+      internalTracks: [t.other.id],
+      internalPlaylists: [p.mixed],
     });
     const played = await app.inject({ method: 'POST', url: `/api/tracks/${t.banned.id}/play`, headers: LISTENER, payload: {} });
     expect(played.statusCode).toBe(404);
   });
 
-  it('admins still see the banned user\'s content', async () => {
+  it("admins still see the banned user's content", async () => {
     expect((await get(`/api/tracks/${t.banned.id}`, ADMIN)).statusCode).toBe(200);
     expect((await get(`/api/playlists/${p.banned}`, ADMIN)).statusCode).toBe(200);
     const tracks = await get(`/api/users/${USERS.banned}/tracks`, ADMIN);
@@ -166,7 +217,11 @@ describe('TRK-* / PLS-* R14 ban (identity.user.banned.v1 / unbanned.v1) in catal
     expect(ids(tracks.json())).toEqual([t.banned.id]);
     const mixed = (await get(`/api/playlists/${p.mixed}`, ADMIN)).json() as { paginatedTrackResponse: { content: Array<{ id: number }> } };
     expect(ids(mixed.paginatedTrackResponse)).toEqual([t.banned.id, t.other.id]);
-    const rendered = await app.inject({ method: 'POST', url: INTERNAL_ROUTES.tracks, payload: { viewerId: USERS.admin, viewerRole: 'ADMIN', trackIds: [t.banned.id] } });
+    const rendered = await app.inject({
+      method: 'POST',
+      url: INTERNAL_ROUTES.tracks,
+      payload: { viewerId: USERS.admin, viewerRole: 'ADMIN', trackIds: [t.banned.id] },
+    });
     expect((rendered.json() as { tracks: Array<{ id: number }> }).tracks.map((x) => x.id)).toEqual([t.banned.id]);
   });
 
@@ -178,14 +233,16 @@ describe('TRK-* / PLS-* R14 ban (identity.user.banned.v1 / unbanned.v1) in catal
 
 describe('MOD-8 ban counts (R14): social.counts.recounted.v1 sets the copies of the track and playlist counts', () => {
   it('TRK-6 and PLS-4 show the recounted likeCount, repostCount and commentCount', async () => {
-    await publish(createEnvelope(CountsRecounted, {
-      userId: USERS.banned,
-      cause: 'USER_BANNED',
-      tracks: [{ trackId: t.other.id, likeCount: 4, repostCount: 3, commentCount: 2 }],
-      playlists: [{ playlistId: p.mixed, likeCount: 5, repostCount: 1 }],
-      users: [{ userId: USERS.other, followerCount: 9, followingCount: 8 }],
-      at: new Date().toISOString(),
-    }));
+    await publish(
+      createEnvelope(CountsRecounted, {
+        userId: USERS.banned,
+        cause: 'USER_BANNED',
+        tracks: [{ trackId: t.other.id, likeCount: 4, repostCount: 3, commentCount: 2 }],
+        playlists: [{ playlistId: p.mixed, likeCount: 5, repostCount: 1 }],
+        users: [{ userId: USERS.other, followerCount: 9, followingCount: 8 }],
+        at: new Date().toISOString(),
+      }),
+    );
     await waitFor(async () => (await app.infra.prisma.track.count({ where: { id: t.other.id, likeCount: 4 } })) === 1, { message: 'recount not applied' });
     expect((await get(`/api/tracks/${t.other.id}`, LISTENER)).json()).toMatchObject({ likeCount: 4, repostCount: 3, commentCount: 2 });
     expect((await get(`/api/playlists/${p.mixed}`, LISTENER)).json()).toMatchObject({ likeCount: 5, repostCount: 1 });

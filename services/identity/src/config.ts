@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
 
-const commaList = z.string().transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean));
+const commaList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean),
+);
 
 /** `[{ email, username, displayName?, password | passwordHash }]`: the admin accounts (R13). */
 const AdminAccountSchema = z
@@ -81,7 +86,11 @@ export const configShape = {
    * path-style bucket URL on S3_ENDPOINT; in a cluster point it at the CDN or ingress of the bucket.
    */
   MEDIA_PUBLIC_BASE_URL: z.url().optional(),
-  IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  IMAGE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
   /** Timeout of calls to social and billing. */
   PEER_TIMEOUT_MS: z.coerce.number().int().min(50).max(5000).default(1000),
 } as const;

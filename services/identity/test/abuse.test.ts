@@ -21,7 +21,8 @@ afterAll(async () => {
 
 const post = (url: string, payload: object, headers: Record<string, string> = {}) => h.app.inject({ method: 'POST', url, payload, headers });
 const prisma = () => h.app.infra.prisma;
-const queueDrained = () => waitFor(async () => ((await prisma().mailRequest.count()) === 0 ? true : undefined), { timeoutMs: 10_000, message: 'mail requests not handled' });
+const queueDrained = () =>
+  waitFor(async () => ((await prisma().mailRequest.count()) === 0 ? true : undefined), { timeoutMs: 10_000, message: 'mail requests not handled' });
 
 describe('AUTH-8 start password recovery: per-account cap and queued work', () => {
   it('answers 10 requests with rotating addresses alike, and queues at most 3 reset mails for the account', async () => {
@@ -112,7 +113,7 @@ async function fail20(email: string) {
 }
 
 describe('AUTH-1 login with email and password: per-account backoff that never locks the owner out', () => {
-  it('refuses 20 failures from 20 addresses with 429 from the 6th on; the owner\'s known device still logs in', async () => {
+  it("refuses 20 failures from 20 addresses with 429 from the 6th on; the owner's known device still logs in", async () => {
     await verifiedUser(h, 'target@example.com', 'Target');
     const device = await knownDeviceOf('target@example.com');
     expect(await fail20('target@example.com')).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);

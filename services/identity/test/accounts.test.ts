@@ -111,7 +111,12 @@ describe('AUTH-5 register with email and password', () => {
       expect(res.json().code).toBe('VALIDATION_FAILED');
       expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(fields));
     }
-    const malformed = await app.inject({ method: 'POST', url: '/api/auth/register/local', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
+    const malformed = await app.inject({
+      method: 'POST',
+      url: '/api/auth/register/local',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email":',
+    });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().code).toBe('MALFORMED_REQUEST');
     expect(await app.infra.prisma.user.count()).toBe(before);

@@ -27,13 +27,20 @@ describe('MOD-8 ban a user', () => {
     expect(await h.app.redis.get(REVOCATION_KEYS.userStatus(u.userId))).toBe('banned');
     // No revoked-session key: the gateway must answer the ban's 403, not a 401.
     expect(await h.app.redis.get(REVOCATION_KEYS.revokedSession(u.headers['x-session-id']!))).toBeNull();
-    expect((await h.app.inject({ method: 'POST', url: '/api/auth/login/local', payload: { email: 'bob@example.com', password: 'correct horse battery staple' } })).json().code).toBe('ACCOUNT_BANNED');
+    expect(
+      (
+        await h.app.inject({ method: 'POST', url: '/api/auth/login/local', payload: { email: 'bob@example.com', password: 'correct horse battery staple' } })
+      ).json().code,
+    ).toBe('ACCOUNT_BANNED');
     expect((await h.app.inject({ method: 'POST', url: '/api/auth/refreshtoken', payload: { refreshToken: u.refreshToken } })).statusCode).toBe(401);
     expect((await h.app.inject({ method: 'GET', url: `/api/users/${u.userId}` })).statusCode).toBe(404);
     expect((await h.app.inject({ method: 'GET', url: `/api/users/${u.userId}`, headers: admin })).statusCode).toBe(200);
 
     const list = await h.app.inject({ method: 'GET', url: '/api/admin/users/banned?page=0&size=10', headers: admin });
-    expect(list.json()).toMatchObject({ totalElements: 1, content: [{ id: u.userId, isBanned: true, banReason: 'spam', bannedAt: expect.any(String), suspendedUntil: null, isFollowing: false }] });
+    expect(list.json()).toMatchObject({
+      totalElements: 1,
+      content: [{ id: u.userId, isBanned: true, banReason: 'spam', bannedAt: expect.any(String), suspendedUntil: null, isFollowing: false }],
+    });
 
     expect((await patch(`/api/admin/users/${u.userId}/ban`, { isBanned: false })).statusCode).toBe(200);
     expect(await h.app.redis.get(REVOCATION_KEYS.userStatus(u.userId))).toBeNull();
@@ -50,7 +57,10 @@ describe('MOD-8 ban a user', () => {
     expect((await patch('/api/admin/users/99999/ban', { isBanned: true })).json().code).toBe('USER_NOT_FOUND');
     expect((await patch(`/api/admin/users/${u.userId}/ban`, { isBanned: true }, u.headers)).json().code).toBe('FORBIDDEN');
     expect((await patch('/api/admin/users/abc/ban', { isBanned: true })).statusCode).toBe(400);
-    expect((await patch(`/api/admin/users/${u.userId}/ban`, { isBanned: 'yes' })).json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'isBanned' }] });
+    expect((await patch(`/api/admin/users/${u.userId}/ban`, { isBanned: 'yes' })).json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ field: 'isBanned' }],
+    });
   });
 });
 
@@ -62,7 +72,11 @@ describe('MOD-9 suspend a user', () => {
     const until = Date.parse(res.json().suspendedUntil);
     expect(until - Date.now()).toBeGreaterThan(2.9 * 86_400_000);
     expect(await h.app.redis.get(REVOCATION_KEYS.userStatus(u.userId))).toBe(`suspended:${res.json().suspendedUntil}`);
-    expect((await h.app.inject({ method: 'POST', url: '/api/auth/login/local', payload: { email: 'dora@example.com', password: 'correct horse battery staple' } })).json().code).toBe('ACCOUNT_SUSPENDED');
+    expect(
+      (
+        await h.app.inject({ method: 'POST', url: '/api/auth/login/local', payload: { email: 'dora@example.com', password: 'correct horse battery staple' } })
+      ).json().code,
+    ).toBe('ACCOUNT_SUSPENDED');
     // Content stays visible while suspended.
     expect((await h.app.inject({ method: 'GET', url: `/api/users/${u.userId}` })).statusCode).toBe(200);
     expect((await patch(`/api/admin/users/${u.userId}/suspend`, { durationDays: 366 })).statusCode).toBe(400);

@@ -48,7 +48,11 @@ const post = (url: string, payload: object, headers: Record<string, string> = {}
 describe('AUTH-13 login with an identity provider (deprecated)', () => {
   it('creates a verified account on the first login (isNewUser) and logs into it afterwards', async () => {
     const token = await idToken({ sub: 'g-100', email: 'gina@gmail.example', name: 'Gina G' });
-    const first = await post('/api/auth/login/google', { accessToken: 'ignored', idToken: token, deviceInfo: { deviceType: 'DESKTOP', fingerPrint: 'fp', deviceName: 'Laptop' } });
+    const first = await post('/api/auth/login/google', {
+      accessToken: 'ignored',
+      idToken: token,
+      deviceInfo: { deviceType: 'DESKTOP', fingerPrint: 'fp', deviceName: 'Laptop' },
+    });
     expect(first.statusCode).toBe(200);
     expect(first.headers.deprecation).toBe('true');
     expect(first.json()).toMatchObject({ tokenType: 'Bearer', user: { username: 'gina-g', displayName: 'Gina G', isNewUser: true } });
@@ -92,7 +96,11 @@ describe('AUTH-13 login with an identity provider (deprecated)', () => {
 
 describe('AUTH-12 exchange an oauth token with the service', () => {
   it('accepts an ID token, an authorization code and refuses unknown one-time codes', async () => {
-    const viaIdToken = await post('/api/auth/oauth/google', { authTokenDto: await idToken({ sub: 'g-200', email: 'hana@gmail.example', name: 'Hana' }) }, { 'x-refresh-token-delivery': 'body' });
+    const viaIdToken = await post(
+      '/api/auth/oauth/google',
+      { authTokenDto: await idToken({ sub: 'g-200', email: 'hana@gmail.example', name: 'Hana' }) },
+      { 'x-refresh-token-delivery': 'body' },
+    );
     expect(viaIdToken.statusCode).toBe(200);
     expect(viaIdToken.json()).toMatchObject({ user: { isNewUser: true }, refreshToken: expect.any(String), refreshExpiresIn: 2592000 });
 

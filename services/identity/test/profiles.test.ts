@@ -20,7 +20,10 @@ const peerServer = http.createServer((req, res) => {
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
       const { userIds } = JSON.parse(raw) as { viewerId: number; userIds: number[] };
-      const items = userIds.map((userId) => ({ userId, ...(peers.relationships.get(userId) ?? { isFollowing: false, isFollowed: false, isBlocked: false, hasBlockedViewer: false }) }));
+      const items = userIds.map((userId) => ({
+        userId,
+        ...(peers.relationships.get(userId) ?? { isFollowing: false, isFollowed: false, isBlocked: false, hasBlockedViewer: false }),
+      }));
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items }));
     });
     return;
@@ -58,11 +61,26 @@ describe('USR-1 and USR-2 own profile', () => {
     const me = await get('/api/users/me', u.headers);
     expect(me.statusCode).toBe(200);
     expect(MeProfileSchema.strict().safeParse(me.json()).success).toBe(true);
-    expect(me.json()).toMatchObject({ username: 'mia', email: 'mia@example.com', emailVerified: true, hasPassword: true, role: 'LISTENER', isFollowing: false });
+    expect(me.json()).toMatchObject({
+      username: 'mia',
+      email: 'mia@example.com',
+      emailVerified: true,
+      hasPassword: true,
+      role: 'LISTENER',
+      isFollowing: false,
+    });
 
-    const res = await patch('/api/users/me', { displayName: 'Mia M', bio: 'Hi', city: 'Oslo', favoriteGenres: ['Jazz', 'Jazz', 'Pop'], socialLinks: { website: 'https://mia.example' } }, u.headers);
+    const res = await patch(
+      '/api/users/me',
+      { displayName: 'Mia M', bio: 'Hi', city: 'Oslo', favoriteGenres: ['Jazz', 'Jazz', 'Pop'], socialLinks: { website: 'https://mia.example' } },
+      u.headers,
+    );
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ displayName: 'Mia M', profile: { bio: 'Hi', city: 'Oslo', favoriteGenres: ['Jazz', 'Pop'], email: 'mia@example.com' }, socialLinks: { website: 'https://mia.example', instagram: null } });
+    expect(res.json()).toMatchObject({
+      displayName: 'Mia M',
+      profile: { bio: 'Hi', city: 'Oslo', favoriteGenres: ['Jazz', 'Pop'], email: 'mia@example.com' },
+      socialLinks: { website: 'https://mia.example', instagram: null },
+    });
     const cleared = await patch('/api/users/me', { bio: null, city: '' }, u.headers);
     expect(cleared.json().profile).toMatchObject({ bio: null, city: null });
     const events = await h.app.infra.prisma.outboxEvent.findMany({ where: { type: 'identity.user.updated.v1' }, select: { payload: true } });
@@ -117,7 +135,18 @@ describe('USR-14 and USR-15 public profiles', () => {
     const pia = await verifiedUser(h, 'pia@example.com', 'Pia');
     const viewer = await verifiedUser(h, 'quinn@example.com', 'Quinn');
     const js = jetstream(h.app.infra.nc);
-    await js.publish('social.user.followed.v1', JSON.stringify(createEnvelope(UserFollowed, { followerId: viewer.userId, followeeId: pia.userId, followerFollowingCount: 1, followeeFollowerCount: 7, at: new Date().toISOString() })));
+    await js.publish(
+      'social.user.followed.v1',
+      JSON.stringify(
+        createEnvelope(UserFollowed, {
+          followerId: viewer.userId,
+          followeeId: pia.userId,
+          followerFollowingCount: 1,
+          followeeFollowerCount: 7,
+          at: new Date().toISOString(),
+        }),
+      ),
+    );
     await js.publish('catalog.artist.track-count-changed.v1', JSON.stringify(createEnvelope(ArtistTrackCountChanged, { userId: pia.userId, trackCount: 3 })));
     await waitFor(async () => (await get(`/api/users/${pia.userId}`)).json().stats.trackCount === 3 || undefined, { timeoutMs: 5000 });
 
@@ -125,7 +154,20 @@ describe('USR-14 and USR-15 public profiles', () => {
     expect(anon.statusCode).toBe(200);
     const body = anon.json();
     expect(PublicProfileSchema.strict().safeParse(body).success).toBe(true);
-    expect(Object.keys(body).sort()).toEqual(['displayName', 'id', 'isBlocked', 'isFollowed', 'isFollowing', 'privacySettings', 'profile', 'profileUrl', 'socialLinks', 'stats', 'tier', 'username']);
+    expect(Object.keys(body).sort()).toEqual([
+      'displayName',
+      'id',
+      'isBlocked',
+      'isFollowed',
+      'isFollowing',
+      'privacySettings',
+      'profile',
+      'profileUrl',
+      'socialLinks',
+      'stats',
+      'tier',
+      'username',
+    ]);
     expect(body.stats).toEqual({ followersCount: 7, followingCount: 0, trackCount: 3 });
     expect(body.profile.email).toBeNull();
 
@@ -143,7 +185,12 @@ describe('USR-14 and USR-15 public profiles', () => {
     const rex = await verifiedUser(h, 'recount-rex@example.com', 'Rex');
     const js = jetstream(h.app.infra.nc);
     const event = createEnvelope(CountsRecounted, {
-      userId: 424242, cause: 'USER_BANNED', tracks: [], playlists: [], users: [{ userId: rex.userId, followerCount: 6, followingCount: 2 }], at: new Date().toISOString(),
+      userId: 424242,
+      cause: 'USER_BANNED',
+      tracks: [],
+      playlists: [],
+      users: [{ userId: rex.userId, followerCount: 6, followingCount: 2 }],
+      at: new Date().toISOString(),
     });
     await js.publish(event.type, JSON.stringify(event));
     await waitFor(async () => (await get(`/api/users/${rex.userId}`)).json().stats.followersCount === 6 || undefined, { timeoutMs: 5000 });
@@ -192,8 +239,13 @@ describe('USR-9, USR-10 and USR-11 images', () => {
 
   it('stores resized images at unguessable public URLs, replaces and deletes them', async () => {
     const u = await verifiedUser(h, 'sara@example.com', 'Sara');
-    const png = await sharp({ create: { width: 900, height: 700, channels: 3, background: '#3366aa' } }).png().toBuffer();
-    const { payload, contentType } = form([{ name: 'profilePic', value: png, filename: 'me.txt' }, { name: 'coverPic', value: png, filename: 'c.png' }]);
+    const png = await sharp({ create: { width: 900, height: 700, channels: 3, background: '#3366aa' } })
+      .png()
+      .toBuffer();
+    const { payload, contentType } = form([
+      { name: 'profilePic', value: png, filename: 'me.txt' },
+      { name: 'coverPic', value: png, filename: 'c.png' },
+    ]);
     const res = await h.app.inject({ method: 'PATCH', url: '/api/users/me/images', headers: { ...u.headers, 'content-type': contentType }, payload });
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -208,7 +260,12 @@ describe('USR-9, USR-10 and USR-11 images', () => {
 
     const oldKey = new URL(body.avatarUrl).pathname.split('/').slice(2).join('/');
     const again = form([{ name: 'profilePic', value: png, filename: 'again.png' }]);
-    const replaced = await h.app.inject({ method: 'PATCH', url: '/api/users/me/images', headers: { ...u.headers, 'content-type': again.contentType }, payload: again.payload });
+    const replaced = await h.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me/images',
+      headers: { ...u.headers, 'content-type': again.contentType },
+      payload: again.payload,
+    });
     expect(replaced.json().avatarUrl).not.toBe(body.avatarUrl);
     expect(replaced.json().coverPhotoUrl).toBe(body.coverPhotoUrl);
     expect(await h.app.infra.storage.stat(oldKey)).toBeNull();
@@ -222,18 +279,39 @@ describe('USR-9, USR-10 and USR-11 images', () => {
 
   it('judges images by content (400 UNSUPPORTED_IMAGE_FORMAT), refuses > 10 MB (413) and empty forms (400)', async () => {
     const u = await verifiedUser(h, 'tom@example.com', 'Tom');
-    const gif = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } }).gif().toBuffer();
+    const gif = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } })
+      .gif()
+      .toBuffer();
     for (const value of [gif, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"></svg>'), Buffer.from('plain text pretending.png')]) {
       const f = form([{ name: 'profilePic', value, filename: 'x.png' }]);
-      const res = await h.app.inject({ method: 'PATCH', url: '/api/users/me/images', headers: { ...u.headers, 'content-type': f.contentType }, payload: f.payload });
+      const res = await h.app.inject({
+        method: 'PATCH',
+        url: '/api/users/me/images',
+        headers: { ...u.headers, 'content-type': f.contentType },
+        payload: f.payload,
+      });
       expect(res.statusCode).toBe(400);
       expect(res.json().code).toBe('UNSUPPORTED_IMAGE_FORMAT');
     }
     const big = form([{ name: 'coverPic', value: Buffer.alloc(10 * 1024 * 1024 + 10, 1), filename: 'big.jpg' }]);
-    const tooBig = await h.app.inject({ method: 'PATCH', url: '/api/users/me/images', headers: { ...u.headers, 'content-type': big.contentType }, payload: big.payload });
+    const tooBig = await h.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me/images',
+      headers: { ...u.headers, 'content-type': big.contentType },
+      payload: big.payload,
+    });
     expect(tooBig.statusCode).toBe(413);
     const empty = form([{ name: 'unrelated', value: 'x' }]);
-    expect((await h.app.inject({ method: 'PATCH', url: '/api/users/me/images', headers: { ...u.headers, 'content-type': empty.contentType }, payload: empty.payload })).statusCode).toBe(400);
+    expect(
+      (
+        await h.app.inject({
+          method: 'PATCH',
+          url: '/api/users/me/images',
+          headers: { ...u.headers, 'content-type': empty.contentType },
+          payload: empty.payload,
+        })
+      ).statusCode,
+    ).toBe(400);
     expect((await get('/api/users/me', u.headers)).json().profile.avatarUrl).toBeNull();
   });
 });

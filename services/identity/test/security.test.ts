@@ -74,7 +74,8 @@ describe('AUTH-8 and AUTH-9 password recovery', () => {
 
   it('limits AUTH-8 per client address with 429 RATE_LIMITED', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i += 1) statuses.push((await post('/api/auth/forgot-password', { email: `x${i}@example.com` }, { 'x-forwarded-for': '10.9.9.9' })).statusCode);
+    for (let i = 0; i < 5; i += 1)
+      statuses.push((await post('/api/auth/forgot-password', { email: `x${i}@example.com` }, { 'x-forwarded-for': '10.9.9.9' })).statusCode);
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
   });
 });
@@ -110,7 +111,11 @@ describe('SEC-1, SEC-2, SEC-3, USR-12 and USR-13 e-mail addresses', () => {
     const verify = await h.app.inject({ method: 'POST', url: `/api/users/me/email/verify?token=${token}` });
     expect(verify.statusCode).toBe(200);
     const me = (await h.app.inject({ method: 'GET', url: '/api/users/me', headers: u.headers })).json();
-    expect(me).toMatchObject({ email: 'emma.new@example.com', emailVerified: true, emails: [{ email: 'emma.new@example.com', isPrimary: true, isVerified: true }] });
+    expect(me).toMatchObject({
+      email: 'emma.new@example.com',
+      emailVerified: true,
+      emails: [{ email: 'emma.new@example.com', isPrimary: true, isVerified: true }],
+    });
     // Only waits for the mail to arrive; the assertion below says whether it did.
     await h.mail.tokenFor('emma@example.com', /changed/i, before).catch(() => undefined);
     expect(h.mail.mails.some((m) => m.to === 'emma@example.com' && /changed/i.test(m.subject))).toBe(true);

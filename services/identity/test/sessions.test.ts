@@ -20,10 +20,24 @@ const redisKey = (key: string) => h.app.redis.get(key);
 
 describe('AUTH-1 login with email and password', () => {
   it('refuses an unverified account with 403 EMAIL_NOT_VERIFIED, only after the right password', async () => {
-    await h.app.inject({ method: 'POST', url: '/api/auth/register/local', payload: { email: 'unverified@example.com', displayName: 'Un Verified', password: PASSWORD, dateOfBirth: '1990-01-01' } });
-    const wrong = await h.app.inject({ method: 'POST', url: '/api/auth/login/local', headers: { 'x-forwarded-for': '10.1.0.1' }, payload: { email: 'unverified@example.com', password: 'not the password' } });
+    await h.app.inject({
+      method: 'POST',
+      url: '/api/auth/register/local',
+      payload: { email: 'unverified@example.com', displayName: 'Un Verified', password: PASSWORD, dateOfBirth: '1990-01-01' },
+    });
+    const wrong = await h.app.inject({
+      method: 'POST',
+      url: '/api/auth/login/local',
+      headers: { 'x-forwarded-for': '10.1.0.1' },
+      payload: { email: 'unverified@example.com', password: 'not the password' },
+    });
     expect(wrong.json().code).toBe('INVALID_CREDENTIALS');
-    const right = await h.app.inject({ method: 'POST', url: '/api/auth/login/local', headers: { 'x-forwarded-for': '10.1.0.1' }, payload: { email: 'unverified@example.com', password: PASSWORD } });
+    const right = await h.app.inject({
+      method: 'POST',
+      url: '/api/auth/login/local',
+      headers: { 'x-forwarded-for': '10.1.0.1' },
+      payload: { email: 'unverified@example.com', password: PASSWORD },
+    });
     expect(right.statusCode).toBe(403);
     expect(right.json().code).toBe('EMAIL_NOT_VERIFIED');
   });
@@ -34,7 +48,11 @@ describe('AUTH-1 login with email and password', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(['accessToken', 'expiresIn', 'tokenType', 'user']);
-    expect(body).toMatchObject({ tokenType: 'Bearer', expiresIn: 1800, user: { username: 'carol', displayName: 'Carol', tier: 'FREE', role: 'LISTENER', isNewUser: false, avatarUrl: null } });
+    expect(body).toMatchObject({
+      tokenType: 'Bearer',
+      expiresIn: 1800,
+      user: { username: 'carol', displayName: 'Carol', tier: 'FREE', role: 'LISTENER', isNewUser: false, avatarUrl: null },
+    });
     expect(body.user.profileUrl).toBe('http://localhost:3000/carol');
     const [cookie, device] = res.headers['set-cookie'] as string[];
     expect(cookie).toMatch(/^refreshToken=[\w-]{43}; Max-Age=2592000; Path=\/api\/auth; HttpOnly; SameSite=Lax$/);
@@ -47,7 +65,12 @@ describe('AUTH-1 login with email and password', () => {
   it('answers unknown e-mails and wrong passwords alike (code and argon2 cost)', async () => {
     const time = async (email: string) => {
       const started = performance.now();
-      const res = await h.app.inject({ method: 'POST', url: '/api/auth/login/local', headers: { 'x-forwarded-for': '10.2.0.1' }, payload: { email, password: 'wrong password!' } });
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/api/auth/login/local',
+        headers: { 'x-forwarded-for': '10.2.0.1' },
+        payload: { email, password: 'wrong password!' },
+      });
       return { ms: performance.now() - started, body: res.json(), status: res.statusCode };
     };
     const unknown = await time('nobody@example.com');
@@ -63,10 +86,20 @@ describe('AUTH-1 login with email and password', () => {
   it('locks an account after repeated failures with 429 RATE_LIMITED and Retry-After, even for the right password from a device it does not know', async () => {
     await verifiedUser(h, 'dave@example.com', 'Dave');
     for (let i = 0; i < 3; i += 1) {
-      const res = await h.app.inject({ method: 'POST', url: '/api/auth/login/local', headers: { 'x-forwarded-for': `10.3.0.${i}` }, payload: { email: 'dave@example.com', password: 'guess number ' + i } });
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/api/auth/login/local',
+        headers: { 'x-forwarded-for': `10.3.0.${i}` },
+        payload: { email: 'dave@example.com', password: 'guess number ' + i },
+      });
       expect(res.statusCode).toBe(401);
     }
-    const locked = await h.app.inject({ method: 'POST', url: '/api/auth/login/local', headers: { 'x-forwarded-for': '10.3.1.1' }, payload: { email: 'dave@example.com', password: PASSWORD } });
+    const locked = await h.app.inject({
+      method: 'POST',
+      url: '/api/auth/login/local',
+      headers: { 'x-forwarded-for': '10.3.1.1' },
+      payload: { email: 'dave@example.com', password: PASSWORD },
+    });
     expect(locked.statusCode).toBe(429);
     expect(locked.json().code).toBe('RATE_LIMITED');
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
@@ -74,12 +107,27 @@ describe('AUTH-1 login with email and password', () => {
 
   it('locks a client address after repeated failures on any accounts', async () => {
     for (let i = 0; i < 6; i += 1) {
-      await h.app.inject({ method: 'POST', url: '/api/auth/login/local', headers: { 'x-forwarded-for': '10.4.0.1' }, payload: { email: `spray${i}@example.com`, password: 'password guess' } });
+      await h.app.inject({
+        method: 'POST',
+        url: '/api/auth/login/local',
+        headers: { 'x-forwarded-for': '10.4.0.1' },
+        payload: { email: `spray${i}@example.com`, password: 'password guess' },
+      });
     }
-    const res = await h.app.inject({ method: 'POST', url: '/api/auth/login/local', headers: { 'x-forwarded-for': '10.4.0.1' }, payload: { email: 'carol@example.com', password: PASSWORD } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/auth/login/local',
+      headers: { 'x-forwarded-for': '10.4.0.1' },
+      payload: { email: 'carol@example.com', password: PASSWORD },
+    });
     expect(res.statusCode).toBe(429);
     expect(res.headers['retry-after']).toBeDefined();
-    const other = await h.app.inject({ method: 'POST', url: '/api/auth/login/local', headers: { 'x-forwarded-for': '10.4.0.2' }, payload: { email: 'carol@example.com', password: PASSWORD } });
+    const other = await h.app.inject({
+      method: 'POST',
+      url: '/api/auth/login/local',
+      headers: { 'x-forwarded-for': '10.4.0.2' },
+      payload: { email: 'carol@example.com', password: PASSWORD },
+    });
     expect(other.statusCode).toBe(200);
   });
 });
@@ -156,9 +204,17 @@ describe('MOD-1 admin login', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['set-cookie']).toBeUndefined();
     const body = res.json();
-    expect(body).toEqual({ accessToken: expect.any(String), expiresIn: 1800, adminUser: { id: expect.any(Number), username: 'root-admin', displayName: 'root-admin', avatarUrl: null } });
+    expect(body).toEqual({
+      accessToken: expect.any(String),
+      expiresIn: 1800,
+      adminUser: { id: expect.any(Number), username: 'root-admin', displayName: 'root-admin', avatarUrl: null },
+    });
     expect(callerHeaders(body.accessToken)['x-user-role']).toBe('ADMIN');
-    const viaUserLogin = await h.app.inject({ method: 'POST', url: '/api/auth/login/local', payload: { email: 'root@example.com', password: 'admin secret 123' } });
+    const viaUserLogin = await h.app.inject({
+      method: 'POST',
+      url: '/api/auth/login/local',
+      payload: { email: 'root@example.com', password: 'admin secret 123' },
+    });
     expect(viaUserLogin.json().code).toBe('INVALID_CREDENTIALS');
     const userOnAdmin = await h.app.inject({ method: 'POST', url: '/api/admin/login', payload: { email: 'carol@example.com', password: PASSWORD } });
     expect(userOnAdmin.json().code).toBe('INVALID_CREDENTIALS');

@@ -74,7 +74,12 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
   });
   observeJobQueue(jobs);
   // Stopped in reverse order: the consumer first (no new jobs), then the runner (hands jobs back).
-  stopOnClose({ stop: async () => { observeJobQueue(undefined); await runner.stop(); } });
+  stopOnClose({
+    stop: async () => {
+      observeJobQueue(undefined);
+      await runner.stop();
+    },
+  });
   runner.start();
   const consumer = stopOnClose(uploadConsumer({ nc: infra.nc, prisma: infra.prisma, jobs, logger: app.log, runner }));
   await consumer.start();

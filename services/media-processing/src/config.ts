@@ -18,7 +18,12 @@ export const configShape = {
   /** Longest audio transcoded (3 h by default); catalog refuses longer uploads before 201. */
   AUDIO_MAX_DURATION_SECONDS: z.coerce.number().int().min(1).max(86_400).default(10_800),
   /** Wall time of one processing run; past it the job ends FAILED (a 3-h track takes ~8 min here). */
-  JOB_MAX_MS: z.coerce.number().int().min(1000).max(6 * 3_600_000).default(30 * 60_000),
+  JOB_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(6 * 3_600_000)
+    .default(30 * 60_000),
   /** Scratch folder for job files; the system temp folder when unset. Cleaned after every run. */
   SCRATCH_DIR: z.string().min(1).optional(),
 } as const;

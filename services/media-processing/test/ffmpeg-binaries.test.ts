@@ -15,7 +15,10 @@ async function file(name: string, mode: number, content = `#!/bin/sh\necho ${nam
 }
 
 async function executable(full: string) {
-  return access(full, constants.X_OK).then(() => true, () => false);
+  return access(full, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 }
 
 beforeAll(async () => {
@@ -33,10 +36,7 @@ describe('media binary resolution', () => {
     const npm = await file('npm-ffprobe', 0o755);
     const npmBinary = async () => npm;
 
-    const configured = await resolveMediaBinaries(
-      { FFMPEG_PATH: '/opt/ff/ffmpeg', FFPROBE_PATH: '/opt/ff/ffprobe' },
-      { systemDir: system, npmBinary },
-    );
+    const configured = await resolveMediaBinaries({ FFMPEG_PATH: '/opt/ff/ffmpeg', FFPROBE_PATH: '/opt/ff/ffprobe' }, { systemDir: system, npmBinary });
     expect(configured).toEqual({
       ffmpeg: { path: '/opt/ff/ffmpeg', source: 'config' },
       ffprobe: { path: '/opt/ff/ffprobe', source: 'config' },

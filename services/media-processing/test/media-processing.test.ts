@@ -70,9 +70,7 @@ describe('TRK-6 / TRK-8 / TRK-9 media-processing worker shell', () => {
 describe('ffmpeg binaries', () => {
   it('probes a generated 1-second sine WAV with the resolved ffprobe', async () => {
     const wav = path.join(workDir, 'sine.wav');
-    await execFileAsync(app.media.ffmpeg.path, [
-      '-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1', '-y', wav,
-    ]);
+    await execFileAsync(app.media.ffmpeg.path, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1', '-y', wav]);
     const data = await probe(wav);
     expect(Number(data.format.duration)).toBeCloseTo(1, 2);
     expect(data.format.format_name).toBe('wav');
@@ -87,10 +85,7 @@ describe('ffmpeg binaries', () => {
   });
 
   it('is not ready when ffprobe cannot run', async () => {
-    const broken = await buildApp(
-      loadMediaProcessingConfig({ ...env.env, FFPROBE_PATH: path.join(workDir, 'missing-ffprobe') }),
-      { logger: false },
-    );
+    const broken = await buildApp(loadMediaProcessingConfig({ ...env.env, FFPROBE_PATH: path.join(workDir, 'missing-ffprobe') }), { logger: false });
     try {
       const res = await broken.inject({ method: 'GET', url: '/ready' });
       expect(res.statusCode).toBe(503);

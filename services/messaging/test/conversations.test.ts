@@ -77,9 +77,17 @@ describe('messaging user projection from identity events', () => {
   });
 
   it('applies renames and tier changes', async () => {
-    await publish(createEnvelope(UserUpdated, {
-      userId: 11, username: 'zoey', displayName: 'Zoey', avatarUrl: 'https://cdn.example/z.png', tier: 'FREE', role: 'ARTIST', isPrivate: true,
-    }));
+    await publish(
+      createEnvelope(UserUpdated, {
+        userId: 11,
+        username: 'zoey',
+        displayName: 'Zoey',
+        avatarUrl: 'https://cdn.example/z.png',
+        tier: 'FREE',
+        role: 'ARTIST',
+        isPrivate: true,
+      }),
+    );
     await publish(createEnvelope(UserTierChanged, { userId: 11, tier: 'PRO' }));
     const row = await waitFor(async () => {
       const r = await app.infra.prisma.userSummary.findUnique({ where: { userId: 11 } });
@@ -95,7 +103,13 @@ describe('MSG-1 list direct-message threads', () => {
   let empty: number;
 
   beforeAll(async () => {
-    for (const [id, name] of [[21, 'alice'], [22, 'bob'], [23, 'carol'], [24, 'dave']] as const) await publish(registered(id, name));
+    for (const [id, name] of [
+      [21, 'alice'],
+      [22, 'bob'],
+      [23, 'carol'],
+      [24, 'dave'],
+    ] as const)
+      await publish(registered(id, name));
     await waitFor(async () => (await app.infra.prisma.userSummary.count({ where: { userId: { in: [21, 22, 23, 24] } } })) === 4, {
       message: 'projection did not catch up',
     });

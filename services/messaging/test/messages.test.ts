@@ -28,19 +28,63 @@ const artist = { id: ANA, username: 'ana', displayName: 'Ana', avatarUrl: null, 
 
 function track(id: number, isPrivate: boolean): Track {
   return {
-    id, title: `Track ${id}`, trackSlug: `track-${id}`, artist, description: null, genre: 'House', tags: [], releaseDate: '2026-01-01',
-    uploadDate: '2026-01-01T00:00:00.000Z', createdAt: '2026-01-01T00:00:00.000Z', publishedAt: null, state: 'FINISHED', isPrivate,
-    access: 'PLAYABLE', trackUrl: null, trackPreviewUrl: null, hlsUrl: null, coverUrl: null, waveformUrl: null, trackDurationSeconds: 10,
-    playCount: 0, completedPlayCount: 0, likeCount: 0, repostCount: 0, commentCount: 0, isLiked: false, isReposted: false, secretToken: null,
+    id,
+    title: `Track ${id}`,
+    trackSlug: `track-${id}`,
+    artist,
+    description: null,
+    genre: 'House',
+    tags: [],
+    releaseDate: '2026-01-01',
+    uploadDate: '2026-01-01T00:00:00.000Z',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    publishedAt: null,
+    state: 'FINISHED',
+    isPrivate,
+    access: 'PLAYABLE',
+    trackUrl: null,
+    trackPreviewUrl: null,
+    hlsUrl: null,
+    coverUrl: null,
+    waveformUrl: null,
+    trackDurationSeconds: 10,
+    playCount: 0,
+    completedPlayCount: 0,
+    likeCount: 0,
+    repostCount: 0,
+    commentCount: 0,
+    isLiked: false,
+    isReposted: false,
+    secretToken: null,
   };
 }
 
 function playlist(id: number): Playlist {
   return {
-    id, title: 'Mix', type: 'PLAYLIST', description: null, isPrivate: false, coverArtUrl: null, playlistSlug: 'mix', genres: [], genre: null,
-    tags: [], totalDurationSeconds: 0, trackCount: 0, secretToken: null, owner: artist, isLiked: false, isReposted: false, likeCount: 0,
-    repostCount: 0, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', trackSummaryDto: [], tracks: [],
-    firstTrackWaveformUrl: null, paginatedTrackResponse: null,
+    id,
+    title: 'Mix',
+    type: 'PLAYLIST',
+    description: null,
+    isPrivate: false,
+    coverArtUrl: null,
+    playlistSlug: 'mix',
+    genres: [],
+    genre: null,
+    tags: [],
+    totalDurationSeconds: 0,
+    trackCount: 0,
+    secretToken: null,
+    owner: artist,
+    isLiked: false,
+    isReposted: false,
+    likeCount: 0,
+    repostCount: 0,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    trackSummaryDto: [],
+    tracks: [],
+    firstTrackWaveformUrl: null,
+    paginatedTrackResponse: null,
   };
 }
 
@@ -90,10 +134,24 @@ beforeAll(async () => {
   const catalogUrl = await startCatalog();
   app = await buildApp(loadMessagingConfig({ ...env.env, CATALOG_URL: catalogUrl }), { logger: false });
   await app.ready();
-  for (const [id, name] of [[ANA, 'ana'], [BO, 'bo'], [CY, 'cy'], [DEE, 'dee']] as const) {
-    await publish(createEnvelope(UserRegistered, {
-      userId: id, username: name, displayName: name, avatarUrl: null, tier: 'FREE', role: 'LISTENER', isPrivate: false, createdAt: new Date().toISOString(),
-    }));
+  for (const [id, name] of [
+    [ANA, 'ana'],
+    [BO, 'bo'],
+    [CY, 'cy'],
+    [DEE, 'dee'],
+  ] as const) {
+    await publish(
+      createEnvelope(UserRegistered, {
+        userId: id,
+        username: name,
+        displayName: name,
+        avatarUrl: null,
+        tier: 'FREE',
+        role: 'LISTENER',
+        isPrivate: false,
+        createdAt: new Date().toISOString(),
+      }),
+    );
   }
   await waitFor(async () => (await app.infra.prisma.userSummary.count()) === 4, { message: 'projection did not catch up' });
 });
@@ -169,10 +227,16 @@ describe('MSG-4 send a message', () => {
   });
 
   it('refuses resources the sender cannot see (404) and answers 503 rather than share unchecked when catalog is down', async () => {
-    expect((await send(BO, conversationId, { resources: [{ resourceType: 'TRACK', resourceId: PRIVATE_TRACK }] })).json()).toMatchObject({ status: 404, code: 'TRACK_NOT_FOUND' });
+    expect((await send(BO, conversationId, { resources: [{ resourceType: 'TRACK', resourceId: PRIVATE_TRACK }] })).json()).toMatchObject({
+      status: 404,
+      code: 'TRACK_NOT_FOUND',
+    });
     expect((await send(BO, conversationId, { resourceType: 'PLAYLIST', resourceId: 77 })).json()).toMatchObject({ status: 404, code: 'PLAYLIST_NOT_FOUND' });
     catalogDown = true;
-    expect((await send(BO, conversationId, { resources: [{ resourceType: 'TRACK', resourceId: PUBLIC_TRACK }] })).json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect((await send(BO, conversationId, { resources: [{ resourceType: 'TRACK', resourceId: PUBLIC_TRACK }] })).json()).toMatchObject({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+    });
     // Plain text needs no catalog.
     expect((await send(BO, conversationId, { body: 'text only' })).statusCode).toBe(201);
   });
@@ -183,7 +247,18 @@ describe('MSG-4 send a message', () => {
       { body: ' \n\t ' },
       { body: 'x'.repeat(2001) },
       { body: 'x', resources: Array.from({ length: 6 }, () => ({ resourceType: 'TRACK', resourceId: PUBLIC_TRACK })) },
-      { body: 'x', resources: [{ resourceType: 'TRACK', resourceId: 1 }, { resourceType: 'TRACK', resourceId: 2 }, { resourceType: 'TRACK', resourceId: 3 }, { resourceType: 'TRACK', resourceId: 4 }, { resourceType: 'TRACK', resourceId: 5 }], resourceType: 'PLAYLIST', resourceId: 9 },
+      {
+        body: 'x',
+        resources: [
+          { resourceType: 'TRACK', resourceId: 1 },
+          { resourceType: 'TRACK', resourceId: 2 },
+          { resourceType: 'TRACK', resourceId: 3 },
+          { resourceType: 'TRACK', resourceId: 4 },
+          { resourceType: 'TRACK', resourceId: 5 },
+        ],
+        resourceType: 'PLAYLIST',
+        resourceId: 9,
+      },
       { body: 'x', resourceId: 3 },
       { body: 'x', resources: 'TRACK' },
       [],
@@ -193,7 +268,10 @@ describe('MSG-4 send a message', () => {
       expect(res.json().code).toBe('VALIDATION_FAILED');
     }
     const malformed = await app.inject({
-      method: 'POST', url: `/api/conversations/${conversationId}/messages`, headers: { ...as(ANA), 'content-type': 'application/json' }, payload: '{not json',
+      method: 'POST',
+      url: `/api/conversations/${conversationId}/messages`,
+      headers: { ...as(ANA), 'content-type': 'application/json' },
+      payload: '{not json',
     });
     expect(malformed.json()).toMatchObject({ status: 400, code: 'MALFORMED_REQUEST' });
     expect((await send(CY, conversationId, { body: 'hi' })).json()).toMatchObject({ status: 404, code: 'CONVERSATION_NOT_FOUND' });
@@ -229,12 +307,18 @@ describe('MSG-3 messages within a thread', () => {
 describe('User summaries in MSG-1 / MSG-3 / MSG-4 follow the reader (isFollowing)', () => {
   it("sets isFollowing from messaging's copy of social's follows, per reader", async () => {
     const conversationId = (await start(ANA, BO)).json().id;
-    await publish(createEnvelope(UserFollowed, { followerId: BO, followeeId: ANA, followerFollowingCount: 1, followeeFollowerCount: 1, at: new Date().toISOString() }));
+    await publish(
+      createEnvelope(UserFollowed, { followerId: BO, followeeId: ANA, followerFollowingCount: 1, followeeFollowerCount: 1, at: new Date().toISOString() }),
+    );
     await waitFor(async () => (await app.infra.prisma.follow.count()) === 1, { message: 'follow not copied' });
-    const forBo = (await app.inject({ method: 'GET', url: '/api/conversations', headers: as(BO) })).json().content.find((c: { id: number }) => c.id === conversationId);
+    const forBo = (await app.inject({ method: 'GET', url: '/api/conversations', headers: as(BO) }))
+      .json()
+      .content.find((c: { id: number }) => c.id === conversationId);
     expect(forBo.otherUser).toMatchObject({ id: ANA, isFollowing: true });
     expect(forBo.participants.find((p: { id: number }) => p.id === BO).isFollowing).toBe(false);
-    const forAna = (await app.inject({ method: 'GET', url: '/api/conversations', headers: as(ANA) })).json().content.find((c: { id: number }) => c.id === conversationId);
+    const forAna = (await app.inject({ method: 'GET', url: '/api/conversations', headers: as(ANA) }))
+      .json()
+      .content.find((c: { id: number }) => c.id === conversationId);
     expect(forAna.otherUser).toMatchObject({ id: BO, isFollowing: false });
     const sent = MessageSchema.parse((await send(ANA, conversationId, { body: 'followed?' })).json());
     expect(sent.sender.isFollowing).toBe(false); // Ana reading her own message

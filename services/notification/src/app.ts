@@ -50,7 +50,9 @@ export async function buildApp(config: NotificationConfig, options: { logger?: b
 
   const deps = { nc: infra.nc, prisma: infra.prisma, logger: app.log };
   stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'notification' }));
-  stopOnClose(await startUserCountProjections({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'notification', followerCounts: true, trackCounts: true }));
+  stopOnClose(
+    await startUserCountProjections({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'notification', followerCounts: true, trackCounts: true }),
+  );
   for (const c of await startActivityConsumers({ ...deps, creator: new NotificationCreator(notificationRows) })) stopOnClose(c);
   for (const c of await startRealtimeDelivery({ ...deps, fanout: realtime.fanout, badge })) stopOnClose(c);
   stopOnClose(startDedupSweeper(notificationRows, app.log));

@@ -11,7 +11,12 @@ export const configShape = {
   /** STOMP heart-beat the server offers both ways (CONNECTED `heart-beat: n,n`), API.md WS-1. */
   WS_HEARTBEAT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** Largest STOMP frame a client may send; clients only send small control frames. */
-  WS_MAX_FRAME_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(64 * 1024),
+  WS_MAX_FRAME_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024)
+    .default(64 * 1024),
   WS_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   WS_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(10_000).default(100),
   WS_MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(20),

@@ -55,7 +55,9 @@ const registerToken = (userId: number, token: string, deviceType: string) =>
 async function afterSocialEvents(...events: EventEnvelope[]) {
   for (const e of events) await publish(e);
   const before = await count(QUIET);
-  await publish(createEnvelope(UserFollowed, { followerId: FAN + 1000 + before, followeeId: QUIET, followerFollowingCount: 0, followeeFollowerCount: 0, at: at() }));
+  await publish(
+    createEnvelope(UserFollowed, { followerId: FAN + 1000 + before, followeeId: QUIET, followerFollowingCount: 0, followeeFollowerCount: 0, at: at() }),
+  );
   await waitFor(async () => (await count(QUIET)) === before + 1, { message: 'social consumer did not catch up' });
 }
 
@@ -72,17 +74,61 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => pushServer.listen(0, '127.0.0.1', r));
   pushUrl = `http://127.0.0.1:${(pushServer.address() as AddressInfo).port}`;
-  app = await buildApp(loadNotificationConfig({ ...env.env, MOBILE_PUSH_URL: `${pushUrl}/mobile`, WEB_PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' }), { logger: false });
+  app = await buildApp(loadNotificationConfig({ ...env.env, MOBILE_PUSH_URL: `${pushUrl}/mobile`, WEB_PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' }), {
+    logger: false,
+  });
   await app.ready();
-  for (const [id, name] of [[OWNER, 'owner'], [FAN, 'fan'], [REPLIER, 'replier'], [BLOCKER, 'blocker'], [BANNED, 'banned'], [QUIET, 'quiet']] as const) {
-    await publish(createEnvelope(UserRegistered, { userId: id, username: name, displayName: name, avatarUrl: null, tier: 'FREE', role: 'LISTENER', isPrivate: false, createdAt: at() }));
+  for (const [id, name] of [
+    [OWNER, 'owner'],
+    [FAN, 'fan'],
+    [REPLIER, 'replier'],
+    [BLOCKER, 'blocker'],
+    [BANNED, 'banned'],
+    [QUIET, 'quiet'],
+  ] as const) {
+    await publish(
+      createEnvelope(UserRegistered, {
+        userId: id,
+        username: name,
+        displayName: name,
+        avatarUrl: null,
+        tier: 'FREE',
+        role: 'LISTENER',
+        isPrivate: false,
+        createdAt: at(),
+      }),
+    );
   }
-  await publish(createEnvelope(TrackChanged, {
-    trackId: TRACK, artistId: OWNER, title: 'Low Tide', trackSlug: 'low-tide', state: 'FINISHED', isPrivate: false, access: 'PLAYABLE',
-    durationSeconds: 100, coverUrl: null, genre: 'Ambient', publishedAt: at(), createdAt: at(),
-  }));
-  await publish(createEnvelope(PlaylistChanged, { playlistId: PLAYLIST, ownerId: OWNER, title: 'Shore', playlistSlug: 'shore', isPrivate: false, coverArtUrl: null, createdAt: at() }));
-  await waitFor(async () => (await app.infra.prisma.userSummary.count()) === 6 && (await app.infra.prisma.playlistRef.count()) === 1, { message: 'projections did not catch up' });
+  await publish(
+    createEnvelope(TrackChanged, {
+      trackId: TRACK,
+      artistId: OWNER,
+      title: 'Low Tide',
+      trackSlug: 'low-tide',
+      state: 'FINISHED',
+      isPrivate: false,
+      access: 'PLAYABLE',
+      durationSeconds: 100,
+      coverUrl: null,
+      genre: 'Ambient',
+      publishedAt: at(),
+      createdAt: at(),
+    }),
+  );
+  await publish(
+    createEnvelope(PlaylistChanged, {
+      playlistId: PLAYLIST,
+      ownerId: OWNER,
+      title: 'Shore',
+      playlistSlug: 'shore',
+      isPrivate: false,
+      coverArtUrl: null,
+      createdAt: at(),
+    }),
+  );
+  await waitFor(async () => (await app.infra.prisma.userSummary.count()) === 6 && (await app.infra.prisma.playlistRef.count()) === 1, {
+    message: 'projections did not catch up',
+  });
 });
 
 afterAll(async () => {
@@ -97,8 +143,28 @@ describe('NOT-2 / NOT-5 / NOT-6 R15 notifications from domain events', () => {
       createEnvelope(UserFollowed, { followerId: FAN, followeeId: OWNER, followerFollowingCount: 1, followeeFollowerCount: 1, at: at() }),
       createEnvelope(ItemLiked, { userId: FAN, targetType: 'PLAYLIST', targetId: PLAYLIST, ownerId: OWNER, likeCount: 1, at: at() }),
       createEnvelope(ItemReposted, { userId: FAN, targetType: 'TRACK', targetId: TRACK, ownerId: OWNER, repostCount: 1, at: at() }),
-      createEnvelope(CommentAdded, { commentId: 1, trackId: TRACK, trackOwnerId: OWNER, authorId: FAN, replyToCommentId: null, parentAuthorId: null, body: 'nice', commentCount: 1, at: at() }),
-      createEnvelope(CommentAdded, { commentId: 2, trackId: TRACK, trackOwnerId: OWNER, authorId: REPLIER, replyToCommentId: 1, parentAuthorId: FAN, body: 'yes', commentCount: 2, at: at() }),
+      createEnvelope(CommentAdded, {
+        commentId: 1,
+        trackId: TRACK,
+        trackOwnerId: OWNER,
+        authorId: FAN,
+        replyToCommentId: null,
+        parentAuthorId: null,
+        body: 'nice',
+        commentCount: 1,
+        at: at(),
+      }),
+      createEnvelope(CommentAdded, {
+        commentId: 2,
+        trackId: TRACK,
+        trackOwnerId: OWNER,
+        authorId: REPLIER,
+        replyToCommentId: 1,
+        parentAuthorId: FAN,
+        body: 'yes',
+        commentCount: 2,
+        at: at(),
+      }),
     );
     await publish(createEnvelope(MessageSent, { messageId: 1, conversationId: 5, senderId: FAN, recipientId: OWNER, content: 'hi', renderings: {}, at: at() }));
     await waitFor(async () => (await count(OWNER)) === 5, { message: 'DM not created' });
@@ -113,7 +179,9 @@ describe('NOT-2 / NOT-5 / NOT-6 R15 notifications from domain events', () => {
     expect(mine.every((n) => n.user.id === FAN && n.user.username === 'fan')).toBe(true);
     expect((await list(FAN)).map((n) => [n.type, n.user.id, n.resource.resourceId])).toEqual([['REPLY', REPLIER, TRACK]]);
     // Each creation committed its WS-3 / push event.
-    expect(await app.infra.prisma.outboxEvent.count({ where: { type: 'notification.notification.created.v1' } })).toBe(await app.infra.prisma.notification.count());
+    expect(await app.infra.prisma.outboxEvent.count({ where: { type: 'notification.notification.created.v1' } })).toBe(
+      await app.infra.prisma.notification.count(),
+    );
   });
 
   it('never for own actions, across a block, from a banned user, with the preference off, or twice in 24 h', async () => {
@@ -126,7 +194,17 @@ describe('NOT-2 / NOT-5 / NOT-6 R15 notifications from domain events', () => {
       createEnvelope(ItemLiked, { userId: OWNER, targetType: 'TRACK', targetId: TRACK, ownerId: OWNER, likeCount: 1, at: at() }),
       createEnvelope(UserFollowed, { followerId: BLOCKER, followeeId: OWNER, followerFollowingCount: 1, followeeFollowerCount: 2, at: at() }),
       createEnvelope(UserFollowed, { followerId: BANNED, followeeId: OWNER, followerFollowingCount: 1, followeeFollowerCount: 2, at: at() }),
-      createEnvelope(CommentAdded, { commentId: 3, trackId: TRACK, trackOwnerId: OWNER, authorId: REPLIER, replyToCommentId: null, parentAuthorId: null, body: 'hm', commentCount: 3, at: at() }),
+      createEnvelope(CommentAdded, {
+        commentId: 3,
+        trackId: TRACK,
+        trackOwnerId: OWNER,
+        authorId: REPLIER,
+        replyToCommentId: null,
+        parentAuthorId: null,
+        body: 'hm',
+        commentCount: 3,
+        at: at(),
+      }),
       createEnvelope(ItemLiked, { userId: REPLIER, targetType: 'TRACK', targetId: TRACK, ownerId: OWNER, likeCount: 2, at: at() }),
       createEnvelope(ItemUnliked, { userId: REPLIER, targetType: 'TRACK', targetId: TRACK, ownerId: OWNER, likeCount: 1, at: at() }),
       createEnvelope(ItemLiked, { userId: REPLIER, targetType: 'TRACK', targetId: TRACK, ownerId: OWNER, likeCount: 2, at: at() }),
@@ -148,7 +226,9 @@ describe('NOT-2 / NOT-5 / NOT-6 R15 notifications from domain events', () => {
 describe('NOT-1 actor isFollowing', () => {
   it("is the recipient's follow of the actor, from social's follow events", async () => {
     expect((await list(OWNER)).filter((n) => n.user.id === FAN).every((n) => !n.user.isFollowing)).toBe(true);
-    await afterSocialEvents(createEnvelope(UserFollowed, { followerId: OWNER, followeeId: FAN, followerFollowingCount: 1, followeeFollowerCount: 1, at: at() }));
+    await afterSocialEvents(
+      createEnvelope(UserFollowed, { followerId: OWNER, followeeId: FAN, followerFollowingCount: 1, followeeFollowerCount: 1, at: at() }),
+    );
     const fromFan = (await list(OWNER)).filter((n) => n.user.id === FAN);
     expect(fromFan.length).toBeGreaterThan(0);
     expect(fromFan.every((n) => n.user.isFollowing)).toBe(true);
@@ -195,7 +275,10 @@ describe('NOT-7 / NOT-8 device tokens and push', () => {
   it('pushes to web and mobile tokens after the fact and drops tokens the push service rejects with 410', async () => {
     const ecdh = createECDH('prime256v1');
     ecdh.generateKeys();
-    const web = JSON.stringify({ endpoint: `${pushUrl}/web/1`, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') } });
+    const web = JSON.stringify({
+      endpoint: `${pushUrl}/web/1`,
+      keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') },
+    });
     expect((await registerToken(OWNER, web, 'WEB')).statusCode).toBe(200);
     expect((await registerToken(OWNER, 'mobile-2', 'MOBILE')).statusCode).toBe(200);
     await publish(createEnvelope(UserFollowed, { followerId: QUIET, followeeId: OWNER, followerFollowingCount: 1, followeeFollowerCount: 3, at: at() }));
@@ -204,7 +287,11 @@ describe('NOT-7 / NOT-8 device tokens and push', () => {
     expect(webPush.headers['content-encoding']).toBe('aes128gcm');
     expect(webPush.body.includes(Buffer.from('FOLLOW'))).toBe(false); // encrypted
     const mobile = received.find((r) => r.path === '/mobile/send')!;
-    expect(JSON.parse(mobile.body.toString())).toMatchObject({ token: 'mobile-2', deviceType: 'MOBILE', payload: { event: 'NOTIFICATION_CREATED', notification: { type: 'FOLLOW', user: { id: QUIET } } } });
+    expect(JSON.parse(mobile.body.toString())).toMatchObject({
+      token: 'mobile-2',
+      deviceType: 'MOBILE',
+      payload: { event: 'NOTIFICATION_CREATED', notification: { type: 'FOLLOW', user: { id: QUIET } } },
+    });
 
     status = 410;
     await publish(createEnvelope(ItemReposted, { userId: QUIET, targetType: 'PLAYLIST', targetId: PLAYLIST, ownerId: OWNER, repostCount: 1, at: at() }));

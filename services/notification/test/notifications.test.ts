@@ -16,8 +16,7 @@ function as(userId: number | undefined) {
   return userId === undefined ? {} : { 'x-user-id': String(userId) };
 }
 
-const unreadCount = (userId?: number) =>
-  app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: as(userId) });
+const unreadCount = (userId?: number) => app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: as(userId) });
 const getSettings = (userId?: number) => app.inject({ method: 'GET', url: '/api/notifications/settings', headers: as(userId) });
 const patchSettings = (userId: number | undefined, payload: unknown) =>
   app.inject({ method: 'PATCH', url: '/api/notifications/settings', headers: as(userId), payload: payload as object });

@@ -60,7 +60,9 @@ function stomp(connectHeaders: Record<string, string>, transport: 'ws' | 'sockjs
   const received = new Map<string, IMessage[]>();
   const client = new Client({
     webSocketFactory: () =>
-      transport === 'ws' ? (new WebSocket(`${base.replace('http', 'ws')}/api/ws`) as unknown as IStompSocket) : (new SockJS(`${base}/api/ws`) as unknown as IStompSocket),
+      transport === 'ws'
+        ? (new WebSocket(`${base.replace('http', 'ws')}/api/ws`) as unknown as IStompSocket)
+        : (new SockJS(`${base}/api/ws`) as unknown as IStompSocket),
     connectHeaders,
     reconnectDelay: 0,
     debug: () => undefined,
@@ -281,7 +283,12 @@ describe('WS-2 track upload status topic', () => {
     expect(StrictStatus.parse(JSON.parse(seen[1]!.body))).toEqual(processing);
 
     // An older status arriving late (redelivery) is neither stored nor sent.
-    const older = statusRecord(uploadId, { progressPercentage: 30, progressPercent: 30, stepName: 'Duration extracted', updatedAt: new Date(Date.now() - 60_000).toISOString() });
+    const older = statusRecord(uploadId, {
+      progressPercentage: 30,
+      progressPercent: 30,
+      stepName: 'Duration extracted',
+      updatedAt: new Date(Date.now() - 60_000).toISOString(),
+    });
     await publish(TrackUploadStatus, { uploadId, artistId: uploader, trackId: 41, status: older });
 
     const late = await connectedAs(uploader);

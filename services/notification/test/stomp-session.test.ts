@@ -88,7 +88,15 @@ describe('WS-1 STOMP session (unit, fake clock)', () => {
     const t = fakeTransport();
     let release!: (value: { body: string; rank: number }) => void;
     const s = new StompSession(t.transport, {
-      options: { heartbeat: { sx: 0, sy: 0 }, maxFrameBytes: 4096, maxHeaders: 16, maxSubscriptions: 5, connectTimeoutMs: 1000, maxBufferedBytes: 1 << 20, serverName: 'test' },
+      options: {
+        heartbeat: { sx: 0, sy: 0 },
+        maxFrameBytes: 4096,
+        maxHeaders: 16,
+        maxSubscriptions: 5,
+        connectTimeoutMs: 1000,
+        maxBufferedBytes: 1 << 20,
+        serverName: 'test',
+      },
       logger,
       authenticate: async () => ({ ok: true, principal: { userId: 1, username: 'u1', role: 'LISTENER', tier: 'FREE', sessionId: 's' } }),
       attach: () => null,

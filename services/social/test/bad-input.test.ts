@@ -33,14 +33,17 @@ async function expectClientError(method: string, url: string, payload?: string) 
     ...(payload === undefined ? {} : { payload }),
   });
   expect(res.statusCode, `${method} ${url} ${payload?.slice(0, 40) ?? ''} → ${res.body.slice(0, 200)}`).toBeGreaterThanOrEqual(200);
-  expect(res.statusCode, `${method} ${url} ${payload?.slice(0, 40) ?? ""} → ${res.body.slice(0, 200)}`).toBeLessThan(500);
+  expect(res.statusCode, `${method} ${url} ${payload?.slice(0, 40) ?? ''} → ${res.body.slice(0, 200)}`).toBeLessThan(500);
   if (res.statusCode >= 400) ErrorResponseSchema.strict().parse(res.json());
   return res;
 }
 
 beforeAll(async () => {
   h = await startSocial('social_bad_input');
-  await seedUsers(h.app, [{ id: 40, username: 'prober' }, { id: 41, username: 'target' }]);
+  await seedUsers(h.app, [
+    { id: 40, username: 'prober' },
+    { id: 41, username: 'target' },
+  ]);
   await seedTrack(h.app, { id: 1, artistId: 41 });
 });
 

@@ -40,7 +40,10 @@ function snapshot(overrides: Partial<TrackSnapshot> = {}): TrackSnapshot {
 
 beforeAll(async () => {
   h = await startSocial('social_catalog_sync');
-  await seedUsers(h.app, [{ id: 30, username: 'artist' }, { id: 31, username: 'fan' }]);
+  await seedUsers(h.app, [
+    { id: 30, username: 'artist' },
+    { id: 31, username: 'fan' },
+  ]);
 });
 
 afterAll(async () => {
@@ -48,17 +51,20 @@ afterAll(async () => {
 });
 
 describe('ENG-* social keeps a projection of catalog tracks and playlists', () => {
-  it('a track becomes likeable when catalog publishes it, keeps social\'s counts, and disappears when deleted', async () => {
+  it("a track becomes likeable when catalog publishes it, keeps social's counts, and disappears when deleted", async () => {
     await publish(createEnvelope(TrackChanged, snapshot()));
     await waitFor(async () => (await h.app.infra.prisma.trackRef.count({ where: { trackId: 7 } })) === 1, { message: 'track not projected' });
     expect((await h.app.inject({ method: 'POST', url: '/api/tracks/7/like', headers: as(31) })).statusCode).toBe(404);
 
     const published = createEnvelope(TrackPublished, snapshot({ state: 'FINISHED', durationSeconds: 200, publishedAt: '2026-02-03T05:00:00.000Z' }));
     await publish(published);
-    const liked = await waitFor(async () => {
-      const r = await h.app.inject({ method: 'POST', url: '/api/tracks/7/like', headers: as(31) });
-      return r.statusCode === 200 ? r : undefined;
-    }, { message: 'published track not visible' });
+    const liked = await waitFor(
+      async () => {
+        const r = await h.app.inject({ method: 'POST', url: '/api/tracks/7/like', headers: as(31) });
+        return r.statusCode === 200 ? r : undefined;
+      },
+      { message: 'published track not visible' },
+    );
     expect(liked.json().likeCount).toBe(1);
 
     // A later change keeps the counts social owns; the same event twice is applied once.
@@ -76,13 +82,24 @@ describe('ENG-* social keeps a projection of catalog tracks and playlists', () =
   it('copies track counts of artists and playlists', async () => {
     await publish(createEnvelope(ArtistTrackCountChanged, { userId: 30, trackCount: 4 }));
     await waitFor(async () => (await h.app.infra.prisma.userSummary.findUnique({ where: { userId: 30 } }))?.trackCount === 4);
-    await publish(createEnvelope(PlaylistChanged, {
-      playlistId: 5, ownerId: 30, title: 'Mix', playlistSlug: 'mix', isPrivate: false, coverArtUrl: null, createdAt: '2026-02-03T04:05:06.789Z',
-    }));
-    const res = await waitFor(async () => {
-      const r = await h.app.inject({ method: 'POST', url: '/api/playlists/5/like', headers: as(31) });
-      return r.statusCode === 200 ? r : undefined;
-    }, { message: 'playlist not projected' });
+    await publish(
+      createEnvelope(PlaylistChanged, {
+        playlistId: 5,
+        ownerId: 30,
+        title: 'Mix',
+        playlistSlug: 'mix',
+        isPrivate: false,
+        coverArtUrl: null,
+        createdAt: '2026-02-03T04:05:06.789Z',
+      }),
+    );
+    const res = await waitFor(
+      async () => {
+        const r = await h.app.inject({ method: 'POST', url: '/api/playlists/5/like', headers: as(31) });
+        return r.statusCode === 200 ? r : undefined;
+      },
+      { message: 'playlist not projected' },
+    );
     expect(res.json().likeCount).toBe(1);
     await publish(createEnvelope(PlaylistDeleted, { playlistId: 5, ownerId: 30 }));
     await waitFor(async () => (await h.app.inject({ method: 'POST', url: '/api/playlists/5/like', headers: as(31) })).statusCode === 404);

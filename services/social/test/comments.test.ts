@@ -47,7 +47,14 @@ describe('ENG-13 add a comment to a track', () => {
     const late = await inject({ method: 'POST', url: '/api/tracks/1/comments', headers: as(21), payload: { body: 'x', timestampSeconds: 121 } });
     expect(late.statusCode).toBe(400);
     expect(late.json().code).toBe('INVALID_TIMESTAMP');
-    for (const payload of [{ body: '   ' }, { body: 'x'.repeat(1001) }, { body: 'x', timestampSeconds: -1 }, { body: 'x', timestampSeconds: 1.5 }, {}, { body: 'a\u0000b' }]) {
+    for (const payload of [
+      { body: '   ' },
+      { body: 'x'.repeat(1001) },
+      { body: 'x', timestampSeconds: -1 },
+      { body: 'x', timestampSeconds: 1.5 },
+      {},
+      { body: 'a\u0000b' },
+    ]) {
       const res = await inject({ method: 'POST', url: '/api/tracks/1/comments', headers: as(21), payload });
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json().code).toBe('VALIDATION_FAILED');
@@ -94,7 +101,7 @@ describe('ENG-14 comments of a track', () => {
 });
 
 describe('ENG-15 delete comment', () => {
-  it('lets the track artist delete a listener\'s comment with its replies and updates commentCount', async () => {
+  it("lets the track artist delete a listener's comment with its replies and updates commentCount", async () => {
     const parent = await comment(1, 22, 'to be removed', 10);
     await inject({ method: 'POST', url: `/api/comments/${parent.id}/replies`, headers: as(21), payload: { body: 'r1' } });
     await inject({ method: 'POST', url: `/api/comments/${parent.id}/replies`, headers: as(22), payload: { body: 'r2' } });

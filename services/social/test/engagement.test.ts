@@ -155,7 +155,7 @@ describe('USR-20 / ENG-20 liked tracks, USR-21 liked playlists, USR-22 / ENG-18 
     expect(history.content[0]).toEqual({ type: 'PLAYLIST', id: 1, title: 'Playlist 1', slug: 'playlist-1', coverUrl: null, repostedAt: expect.any(String) });
   });
 
-  it('R8: a private user\'s lists answer 403 PROFILE_PRIVATE to others, not to the user or admins', async () => {
+  it("R8: a private user's lists answer 403 PROFILE_PRIVATE to others, not to the user or admins", async () => {
     for (const url of ['/api/users/mo/liked-tracks', '/api/users/mo/liked-playlists', '/api/users/mo/reposted-tracks', '/api/users/repost/mo']) {
       const other = await inject({ method: 'GET', url, headers: as(11) });
       expect(other.statusCode, url).toBe(403);
@@ -167,7 +167,7 @@ describe('USR-20 / ENG-20 liked tracks, USR-21 liked playlists, USR-22 / ENG-18 
     expect((await inject({ method: 'GET', url: '/api/users/nobody/liked-tracks' })).statusCode).toBe(404);
   });
 
-  it('the caller\'s own lists work before identity\'s registration event reached social', async () => {
+  it("the caller's own lists work before identity's registration event reached social", async () => {
     await inject({ method: 'POST', url: '/api/tracks/4/like', headers: as(777) });
     const liked = (await inject({ method: 'GET', url: '/api/users/me/liked-tracks', headers: as(777) })).json();
     expect(liked.content.map((t: { id: number }) => t.id)).toEqual([4]);
@@ -179,16 +179,34 @@ describe('USR-20 / ENG-20 liked tracks, USR-21 liked playlists, USR-22 / ENG-18 
 /** Track (full) as catalog renders it: its own fields, and engagement data that may lag behind social's. */
 function catalogTrack(id: number): Track {
   return {
-    id, title: `Catalog title ${id}`, trackSlug: `track-${id}`,
+    id,
+    title: `Catalog title ${id}`,
+    trackSlug: `track-${id}`,
     artist: { id: ARTIST, username: 'artist', displayName: 'Stale', avatarUrl: null, tier: 'FREE', isFollowing: false, followerCount: 5000, trackCount: 2 },
-    description: `Catalog description ${id}`, genre: 'Techno', tags: ['from-catalog'], releaseDate: '2025-12-31',
-    uploadDate: '2026-01-01T00:00:00.000Z', createdAt: '2026-01-01T00:00:00.000Z', publishedAt: '2026-01-01T00:00:00.000Z',
-    state: 'FINISHED', isPrivate: false, access: 'PLAYABLE',
-    trackUrl: `http://media.test/api/media/tracks/${id}/full.m4a?s=1`, trackPreviewUrl: `http://media.test/api/media/tracks/${id}/preview.m4a?s=1`,
-    hlsUrl: `http://media.test/api/media/tracks/${id}/index.m3u8?s=1`, coverUrl: 'http://media.test/api/media/assets/c/cover.jpg',
-    waveformUrl: 'http://media.test/api/media/assets/w/waveform.json', trackDurationSeconds: 180,
-    playCount: 99, completedPlayCount: 33, likeCount: 999, repostCount: 999, commentCount: 999,
-    isLiked: false, isReposted: false, secretToken: null,
+    description: `Catalog description ${id}`,
+    genre: 'Techno',
+    tags: ['from-catalog'],
+    releaseDate: '2025-12-31',
+    uploadDate: '2026-01-01T00:00:00.000Z',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    publishedAt: '2026-01-01T00:00:00.000Z',
+    state: 'FINISHED',
+    isPrivate: false,
+    access: 'PLAYABLE',
+    trackUrl: `http://media.test/api/media/tracks/${id}/full.m4a?s=1`,
+    trackPreviewUrl: `http://media.test/api/media/tracks/${id}/preview.m4a?s=1`,
+    hlsUrl: `http://media.test/api/media/tracks/${id}/index.m3u8?s=1`,
+    coverUrl: 'http://media.test/api/media/assets/c/cover.jpg',
+    waveformUrl: 'http://media.test/api/media/assets/w/waveform.json',
+    trackDurationSeconds: 180,
+    playCount: 99,
+    completedPlayCount: 33,
+    likeCount: 999,
+    repostCount: 999,
+    commentCount: 999,
+    isLiked: false,
+    isReposted: false,
+    secretToken: null,
   };
 }
 
@@ -209,7 +227,7 @@ describe('USR-20 / USR-22 / ENG-18 / ENG-20 Track (full) records rendered by cat
     h.catalog.mode = 'down';
   });
 
-  it('USR-20: catalog\'s fields and media URLs, social\'s flags, counts and artist, one catalog call per page', async () => {
+  it("USR-20: catalog's fields and media URLs, social's flags, counts and artist, one catalog call per page", async () => {
     h.catalog.mode = 'down';
     const own = (await get('/api/users/me/liked-tracks', as(11))).content[0]!;
     h.catalog.mode = 'render';
@@ -220,25 +238,38 @@ describe('USR-20 / USR-22 / ENG-18 / ENG-20 Track (full) records rendered by cat
     const { artist: _a, likeCount: _l, repostCount: _r, commentCount: _c, isLiked: _il, isReposted: _ir, ...catalogOwned } = catalogTrack(4);
     expect(track).toMatchObject(catalogOwned);
     expect(track).toMatchObject({
-      isLiked: true, isReposted: true, likeCount: own.likeCount, repostCount: own.repostCount, commentCount: own.commentCount, artist: own.artist,
+      isLiked: true,
+      isReposted: true,
+      likeCount: own.likeCount,
+      repostCount: own.repostCount,
+      commentCount: own.commentCount,
+      artist: own.artist,
     });
     expect(h.catalog.requests).toEqual([{ viewerId: 11, viewerRole: 'LISTENER', trackIds: [4] }]);
   });
 
-  it('USR-22 / ENG-18: repostedBy and repostedAt stay social\'s; anonymous and admin viewers are passed on', async () => {
+  it("USR-22 / ENG-18: repostedBy and repostedAt stay social's; anonymous and admin viewers are passed on", async () => {
     const page = await get('/api/users/lena/reposted-tracks');
     expect(page.content.map((t) => t.id)).toEqual([4, 1]);
-    expect(page.content[0]).toMatchObject({ description: 'Catalog description 4', playCount: 99, repostedBy: { id: 11 }, repostedAt: expect.stringMatching(/Z$/) });
+    expect(page.content[0]).toMatchObject({
+      description: 'Catalog description 4',
+      playCount: 99,
+      repostedBy: { id: 11 },
+      repostedAt: expect.stringMatching(/Z$/),
+    });
     expect(page.content.every((t) => !t.isLiked && !t.isReposted)).toBe(true);
     const mine = await get('/api/users/me/repost', as(11, 'ADMIN'));
-    expect(mine.content.map((t) => [t.id, t.isReposted, t.tags])).toEqual([[4, true, ['from-catalog']], [1, true, ['from-catalog']]]);
+    expect(mine.content.map((t) => [t.id, t.isReposted, t.tags])).toEqual([
+      [4, true, ['from-catalog']],
+      [1, true, ['from-catalog']],
+    ]);
     expect(h.catalog.requests).toEqual([
       { viewerId: null, viewerRole: 'LISTENER', trackIds: [4, 1] },
       { viewerId: 11, viewerRole: 'ADMIN', trackIds: [4, 1] },
     ]);
   });
 
-  it('ENG-20: a track catalog leaves out (invisible to the viewer) is dropped; the total stays social\'s', async () => {
+  it("ENG-20: a track catalog leaves out (invisible to the viewer) is dropped; the total stays social's", async () => {
     h.catalog.tracks.delete(1);
     const page = await get('/api/users/lena/reposted-tracks', as(13));
     expect(page.content.map((t) => t.id)).toEqual([4]);
@@ -247,13 +278,19 @@ describe('USR-20 / USR-22 / ENG-18 / ENG-20 Track (full) records rendered by cat
     expect(liked.content.map((t) => [t.id, t.description])).toEqual([[4, 'Catalog description 4']]);
   });
 
-  it('falls back to social\'s copy when catalog answers an error or too late', async () => {
+  it("falls back to social's copy when catalog answers an error or too late", async () => {
     for (const mode of ['down', 'slow'] as const) {
       h.catalog.mode = mode;
       const started = Date.now();
       const page = await get('/api/users/lena/reposted-tracks');
       expect(Date.now() - started, mode).toBeLessThan(1400);
-      expect(page.content.map((t) => [t.id, t.description, t.playCount, t.trackUrl]), mode).toEqual([[4, null, 0, null], [1, null, 0, null]]);
+      expect(
+        page.content.map((t) => [t.id, t.description, t.playCount, t.trackUrl]),
+        mode,
+      ).toEqual([
+        [4, null, 0, null],
+        [1, null, 0, null],
+      ]);
       expect(page.content[0]!.title, mode).toBe('Track 4');
     }
   });

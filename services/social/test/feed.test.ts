@@ -3,7 +3,10 @@ import { ErrorResponseSchema, FeedItemSchema, pageSchema } from '@msp/contracts'
 import { as, seedPlaylist, seedTrack, seedUsers, startSocial, type Harness } from './support.js';
 
 let h: Harness;
-const A = 1, B = 2, C = 3, D = 4;
+const A = 1,
+  B = 2,
+  C = 3,
+  D = 4;
 const FeedPage = pageSchema(FeedItemSchema.strict());
 
 async function feed(userId: number, query = '') {
@@ -31,9 +34,14 @@ beforeAll(async () => {
   await seedPlaylist(h.app, { id: 20, ownerId: D });
   await sql('UPDATE track_refs SET published_at = NULL WHERE track_id = 12');
   for (const [who, url] of [
-    [A, `/api/users/${B}/follow`], [A, `/api/users/${C}/follow`],
-    [C, '/api/playlists/20/repost'], [B, '/api/tracks/11/like'], [A, '/api/tracks/10/like'], [A, '/api/tracks/11/repost'],
-  ] as const) expect((await post(who, url)).statusCode).toBeLessThan(300);
+    [A, `/api/users/${B}/follow`],
+    [A, `/api/users/${C}/follow`],
+    [C, '/api/playlists/20/repost'],
+    [B, '/api/tracks/11/like'],
+    [A, '/api/tracks/10/like'],
+    [A, '/api/tracks/11/repost'],
+  ] as const)
+    expect((await post(who, url)).statusCode).toBeLessThan(300);
   // A fixed timeline: B posted 10 (30 min ago), C reposted playlist 20 (20), B liked D's 11 (10).
   await sql('UPDATE track_refs SET published_at = $1 WHERE track_id = 10', minutesAgo(30));
   await sql('UPDATE track_refs SET published_at = $1 WHERE track_id IN (11, 13)', minutesAgo(300));
@@ -74,7 +82,10 @@ describe('DSC-1 feed (R18)', () => {
   it('gives the same items to a user following many (newest-first walk) as to one following few', async () => {
     const few = summary(await feed(A));
     const crowd = Array.from({ length: 220 }, (_, i) => 5000 + i);
-    await seedUsers(h.app, crowd.map((id) => ({ id, username: `crowd${id}` })));
+    await seedUsers(
+      h.app,
+      crowd.map((id) => ({ id, username: `crowd${id}` })),
+    );
     await sql('INSERT INTO follows (follower_id, followee_id) SELECT $1, unnest($2::int[])', A, crowd);
     expect(summary(await feed(A))).toEqual(few);
     await sql('DELETE FROM follows WHERE follower_id = $1 AND followee_id >= 5000', A);
@@ -105,7 +116,7 @@ describe('DSC-1 feed (R18)', () => {
     expect(summary(await feed(A)).map((s) => s[2])).not.toContain(C);
   });
 
-  it('renders the page\'s tracks with one call to catalog', async () => {
+  it("renders the page's tracks with one call to catalog", async () => {
     h.catalog.requests.length = 0;
     await feed(A);
     expect(h.catalog.requests.filter((r) => r.trackIds.length > 0)).toHaveLength(1);

@@ -43,10 +43,13 @@ describe('FOL-3 / FOL-4 social user projection from identity events', () => {
     const event = registered(101, 'alice');
     await publish(event);
     await publish(event);
-    const res = await waitFor(async () => {
-      const r = await app.inject({ method: 'GET', url: '/api/users/101/followers' });
-      return r.statusCode === 200 ? r : undefined;
-    }, { message: 'projection did not catch up' });
+    const res = await waitFor(
+      async () => {
+        const r = await app.inject({ method: 'GET', url: '/api/users/101/followers' });
+        return r.statusCode === 200 ? r : undefined;
+      },
+      { message: 'projection did not catch up' },
+    );
     expect(res.json()).toEqual({ content: [], pageNumber: 0, pageSize: 20, totalElements: 0, totalPages: 0, isLast: true });
     const processed = await app.infra.prisma.processedEvent.count({ where: { eventId: event.id } });
     expect(processed).toBe(1);
@@ -55,9 +58,17 @@ describe('FOL-3 / FOL-4 social user projection from identity events', () => {
   it('applies profile updates, including a rename', async () => {
     await publish(registered(102, 'bob'));
     await waitFor(async () => (await app.inject({ method: 'GET', url: '/api/users/bob/following' })).statusCode === 200);
-    await publish(createEnvelope(UserUpdated, {
-      userId: 102, username: 'bobby', displayName: 'Bobby', avatarUrl: null, tier: 'PRO', role: 'ARTIST', isPrivate: false,
-    }));
+    await publish(
+      createEnvelope(UserUpdated, {
+        userId: 102,
+        username: 'bobby',
+        displayName: 'Bobby',
+        avatarUrl: null,
+        tier: 'PRO',
+        role: 'ARTIST',
+        isPrivate: false,
+      }),
+    );
     await waitFor(async () => (await app.inject({ method: 'GET', url: '/api/users/bobby/following' })).statusCode === 200);
     expect((await app.inject({ method: 'GET', url: '/api/users/bob/following' })).statusCode).toBe(404);
   });
@@ -65,7 +76,12 @@ describe('FOL-3 / FOL-4 social user projection from identity events', () => {
 
 describe('FOL-3 get followers / FOL-4 get following', () => {
   beforeAll(async () => {
-    for (const [id, name] of [[201, 'carol'], [202, 'dave'], [203, 'erin']] as const) await publish(registered(id, name));
+    for (const [id, name] of [
+      [201, 'carol'],
+      [202, 'dave'],
+      [203, 'erin'],
+    ] as const)
+      await publish(registered(id, name));
     await publish(registered(204, 'frank', true));
     await waitFor(async () => (await app.infra.prisma.userSummary.count({ where: { userId: { in: [201, 202, 203, 204] } } })) === 4);
     const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
@@ -86,7 +102,14 @@ describe('FOL-3 get followers / FOL-4 get following', () => {
     expect(page.totalElements).toBe(2);
     expect(page.content.map((u: { username: string }) => u.username)).toEqual(['erin', 'dave']);
     expect(page.content[0]).toEqual({
-      id: 203, username: 'erin', displayName: 'ERIN', avatarUrl: null, tier: 'FREE', isFollowing: true, followerCount: 0, trackCount: 0,
+      id: 203,
+      username: 'erin',
+      displayName: 'ERIN',
+      avatarUrl: null,
+      tier: 'FREE',
+      isFollowing: true,
+      followerCount: 0,
+      trackCount: 0,
     });
     expect(page.content[1].isFollowing).toBe(false); // dave is the caller himself
   });

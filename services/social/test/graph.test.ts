@@ -80,7 +80,16 @@ describe('BLK-1 block / BLK-2 unblock / BLK-3 list blocked users (R7)', () => {
     const res = await inject({ method: 'POST', url: '/api/users/4/block', headers: as(3) });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ message: expect.any(String) });
-    expect(await h.app.infra.prisma.follow.count({ where: { OR: [{ followerId: 3, followeeId: 4 }, { followerId: 4, followeeId: 3 }] } })).toBe(0);
+    expect(
+      await h.app.infra.prisma.follow.count({
+        where: {
+          OR: [
+            { followerId: 3, followeeId: 4 },
+            { followerId: 4, followeeId: 3 },
+          ],
+        },
+      }),
+    ).toBe(0);
     const [blocked] = await outbox(h.app, 'social.user.blocked.v1');
     expect(blocked).toMatchObject({ blockerId: 3, blockedId: 4 });
     const cat = await h.app.infra.prisma.userSummary.findUniqueOrThrow({ where: { userId: 3 } });

@@ -14,15 +14,34 @@ let commentId = 0;
 /** Track (full) as catalog renders it (only playCount and coverUrl matter here). */
 function catalogTrack(id: number): Track {
   return {
-    id, title: `Catalog title ${id}`, trackSlug: `track-${id}`,
+    id,
+    title: `Catalog title ${id}`,
+    trackSlug: `track-${id}`,
     artist: { id: ARTIST, username: 'artist-b', displayName: 'B', avatarUrl: null, tier: 'FREE', isFollowing: false, followerCount: 0, trackCount: 1 },
-    description: null, genre: 'Techno', tags: [], releaseDate: '2025-12-31',
-    uploadDate: '2026-01-01T00:00:00.000Z', createdAt: '2026-01-01T00:00:00.000Z', publishedAt: '2026-01-01T00:00:00.000Z',
-    state: 'FINISHED', isPrivate: false, access: 'PLAYABLE',
-    trackUrl: null, trackPreviewUrl: null, hlsUrl: null, coverUrl: 'http://media.test/api/media/assets/c/cover.jpg',
-    waveformUrl: null, trackDurationSeconds: 100,
-    playCount: 42, completedPlayCount: 3, likeCount: 0, repostCount: 0, commentCount: 1,
-    isLiked: false, isReposted: false, secretToken: null,
+    description: null,
+    genre: 'Techno',
+    tags: [],
+    releaseDate: '2025-12-31',
+    uploadDate: '2026-01-01T00:00:00.000Z',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    publishedAt: '2026-01-01T00:00:00.000Z',
+    state: 'FINISHED',
+    isPrivate: false,
+    access: 'PLAYABLE',
+    trackUrl: null,
+    trackPreviewUrl: null,
+    hlsUrl: null,
+    coverUrl: 'http://media.test/api/media/assets/c/cover.jpg',
+    waveformUrl: null,
+    trackDurationSeconds: 100,
+    playCount: 42,
+    completedPlayCount: 3,
+    likeCount: 0,
+    repostCount: 0,
+    commentCount: 1,
+    isLiked: false,
+    isReposted: false,
+    secretToken: null,
   };
 }
 
@@ -54,7 +73,9 @@ describe('MOD-2 report a track / MOD-3 report a comment', () => {
     expect(again.statusCode).toBe(409);
     expect(again.json().code).toBe('ALREADY_REPORTED');
     // Concurrent duplicates: exactly one wins.
-    const racing = await Promise.all([1, 2, 3].map(() => inject({ method: 'POST', url: `/api/comments/${commentId}/report`, headers: as(A), payload: { reason: 'HARASSMENT' } })));
+    const racing = await Promise.all(
+      [1, 2, 3].map(() => inject({ method: 'POST', url: `/api/comments/${commentId}/report`, headers: as(A), payload: { reason: 'HARASSMENT' } })),
+    );
     expect(racing.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
     const own = await inject({ method: 'POST', url: '/api/tracks/1/report', headers: as(ARTIST), payload: { reason: 'SPAM' } });
     expect(own.statusCode).toBe(400);
@@ -63,12 +84,24 @@ describe('MOD-2 report a track / MOD-3 report a comment', () => {
     expect(ownComment.json().code).toBe('SELF_ACTION_NOT_ALLOWED');
     expect((await inject({ method: 'POST', url: '/api/tracks/2/report', headers: as(A), payload: { reason: 'SPAM' } })).statusCode).toBe(404);
     expect((await inject({ method: 'POST', url: '/api/tracks/999/report', headers: as(A), payload: { reason: 'SPAM' } })).json().code).toBe('TRACK_NOT_FOUND');
-    expect((await inject({ method: 'POST', url: '/api/comments/999/report', headers: as(A), payload: { reason: 'SPAM' } })).json().code).toBe('COMMENT_NOT_FOUND');
+    expect((await inject({ method: 'POST', url: '/api/comments/999/report', headers: as(A), payload: { reason: 'SPAM' } })).json().code).toBe(
+      'COMMENT_NOT_FOUND',
+    );
 
     const report = ReportSchema.strict().parse((await inject({ method: 'GET', url: `/api/admin/reports/${reportId}`, headers: as(ADMIN, 'ADMIN') })).json());
     expect(report).toMatchObject({
-      reporterId: A, reporterUsername: 'reporter-a', targetType: 'TRACK', targetId: 1, reason: 'SPAM', description: 'junk', status: 'OPEN',
-      targetUserId: ARTIST, targetUsername: 'artist-b', targetPlayCount: 42, targetThumbnailUrl: 'http://media.test/api/media/assets/c/cover.jpg', commentContent: null,
+      reporterId: A,
+      reporterUsername: 'reporter-a',
+      targetType: 'TRACK',
+      targetId: 1,
+      reason: 'SPAM',
+      description: 'junk',
+      status: 'OPEN',
+      targetUserId: ARTIST,
+      targetUsername: 'artist-b',
+      targetPlayCount: 42,
+      targetThumbnailUrl: 'http://media.test/api/media/assets/c/cover.jpg',
+      commentContent: null,
     });
   });
 
@@ -111,13 +144,24 @@ describe('MOD-4 / MOD-5 / MOD-6 / MOD-7 admin reports', () => {
 
   it('403 for non-admins on every admin route, 404 REPORT_NOT_FOUND, 400 on bad input', async () => {
     const admin = as(ADMIN, 'ADMIN');
-    for (const [method, url] of [['GET', '/api/admin/reports'], ['GET', '/api/admin/reports/all'], ['GET', '/api/admin/reports/1'], ['PATCH', '/api/admin/reports/1']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/admin/reports'],
+      ['GET', '/api/admin/reports/all'],
+      ['GET', '/api/admin/reports/1'],
+      ['PATCH', '/api/admin/reports/1'],
+    ] as const) {
       const res = await inject({ method, url, headers: as(A), payload: method === 'PATCH' ? { status: 'OPEN' } : undefined });
       expect(res.statusCode, url).toBe(403);
     }
     expect((await inject({ method: 'GET', url: '/api/admin/reports/9999', headers: admin })).json().code).toBe('REPORT_NOT_FOUND');
     expect((await inject({ method: 'PATCH', url: '/api/admin/reports/9999', headers: admin, payload: { status: 'OPEN' } })).statusCode).toBe(404);
-    for (const url of ['/api/admin/reports?status=NOPE', '/api/admin/reports?targetType=USER', '/api/admin/reports?size=0', '/api/admin/reports/all?page=-1', '/api/admin/reports/abc']) {
+    for (const url of [
+      '/api/admin/reports?status=NOPE',
+      '/api/admin/reports?targetType=USER',
+      '/api/admin/reports?size=0',
+      '/api/admin/reports/all?page=-1',
+      '/api/admin/reports/abc',
+    ]) {
       expect((await inject({ method: 'GET', url, headers: admin })).statusCode, url).toBe(400);
     }
     expect((await inject({ method: 'PATCH', url: '/api/admin/reports/1', headers: admin, payload: { status: 'DONE' } })).statusCode).toBe(400);

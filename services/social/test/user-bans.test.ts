@@ -11,7 +11,10 @@ import { as, outbox, seedPlaylist, seedTrack, seedUsers, startSocial, type Harne
  * lists, from everyone but admins; the unban event brings them all back.
  */
 let h: Harness;
-const A = 31, B = 32, C = 33, ADMIN = 34;
+const A = 31,
+  B = 32,
+  C = 33,
+  ADMIN = 34;
 const inject = (options: InjectOptions) => h.app.inject(options);
 const get = (url: string, headers = as(A)) => inject({ method: 'GET', url, headers });
 const post = (userId: number, url: string, payload?: object) => inject({ method: 'POST', url, headers: as(userId), payload });
@@ -47,8 +50,12 @@ beforeAll(async () => {
   bComment = (b.json() as { id: number }).id;
   for (const [who, url, payload] of [
     [B, `/api/comments/${aComment}/replies`, { body: 'bert replies' }],
-    [B, '/api/tracks/40/like'], [A, '/api/tracks/40/like'], [B, '/api/tracks/40/repost'],
-    [B, `/api/users/${C}/follow`], [A, `/api/users/${B}/follow`], [A, `/api/users/${C}/follow`],
+    [B, '/api/tracks/40/like'],
+    [A, '/api/tracks/40/like'],
+    [B, '/api/tracks/40/repost'],
+    [B, `/api/users/${C}/follow`],
+    [A, `/api/users/${B}/follow`],
+    [A, `/api/users/${C}/follow`],
   ] as Array<[number, string, object | undefined]>) {
     const res = await post(who, url, payload);
     expect(res.statusCode, `${url} ${res.body}`).toBeLessThan(300);
@@ -88,8 +95,16 @@ async function anna() {
 }
 
 const BEFORE = {
-  comments: [B, A], commentsTotal: 2, replies: [B], likers: [A, B], reposters: [B], followersOfC: [A, B], followingOfA: [C, B],
-  followersOfB: 200, commentsOnB: 200, feedActors: [B],
+  comments: [B, A],
+  commentsTotal: 2,
+  replies: [B],
+  likers: [A, B],
+  reposters: [B],
+  followersOfC: [A, B],
+  followingOfA: [C, B],
+  followersOfB: 200,
+  commentsOnB: 200,
+  feedActors: [B],
 };
 
 describe('ENG-* R14 ban (identity.user.banned.v1 / unbanned.v1) in social', () => {
@@ -100,8 +115,16 @@ describe('ENG-* R14 ban (identity.user.banned.v1 / unbanned.v1) in social', () =
   it('ENG-14, ENG-17, ENG-3, ENG-6, FOL-3, FOL-4 and DSC-1 leave a banned user out; their profile lists and track answer 404', async () => {
     await setBan(true);
     expect(await anna()).toEqual({
-      comments: [A], commentsTotal: 1, replies: [], likers: [A], reposters: [], followersOfC: [A], followingOfA: [C],
-      followersOfB: 404, commentsOnB: 404, feedActors: [C],
+      comments: [A],
+      commentsTotal: 1,
+      replies: [],
+      likers: [A],
+      reposters: [],
+      followersOfC: [A],
+      followingOfA: [C],
+      followersOfB: 404,
+      commentsOnB: 404,
+      feedActors: [C],
     });
     // Track 40 stays in A's feed through C's post once B's newer like and repost are hidden.
     // B's comment cannot be replied to, nor B's track liked.
@@ -130,8 +153,13 @@ describe('ENG-* R14 ban (identity.user.banned.v1 / unbanned.v1) in social', () =
  * social.counts.recounted.v1, counting goes on without Q meanwhile, and the unban counts Q again.
  */
 describe('MOD-8 ban (R14): the counts shown to others follow (ENG-1…12, ENG-13…17, FOL-1…4)', () => {
-  const P = 51, Q = 52, R = 53, S = 54;
-  const TRACK = 60, Q_TRACK = 61, PLAYLIST = 70;
+  const P = 51,
+    Q = 52,
+    R = 53,
+    S = 54;
+  const TRACK = 60,
+    Q_TRACK = 61,
+    PLAYLIST = 70;
   let pComment = 0;
   let qComment = 0;
   let pReplyToQ = 0;
@@ -151,10 +179,18 @@ describe('MOD-8 ban (R14): the counts shown to others follow (ENG-1…12, ENG-13
     pReplyToQ = (await post(P, `/api/comments/${qComment}/replies`, { body: 'pat answers quinn' })).json<{ id: number }>().id;
     for (const [who, url, payload] of [
       [Q, `/api/comments/${pComment}/replies`, { body: 'quinn answers pat' }],
-      [P, `/api/tracks/${TRACK}/like`], [Q, `/api/tracks/${TRACK}/like`], [P, `/api/tracks/${TRACK}/repost`], [Q, `/api/tracks/${TRACK}/repost`],
+      [P, `/api/tracks/${TRACK}/like`],
+      [Q, `/api/tracks/${TRACK}/like`],
+      [P, `/api/tracks/${TRACK}/repost`],
+      [Q, `/api/tracks/${TRACK}/repost`],
       [P, `/api/tracks/${Q_TRACK}/like`],
-      [P, `/api/playlists/${PLAYLIST}/like`], [Q, `/api/playlists/${PLAYLIST}/like`], [Q, `/api/playlists/${PLAYLIST}/repost`],
-      [P, `/api/users/${R}/follow`], [Q, `/api/users/${R}/follow`], [P, `/api/users/${Q}/follow`], [Q, `/api/users/${P}/follow`],
+      [P, `/api/playlists/${PLAYLIST}/like`],
+      [Q, `/api/playlists/${PLAYLIST}/like`],
+      [Q, `/api/playlists/${PLAYLIST}/repost`],
+      [P, `/api/users/${R}/follow`],
+      [Q, `/api/users/${R}/follow`],
+      [P, `/api/users/${Q}/follow`],
+      [Q, `/api/users/${P}/follow`],
     ] as Array<[number, string, object | undefined]>) {
       const res = await post(who, url, payload);
       expect(res.statusCode, `${url} ${res.body}`).toBeLessThan(300);
@@ -169,7 +205,9 @@ describe('MOD-8 ban (R14): the counts shown to others follow (ENG-1…12, ENG-13
       get(`/api/tracks/${TRACK}/comments`, viewer),
       get(`/api/users/${P}/following`, viewer),
     ]);
-    const track = liked.json<{ content: Array<{ id: number; likeCount: number; repostCount: number; commentCount: number }> }>().content.find((t) => t.id === TRACK)!;
+    const track = liked
+      .json<{ content: Array<{ id: number; likeCount: number; repostCount: number; commentCount: number }> }>()
+      .content.find((t) => t.id === TRACK)!;
     const playlist = likedPlaylists.json<{ content: Array<{ id: number; likeCount: number; repostCount: number }> }>().content.find((x) => x.id === PLAYLIST)!;
     const pc = comments.json<{ content: Array<{ id: number; replyCount: number }> }>().content.find((c) => c.id === pComment)!;
     const rosa = following.json<{ content: Array<{ id: number; followerCount: number }> }>().content.find((u) => u.id === R)!;
@@ -188,7 +226,7 @@ describe('MOD-8 ban (R14): the counts shown to others follow (ENG-1…12, ENG-13
     expect(await counts()).toEqual({ track: [2, 2, 4], playlist: [2, 1], pCommentReplies: 1, rosaFollowers: 2, pat: [1, 2], quinn: [1, 2] });
   });
 
-  it('the ban recounts without Q what Q\'s rows counted in, and sends the values as social.counts.recounted.v1', async () => {
+  it("the ban recounts without Q what Q's rows counted in, and sends the values as social.counts.recounted.v1", async () => {
     await setBan(true, Q);
     // Q's like, repost, comment, the reply to Q's comment and Q's reply, like, repost and follows are gone.
     const banned = { track: [1, 1, 1], playlist: [1, 0], pCommentReplies: 0, rosaFollowers: 1, pat: [0, 1], quinn: [1, 2] };
@@ -213,11 +251,13 @@ describe('MOD-8 ban (R14): the counts shown to others follow (ENG-1…12, ENG-13
   it('the ban event again changes nothing and sends nothing (idempotent)', async () => {
     const envelope = createEnvelope(UserBanned, { userId: Q, reason: 'spam', bannedAt: new Date().toISOString() });
     await jetstream(h.app.infra.nc).publish(envelope.type, JSON.stringify(envelope), { msgID: envelope.id });
-    await waitFor(async () => (await h.app.infra.prisma.processedEvent.count({ where: { eventId: envelope.id } })) === 1, { message: 'redelivered ban not processed' });
+    await waitFor(async () => (await h.app.infra.prisma.processedEvent.count({ where: { eventId: envelope.id } })) === 1, {
+      message: 'redelivered ban not processed',
+    });
     expect((await outbox(h.app, 'social.counts.recounted.v1')).filter((e) => e.userId === Q)).toHaveLength(1);
   });
 
-  it('while Q is banned, new likes, comments and follows count on top of the recount; deleting Q\'s hidden comment moves nothing', async () => {
+  it("while Q is banned, new likes, comments and follows count on top of the recount; deleting Q's hidden comment moves nothing", async () => {
     expect((await post(S, `/api/tracks/${TRACK}/like`)).json()).toMatchObject({ isLiked: true, likeCount: 2 });
     expect((await post(S, `/api/tracks/${TRACK}/comments`, { body: 'sam says' })).statusCode).toBe(201);
     expect((await post(S, `/api/users/${R}/follow`)).json()).toMatchObject({ isFollowing: true, followerCount: 2 });
@@ -227,7 +267,7 @@ describe('MOD-8 ban (R14): the counts shown to others follow (ENG-1…12, ENG-13
     expect(await counts()).toMatchObject({ track: [2, 1, 2], rosaFollowers: 2 });
   });
 
-  it('FOL-2, ENG-2 and ENG-5 work towards a banned user: P takes back the follow of Q and the like of Q\'s track', async () => {
+  it("FOL-2, ENG-2 and ENG-5 work towards a banned user: P takes back the follow of Q and the like of Q's track", async () => {
     const unfollow = await inject({ method: 'DELETE', url: `/api/users/${Q}/follow`, headers: as(P) });
     expect(unfollow.statusCode, unfollow.body).toBe(200);
     expect(unfollow.json()).toMatchObject({ isFollowing: false, followerCount: 0 });

@@ -115,7 +115,11 @@ describe('compiled workloads (pnpm build + pnpm deploy --prod, as in the image)'
         expect(migrated.stdout).toContain('migrations applied');
       }
 
-      const child = spawn('node', ['--enable-source-maps', '--import', './dist/instrument.js', 'dist/server.js'], { cwd: out, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('node', ['--enable-source-maps', '--import', './dist/instrument.js', 'dist/server.js'], {
+        cwd: out,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       children.add(child);
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -196,20 +200,44 @@ describe('tracing in the image (compiled catalog, dist/instrument.js preloaded)'
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       const res = await fetch(`http://127.0.0.1:${port}/api/tracks/999999`, { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
       expect(res.status).toBe(404);
-      const spans = await waitFor(() => {
-        const all = batches.flatMap((b) =>
-          ((b as { resourceSpans?: { resource?: { attributes?: { key: string; value: { stringValue?: string } }[] }; scopeSpans?: { scope?: { name?: string }; spans?: { traceId: string; name: string }[] }[] }[] }).resourceSpans ?? []).flatMap((rs) =>
-            (rs.scopeSpans ?? []).flatMap((ss) => (ss.spans ?? []).map((span) => ({ ...span, scope: ss.scope?.name ?? '', service: rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue }))),
-          ),
-        );
-        const ofTrace = all.filter((span) => span.traceId === traceId);
-        return ofTrace.some((span) => span.scope.includes('instrumentation-pg')) ? ofTrace : undefined;
-      }, { timeoutMs: 15_000, intervalMs: 100, message: 'pg spans of the request exported' }).catch((err: Error) => {
+      const spans = await waitFor(
+        () => {
+          const all = batches.flatMap((b) =>
+            (
+              (
+                b as {
+                  resourceSpans?: {
+                    resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
+                    scopeSpans?: { scope?: { name?: string }; spans?: { traceId: string; name: string }[] }[];
+                  }[];
+                }
+              ).resourceSpans ?? []
+            ).flatMap((rs) =>
+              (rs.scopeSpans ?? []).flatMap((ss) =>
+                (ss.spans ?? []).map((span) => ({
+                  ...span,
+                  scope: ss.scope?.name ?? '',
+                  service: rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue,
+                })),
+              ),
+            ),
+          );
+          const ofTrace = all.filter((span) => span.traceId === traceId);
+          return ofTrace.some((span) => span.scope.includes('instrumentation-pg')) ? ofTrace : undefined;
+        },
+        { timeoutMs: 15_000, intervalMs: 100, message: 'pg spans of the request exported' },
+      ).catch((err: Error) => {
         throw new Error(`${err.message}\n${JSON.stringify(batches).slice(0, 2000)}\n${output}`);
       });
       const scopes = new Set(spans.map((span) => span.scope));
-      expect([...scopes].some((scope) => scope.includes('instrumentation-http')), [...scopes].join(', ')).toBe(true);
-      expect([...scopes].some((scope) => scope.includes('fastify')), [...scopes].join(', ')).toBe(true);
+      expect(
+        [...scopes].some((scope) => scope.includes('instrumentation-http')),
+        [...scopes].join(', '),
+      ).toBe(true);
+      expect(
+        [...scopes].some((scope) => scope.includes('fastify')),
+        [...scopes].join(', '),
+      ).toBe(true);
       expect(new Set(spans.map((span) => span.service))).toEqual(new Set(['catalog']));
     } finally {
       child.kill('SIGTERM');

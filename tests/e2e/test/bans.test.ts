@@ -45,7 +45,14 @@ async function auth(userId: number): Promise<Record<string, string>> {
   if (!token) {
     const admin = userId === ADMIN;
     token = await identityApp().keys.sign(
-      { sub: String(userId), username: admin ? 'admin-bans' : `user${userId}`, role: admin ? 'ADMIN' : 'ARTIST', tier: 'FREE', sid: randomUUID(), jti: randomUUID() },
+      {
+        sub: String(userId),
+        username: admin ? 'admin-bans' : `user${userId}`,
+        role: admin ? 'ADMIN' : 'ARTIST',
+        tier: 'FREE',
+        sid: randomUUID(),
+        jti: randomUUID(),
+      },
       1800,
       'msp-identity',
     );
@@ -71,13 +78,33 @@ async function publish(envelope: EventEnvelope) {
 /** A finished public track: catalog's row and its events for social. */
 async function createTrack(trackId: number, artistId: number, title: string) {
   const snapshot: TrackSnapshot = {
-    trackId, artistId, title, trackSlug: `bans-${trackId}`, state: 'FINISHED', isPrivate: false, access: 'PLAYABLE',
-    durationSeconds: 200, coverUrl: null, genre: 'House', publishedAt: new Date().toISOString(), createdAt: new Date().toISOString(),
+    trackId,
+    artistId,
+    title,
+    trackSlug: `bans-${trackId}`,
+    state: 'FINISHED',
+    isPrivate: false,
+    access: 'PLAYABLE',
+    durationSeconds: 200,
+    coverUrl: null,
+    genre: 'House',
+    publishedAt: new Date().toISOString(),
+    createdAt: new Date().toISOString(),
   };
   await catalogApp().infra.prisma.track.create({
     data: {
-      id: trackId, artistId, title, trackSlug: snapshot.trackSlug, genre: 'House', genreKey: 'house', releaseDate: new Date(),
-      state: 'FINISHED', secretToken: randomUUID().replace(/-/g, ''), uploadId: randomUUID(), durationSeconds: 200, publishedAt: new Date(),
+      id: trackId,
+      artistId,
+      title,
+      trackSlug: snapshot.trackSlug,
+      genre: 'House',
+      genreKey: 'house',
+      releaseDate: new Date(),
+      state: 'FINISHED',
+      secretToken: randomUUID().replace(/-/g, ''),
+      uploadId: randomUUID(),
+      durationSeconds: 200,
+      publishedAt: new Date(),
     },
   });
   await publish(createEnvelope(TrackChanged, snapshot));
@@ -132,9 +159,18 @@ beforeAll(async () => {
   });
   expect(regC.status).toBe(201);
   C = ((await regC.json()) as { userId: number }).userId;
-  await publish(createEnvelope(UserRegistered, {
-    userId: A, username: 'anna-bans', displayName: 'ANNA', avatarUrl: null, tier: 'FREE', role: 'ARTIST', isPrivate: false, createdAt: new Date().toISOString(),
-  }));
+  await publish(
+    createEnvelope(UserRegistered, {
+      userId: A,
+      username: 'anna-bans',
+      displayName: 'ANNA',
+      avatarUrl: null,
+      tier: 'FREE',
+      role: 'ARTIST',
+      isPrivate: false,
+      createdAt: new Date().toISOString(),
+    }),
+  );
   await waitFor(
     async () =>
       (await socialApp().infra.prisma.userSummary.count({ where: { userId: { in: [A, B, C] } } })) === 3 &&
@@ -146,7 +182,10 @@ beforeAll(async () => {
   const playlist = await call('POST', '/api/playlists', B, { title: 'Bert Bans Set', isPrivate: false });
   expect(playlist.status).toBe(201);
   bPlaylist = playlist.body.id as number;
-  for (const [who, body] of [[A, 'anna here'], [B, 'bert here']] as const) {
+  for (const [who, body] of [
+    [A, 'anna here'],
+    [B, 'bert here'],
+  ] as const) {
     expect((await call('POST', `/api/tracks/${A_TRACK}/comments`, who, { body })).status).toBe(201);
   }
   for (const path of [`/api/tracks/${A_TRACK}/like`, `/api/tracks/${A_TRACK}/repost`, `/api/users/${C}/follow`]) {
@@ -167,21 +206,36 @@ afterAll(async () => {
 
 describe('MOD-8 ban propagation (R14): TRK-6, PLS-4, USR-18, DSC-3, ENG-14 and the counts of TRK-6, USR-18, USR-15 through the gateway', () => {
   const visible = () => ({
-    aTrackCounts: [1, 1, 2], aTracksListCounts: [1, 1, 2], cFollowers: 1,
-    track: 200, playlist: 200, userTracks: [B_TRACK], search: [B_TRACK], commentAuthors: [B, A],
+    aTrackCounts: [1, 1, 2],
+    aTracksListCounts: [1, 1, 2],
+    cFollowers: 1,
+    track: 200,
+    playlist: 200,
+    userTracks: [B_TRACK],
+    search: [B_TRACK],
+    commentAuthors: [B, A],
   });
 
-  it('before the ban, A sees B\'s track, playlist, tracks list, search hit and comment', async () => {
+  it("before the ban, A sees B's track, playlist, tracks list, search hit and comment", async () => {
     expect(await seenByA()).toEqual(visible());
   });
 
-  it('within 5 s of the ban B\'s content answers 404 to A and leaves the lists, and the counts drop; the admin still gets the track', async () => {
+  it("within 5 s of the ban B's content answers 404 to A and leaves the lists, and the counts drop; the admin still gets the track", async () => {
     expect((await call('PATCH', `/api/admin/users/${B}/ban`, ADMIN, { isBanned: true, reason: 'spam' })).status).toBe(200);
     const hidden = {
-      aTrackCounts: [0, 0, 1], aTracksListCounts: [0, 0, 1], cFollowers: 0,
-      track: 404, playlist: 404, userTracks: 404, search: [], commentAuthors: [A],
+      aTrackCounts: [0, 0, 1],
+      aTracksListCounts: [0, 0, 1],
+      cFollowers: 0,
+      track: 404,
+      playlist: 404,
+      userTracks: 404,
+      search: [],
+      commentAuthors: [A],
     };
-    await waitFor(async () => JSON.stringify(await seenByA()) === JSON.stringify(hidden), { timeoutMs: 5_000, message: 'the ban did not propagate within 5 s' });
+    await waitFor(async () => JSON.stringify(await seenByA()) === JSON.stringify(hidden), {
+      timeoutMs: 5_000,
+      message: 'the ban did not propagate within 5 s',
+    });
     expect(await seenByA()).toEqual(hidden);
     expect((await call('GET', `/api/tracks/${B_TRACK}`)).status).toBe(404);
     const admin = await call('GET', `/api/tracks/${B_TRACK}`, ADMIN);
@@ -194,7 +248,10 @@ describe('MOD-8 ban propagation (R14): TRK-6, PLS-4, USR-18, DSC-3, ENG-14 and t
 
   it('MOD-8 false restores them all, counts included, within 5 s', async () => {
     expect((await call('PATCH', `/api/admin/users/${B}/ban`, ADMIN, { isBanned: false })).status).toBe(200);
-    await waitFor(async () => JSON.stringify(await seenByA()) === JSON.stringify(visible()), { timeoutMs: 5_000, message: 'the unban did not propagate within 5 s' });
+    await waitFor(async () => JSON.stringify(await seenByA()) === JSON.stringify(visible()), {
+      timeoutMs: 5_000,
+      message: 'the unban did not propagate within 5 s',
+    });
     expect(await seenByA()).toEqual(visible());
   });
 });

@@ -56,7 +56,10 @@ async function signedUpUser(email: string, displayName: string): Promise<User> {
   const reg = await fleet.fetch('/api/auth/register/local', json({ email, displayName, password: PASSWORD, dateOfBirth: '1990-02-03' }));
   expect(reg.status).toBe(201);
   const { userId, username } = (await reg.json()) as { userId: number; username: string };
-  const mail = await waitFor(() => mails.slice(before).find((m) => m.to === email && /verify/i.test(m.subject)), { timeoutMs: 10_000, message: `no mail for ${email}` });
+  const mail = await waitFor(() => mails.slice(before).find((m) => m.to === email && /verify/i.test(m.subject)), {
+    timeoutMs: 10_000,
+    message: `no mail for ${email}`,
+  });
   const token = new URL(/https?:\/\/\S+\?token=[\w-]+/.exec(mail.text)![0]).searchParams.get('token')!;
   expect((await fleet.fetch('/api/auth/verify-email', json({ token }))).status).toBe(200);
   const login = await fleet.fetch('/api/auth/login/local', json({ email, password: PASSWORD }, { 'x-refresh-token-delivery': 'body' }));
@@ -106,7 +109,12 @@ function upload(user: User, title: string): Promise<Response> {
     const form = new FormData();
     for (const [k, v] of Object.entries({ title, genre: 'Electronic', uploadId: randomUUID() })) form.append(k, v);
     form.append('audioFile', new Blob([bytes]), 'tone.wav');
-    return fetch(`${fleet.gatewayUrl}/api/tracks/upload/v2`, { method: 'POST', headers: bearer(user.accessToken), body: form, signal: AbortSignal.timeout(60_000) });
+    return fetch(`${fleet.gatewayUrl}/api/tracks/upload/v2`, {
+      method: 'POST',
+      headers: bearer(user.accessToken),
+      body: form,
+      signal: AbortSignal.timeout(60_000),
+    });
   });
 }
 
@@ -175,7 +183,17 @@ beforeAll(async () => {
   );
   dir = await mkdtemp(path.join(os.tmpdir(), 'e2e-billing-'));
   audio = path.join(dir, 'tone.wav');
-  await execFileAsync(media().media.ffmpeg.path, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=8000:duration=2', '-y', audio]);
+  await execFileAsync(media().media.ffmpeg.path, [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:sample_rate=8000:duration=2',
+    '-y',
+    audio,
+  ]);
 }, 120_000);
 
 afterAll(async () => {
@@ -195,12 +213,15 @@ describe('SUB-2 → SUB-5 → Pro everywhere (R17, R12)', () => {
     tracks.push(await finishedUpload(ann, 'Free one'));
     const over = await upload(ann, 'Over quota');
     expect(over.status).toBe(403);
-    expect(ErrorResponseSchema.parse(await over.json())).toMatchObject({ code: 'UPLOAD_QUOTA_EXCEEDED', message: expect.stringContaining('out of free tracks') });
+    expect(ErrorResponseSchema.parse(await over.json())).toMatchObject({
+      code: 'UPLOAD_QUOTA_EXCEEDED',
+      message: expect.stringContaining('out of free tracks'),
+    });
     expect(ErrorResponseSchema.parse(await (await download(ann, tracks[0]!)).json()).code).toBe('PRO_REQUIRED');
     expect(await subscriptionStatus(ann)).toMatchObject({ status: 'cancelled', plan: 'free', tier: 'FREE' });
   }, 90_000);
 
-  it('SUB-2 opens a checkout session the stand-in records for the user\'s customer, price and return URLs', async () => {
+  it("SUB-2 opens a checkout session the stand-in records for the user's customer, price and return URLs", async () => {
     const { sessionId, checkoutUrl } = await checkout(ann);
     expect(checkoutUrl).toContain(sessionId);
     const recorded = stripe.requestsTo('POST', '/v1/checkout/sessions').at(-1)!;
@@ -219,10 +240,13 @@ describe('SUB-2 → SUB-5 → Pro everywhere (R17, R12)', () => {
   });
 
   it('SUB-1 answers active/pro/PRO; USR-15 shows PRO; the next AUTH-2 token carries PRO', async () => {
-    const status = await waitFor(async () => {
-      const s = await subscriptionStatus(ann);
-      return s.status === 'active' ? s : undefined;
-    }, { timeoutMs: 10_000, message: 'subscription not active' });
+    const status = await waitFor(
+      async () => {
+        const s = await subscriptionStatus(ann);
+        return s.status === 'active' ? s : undefined;
+      },
+      { timeoutMs: 10_000, message: 'subscription not active' },
+    );
     expect(status).toMatchObject({ status: 'active', plan: 'pro', tier: 'PRO', cancelAtPeriodEnd: false });
     expect(status.currentPeriodEnd).toBeGreaterThan(Date.now() / 1000);
     await waitFor(async () => (await publicTier(ann)) === 'PRO', { timeoutMs: 15_000, message: 'USR-15 not PRO' });
@@ -233,7 +257,11 @@ describe('SUB-2 → SUB-5 → Pro everywhere (R17, R12)', () => {
     await waitFor(async () => (await download(ann, tracks[0]!)).status === 200, { timeoutMs: 15_000, message: 'TRK-19 still refused' });
     const res = await download(ann, tracks[0]!);
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename=".+\.wav"$/);
-    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 4).toString('latin1')).toBe('RIFF');
+    expect(
+      Buffer.from(await res.arrayBuffer())
+        .subarray(0, 4)
+        .toString('latin1'),
+    ).toBe('RIFF');
     tracks.push(await finishedUpload(ann, 'Pro two'));
   }, 90_000);
 
@@ -314,8 +342,12 @@ describe('SUB-5 webhook through the gateway', () => {
 
   it('applies the same event once, and drops an older updated event after a newer one', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const newer = stripe.event('customer.subscription.updated', stripe.updateSubscription(subscription.id, { cancel_at_period_end: true }), { created: now + 10 });
-    const older = stripe.event('customer.subscription.updated', stripe.updateSubscription(subscription.id, { cancel_at_period_end: false }), { created: now + 5 });
+    const newer = stripe.event('customer.subscription.updated', stripe.updateSubscription(subscription.id, { cancel_at_period_end: true }), {
+      created: now + 10,
+    });
+    const older = stripe.event('customer.subscription.updated', stripe.updateSubscription(subscription.id, { cancel_at_period_end: false }), {
+      created: now + 5,
+    });
     expect((await deliver(newer)).status).toBe(200);
     await waitFor(async () => (await subscriptionStatus(bea)).cancelAtPeriodEnd, { timeoutMs: 10_000 });
     const twice = await deliver(newer);
@@ -328,7 +360,9 @@ describe('SUB-5 webhook through the gateway', () => {
 
   it('applies an event received just before billing restarts after the restart, once', async () => {
     await billing().webhookWorker.stop();
-    const ended = stripe.event('customer.subscription.deleted', stripe.updateSubscription(subscription.id, { status: 'canceled' }), { created: Math.floor(Date.now() / 1000) + 20 });
+    const ended = stripe.event('customer.subscription.deleted', stripe.updateSubscription(subscription.id, { status: 'canceled' }), {
+      created: Math.floor(Date.now() / 1000) + 20,
+    });
     expect((await deliver(ended)).status).toBe(200);
     expect((await billing().infra.prisma.providerEvent.findUnique({ where: { id: ended.id } }))?.processedAt).toBeNull();
     await fleet.stopService('billing');
@@ -375,7 +409,11 @@ describe('SUB-2, SUB-3, SUB-4 and SUB-5 refusals', () => {
       ['/api/webhook/stripe', { method: 'POST', headers: { 'stripe-signature': 't=1,v1=00' }, body: 'not json at all' }, 400],
       ['/api/webhook/stripe', { method: 'POST', headers: { 'content-type': 'text/plain', 'stripe-signature': '' }, body: '' }, 400],
       ['/api/webhook/stripe', { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': stripe.sign('[]') }, body: '[]' }, 400],
-      ['/api/webhook/stripe', { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': stripe.sign('{"id":') }, body: '{"id":' }, 400],
+      [
+        '/api/webhook/stripe',
+        { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': stripe.sign('{"id":') }, body: '{"id":' },
+        400,
+      ],
     ];
     for (const [url, init, status] of cases) {
       const res = await fleet.fetch(url, init);

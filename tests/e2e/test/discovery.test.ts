@@ -35,7 +35,11 @@ async function api(method: string, path: string, who: User | string | null = nul
 
 async function register(username: string, displayName = username): Promise<User> {
   const res = await api('POST', '/api/auth/register/local', null, {
-    email: `${username}@example.com`, username, displayName, password: 'a long enough secret', dateOfBirth: '1990-02-03',
+    email: `${username}@example.com`,
+    username,
+    displayName,
+    password: 'a long enough secret',
+    dateOfBirth: '1990-02-03',
   });
   expect(res.status).toBe(201);
   return { userId: res.body.userId as number, username: res.body.username as string, token: await sign(res.body.userId, res.body.username) };
@@ -54,11 +58,21 @@ async function track(artist: User, input: TrackInput): Promise<{ id: number; slu
   const finished = (input.state ?? 'FINISHED') === 'FINISHED';
   const created = await catalog().infra.prisma.track.create({
     data: {
-      artistId: artist.userId, title: input.title, trackSlug: slug, genre, genreKey: genre.toLowerCase(), tags: input.tags ?? [],
-      releaseDate: new Date('2026-01-15T00:00:00.000Z'), secretToken: randomBytes(24).toString('base64url'), uploadId: randomUUID(),
-      state: input.state ?? 'FINISHED', isPrivate: input.isPrivate ?? false, durationSeconds: 120,
+      artistId: artist.userId,
+      title: input.title,
+      trackSlug: slug,
+      genre,
+      genreKey: genre.toLowerCase(),
+      tags: input.tags ?? [],
+      releaseDate: new Date('2026-01-15T00:00:00.000Z'),
+      secretToken: randomBytes(24).toString('base64url'),
+      uploadId: randomUUID(),
+      state: input.state ?? 'FINISHED',
+      isPrivate: input.isPrivate ?? false,
+      durationSeconds: 120,
       publishedAt: !input.isPrivate && finished ? new Date() : null,
-      progressiveKey: finished ? 'tracks/x/full.m4a' : null, waveformKey: finished ? `public/${randomUUID()}/waveform.png` : null,
+      progressiveKey: finished ? 'tracks/x/full.m4a' : null,
+      waveformKey: finished ? `public/${randomUUID()}/waveform.png` : null,
     },
     select: { id: true, secretToken: true },
   });
@@ -121,9 +135,13 @@ describe('DSC-3 search (R18) through the gateway', () => {
     const playlist = await api('POST', '/api/playlists', users.ben, { title: 'Sunset Drive Mix', isPrivate: false, genre: 'Shoegaze' });
     expect(playlist.status).toBe(201);
     t.playlist = { id: playlist.body.id, slug: playlist.body.playlistSlug };
-    await waitFor(async () => (await catalog().infra.prisma.userBlock.count()) === 1 && (await catalog().infra.prisma.userSummary.count({ where: { isBanned: true } })) === 1, {
-      message: 'catalog never saw the ban and the block',
-    });
+    await waitFor(
+      async () =>
+        (await catalog().infra.prisma.userBlock.count()) === 1 && (await catalog().infra.prisma.userSummary.count({ where: { isBanned: true } })) === 1,
+      {
+        message: 'catalog never saw the ban and the block',
+      },
+    );
   }, 60_000);
 
   it('finds a track by a word of its title, a tag and its genre, ignoring case', async () => {
@@ -162,7 +180,12 @@ describe('DSC-3 search (R18) through the gateway', () => {
   });
 
   it('applies the type filter', async () => {
-    for (const [type, kind] of [['TRACK', 'TRACK'], ['USER', 'USER'], ['PLAYLIST', 'PLAYLIST'], ['tracks', 'TRACK']] as const) {
+    for (const [type, kind] of [
+      ['TRACK', 'TRACK'],
+      ['USER', 'USER'],
+      ['PLAYLIST', 'PLAYLIST'],
+      ['tracks', 'TRACK'],
+    ] as const) {
       const page = await search('b', `&type=${type}`);
       expect(page.content.every((c) => c.type === kind)).toBe(true);
     }
@@ -211,7 +234,7 @@ describe('DSC-4 resolve through the gateway', () => {
 });
 
 describe('DSC-1 feed (R18) through the gateway', () => {
-  it('holds the followed users\' items newest first with their actors, drops unfollowed, private, deleted and blocked ones', async () => {
+  it("holds the followed users' items newest first with their actors, drops unfollowed, private, deleted and blocked ones", async () => {
     const { anna: a, ben: b, cleo: c, dave: d } = users;
     expect((await api('POST', `/api/users/${b.userId}/follow`, a)).status).toBe(200);
     expect((await api('POST', `/api/users/${c.userId}/follow`, a)).status).toBe(200);
@@ -239,14 +262,20 @@ describe('DSC-1 feed (R18) through the gateway', () => {
     // Only this scenario's resources (B's earlier public tracks are in the feed too, further down).
     const mine = new Set([benTrack.id, daveTrack.id, davePlaylist.body.id, benPrivate.id, benDeleted.id]);
     const items = (page: Awaited<ReturnType<typeof feedOf>>) =>
-      page.content.filter((i) => mine.has(i.resource.id) && !(i.resource.type === 'PLAYLIST' && i.resource.id !== davePlaylist.body.id)).map((i) => [i.type, i.resource.id, i.actor.id]);
+      page.content
+        .filter((i) => mine.has(i.resource.id) && !(i.resource.type === 'PLAYLIST' && i.resource.id !== davePlaylist.body.id))
+        .map((i) => [i.type, i.resource.id, i.actor.id]);
     await waitFor(async () => JSON.stringify(items(await feedOf(a))) === JSON.stringify(expected), { timeoutMs: 10_000, message: 'feed' });
     const page = await feedOf(a);
     expect(page.content.slice(0, 4).map((i) => [i.type, i.resource.id, i.actor.id])).toEqual(expected);
     expect(page.totalElements).toBe(page.content.length);
     const times = page.content.map((i) => i.createdAt);
     expect([...times].sort().reverse()).toEqual(times);
-    expect(page.content[1]).toMatchObject({ likedBy: { id: b.userId }, repostedBy: null, resource: { type: 'TRACK', track: { id: daveTrack.id, isReposted: true } } });
+    expect(page.content[1]).toMatchObject({
+      likedBy: { id: b.userId },
+      repostedBy: null,
+      resource: { type: 'TRACK', track: { id: daveTrack.id, isReposted: true } },
+    });
     expect(page.content[2]).toMatchObject({ repostedBy: { id: c.userId }, resource: { type: 'PLAYLIST', playlist: { id: davePlaylist.body.id } } });
     expect(page.content.every((i) => i.actor.id !== a.userId)).toBe(true);
     expect(page.content.some((i) => i.resource.id === benPrivate.id && i.resource.type === 'TRACK')).toBe(false);
@@ -290,10 +319,13 @@ describe('DSC-2 trending (R18) through the gateway', () => {
     const score = (id: number) => actions[id]!.plays + 3 * actions[id]!.likes + 5 * actions[id]!.reposts + 2 * actions[id]!.comments;
     const expectedOrder = [x.id, y.id, z.id].sort((p, q) => score(q) - score(p) || q - p);
     let body = TrendingPage.parse({ content: [], pageNumber: 0, pageSize: 1, totalElements: 0, totalPages: 0, isLast: true });
-    await waitFor(async () => {
-      body = TrendingPage.parse((await api('GET', '/api/explore/trending?genre=trendwave')).body);
-      return JSON.stringify(body.content.map((t) => t.id)) === JSON.stringify(expectedOrder);
-    }, { timeoutMs: 10_000, message: 'trending order' });
+    await waitFor(
+      async () => {
+        body = TrendingPage.parse((await api('GET', '/api/explore/trending?genre=trendwave')).body);
+        return JSON.stringify(body.content.map((t) => t.id)) === JSON.stringify(expectedOrder);
+      },
+      { timeoutMs: 10_000, message: 'trending order' },
+    );
     expect(body.content.map((t) => t.trendingRank)).toEqual([1, 2, 3]);
     const second = TrendingPage.parse((await api('GET', '/api/explore/trending?genre=Trendwave&limit=1&page=1')).body);
     expect(second).toMatchObject({ totalElements: 3, pageSize: 1 });
@@ -325,10 +357,13 @@ describe('DSC-6 / DSC-7 stations (R18) through the gateway', () => {
     const liked = await track(users.frank, { title: 'Folk Liked', genre: 'Glitchfolk' });
     expect((await api('POST', `/api/tracks/${liked.id}/like`, users.lis4)).status).toBe(200);
     let page = RadioPage.parse({ content: [], pageNumber: 0, pageSize: 1, totalElements: 0, totalPages: 0, isLast: true });
-    await waitFor(async () => {
-      page = RadioPage.parse((await api('GET', '/api/stations/likes?size=100', users.lis4)).body);
-      return page.content.length > 0;
-    }, { message: 'likes station stayed empty' });
+    await waitFor(
+      async () => {
+        page = RadioPage.parse((await api('GET', '/api/stations/likes?size=100', users.lis4)).body);
+        return page.content.length > 0;
+      },
+      { message: 'likes station stayed empty' },
+    );
     expect(page.totalElements).toBe(page.content.length);
     expect(page.content.map((r) => r.id)).not.toContain(liked.id);
     expect(page.content.every((r) => r.artist.id === users.frank.userId || r.genre === 'Glitchfolk')).toBe(true);
@@ -342,12 +377,27 @@ describe('DSC-6 / DSC-7 stations (R18) through the gateway', () => {
 describe('DSC-1 … DSC-7 bad input', () => {
   it('answers every bad request with a 4xx ErrorResponse, never 500', async () => {
     const bad: Array<[string, User | null]> = [
-      ['/api/feed?size=0', users.anna], ['/api/feed?page=-1', users.anna], ['/api/feed?size=abc', users.anna],
-      ['/api/explore/trending?limit=0', null], ['/api/explore/trending?size=101', null], ['/api/explore/trending?genre=' + 'g'.repeat(101), null],
-      ['/api/search', null], ['/api/search?q=a&type=SONGS', null], ['/api/search?q=a&page=1.5', null], ['/api/search?q=a&genre=', null],
-      ['/api/resolve', null], ['/api/resolve?url=', null], ['/api/resolve?url=' + 'a'.repeat(3000), null], ['/api/resolve?url=%2F%2F%2F', null],
-      ['/api/stations/genre', null], ['/api/stations/genre?genre=house&size=0', null], ['/api/stations/genre?genre=%00', null], ['/api/explore/trending?genre=a%00', null],
-      ['/api/stations/artist', null], ['/api/stations/artist?artistId=0', null], ['/api/stations/artist?artistId=1e3', null],
+      ['/api/feed?size=0', users.anna],
+      ['/api/feed?page=-1', users.anna],
+      ['/api/feed?size=abc', users.anna],
+      ['/api/explore/trending?limit=0', null],
+      ['/api/explore/trending?size=101', null],
+      ['/api/explore/trending?genre=' + 'g'.repeat(101), null],
+      ['/api/search', null],
+      ['/api/search?q=a&type=SONGS', null],
+      ['/api/search?q=a&page=1.5', null],
+      ['/api/search?q=a&genre=', null],
+      ['/api/resolve', null],
+      ['/api/resolve?url=', null],
+      ['/api/resolve?url=' + 'a'.repeat(3000), null],
+      ['/api/resolve?url=%2F%2F%2F', null],
+      ['/api/stations/genre', null],
+      ['/api/stations/genre?genre=house&size=0', null],
+      ['/api/stations/genre?genre=%00', null],
+      ['/api/explore/trending?genre=a%00', null],
+      ['/api/stations/artist', null],
+      ['/api/stations/artist?artistId=0', null],
+      ['/api/stations/artist?artistId=1e3', null],
       ['/api/stations/likes?size=1000', users.anna],
     ];
     for (const [path, who] of bad) {
@@ -356,6 +406,7 @@ describe('DSC-1 … DSC-7 bad input', () => {
       expect(res.status, path).toBeLessThan(500);
       expect(ErrorResponseSchema.parse(res.body).status).toBe(res.status);
     }
-    for (const q of ["'", '&|!:*()', '\\', '%', '"a" & b', '🎵', 'a'.repeat(100)]) expect((await api('GET', `/api/search?q=${encodeURIComponent(q)}`)).status).toBe(200);
+    for (const q of ["'", '&|!:*()', '\\', '%', '"a" & b', '🎵', 'a'.repeat(100)])
+      expect((await api('GET', `/api/search?q=${encodeURIComponent(q)}`)).status).toBe(200);
   });
 });

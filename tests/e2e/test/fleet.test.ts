@@ -10,11 +10,7 @@ const fleet = new Fleet();
 
 async function tokenFor(userId: number, role: Role = 'LISTENER', tier: Tier = 'FREE'): Promise<string> {
   const identity = fleet.apps.get('identity') as Awaited<ReturnType<typeof buildIdentity>>;
-  return identity.keys.sign(
-    { sub: String(userId), username: `user${userId}`, role, tier, sid: randomUUID(), jti: randomUUID() },
-    1800,
-    'msp-identity',
-  );
+  return identity.keys.sign({ sub: String(userId), username: `user${userId}`, role, tier, sid: randomUUID(), jti: randomUUID() }, 1800, 'msp-identity');
 }
 
 async function register(email: string, displayName: string): Promise<{ userId: number; username: string }> {
@@ -46,10 +42,13 @@ describe('the fleet through the gateway (AUTH-5, USR-18, TRK-20, TRK-21, SUB-1, 
 
   it('client → gateway → identity → database → event → social: a new account appears in social', async () => {
     const { userId, username } = await register('flow@example.com', 'Flow Tester');
-    const res = await waitFor(async () => {
-      const r = await fleet.fetch(`/api/users/${username}/followers`);
-      return r.status === 200 ? r : undefined;
-    }, { timeoutMs: 5000, message: 'social never saw the registration' });
+    const res = await waitFor(
+      async () => {
+        const r = await fleet.fetch(`/api/users/${username}/followers`);
+        return r.status === 200 ? r : undefined;
+      },
+      { timeoutMs: 5000, message: 'social never saw the registration' },
+    );
     expect(await res.json()).toMatchObject({ content: [], totalElements: 0, isLast: true });
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect((await fleet.fetch(`/api/users/${userId}/following`)).status).toBe(200);
@@ -128,10 +127,13 @@ describe('the fleet through the gateway (AUTH-5, USR-18, TRK-20, TRK-21, SUB-1, 
     const users = await socialApp.infra.prisma.userSummary.count();
     const processed = await socialApp.infra.prisma.processedEvent.count({ where: { consumer: 'social--user-projection' } });
     expect(processed).toBe(users);
-    const health = await waitFor(async () => {
-      const r = await fleet.fetch('/api/health');
-      return r.status === 200 ? r : undefined;
-    }, { timeoutMs: 10_000, message: 'fleet not healthy after the NATS restart' });
+    const health = await waitFor(
+      async () => {
+        const r = await fleet.fetch('/api/health');
+        return r.status === 200 ? r : undefined;
+      },
+      { timeoutMs: 10_000, message: 'fleet not healthy after the NATS restart' },
+    );
     expect(health.status).toBe(200);
   });
 

@@ -72,15 +72,14 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 export function operationsOf(doc: { paths: Record<string, JsonObject> } & JsonObject): Operation[] {
   const out: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
-    if (!path.startsWith('/api/') || path === '/api/health' || path === '/api/openapi.json' || path.startsWith('/api/docs') || path.startsWith('/api/ws')) continue;
+    if (!path.startsWith('/api/') || path === '/api/health' || path === '/api/openapi.json' || path.startsWith('/api/docs') || path.startsWith('/api/ws'))
+      continue;
     for (const method of METHODS) {
       const op = item[method];
       if (!isObject(op)) continue;
       const parameters = (Array.isArray(op.parameters) ? op.parameters : []).map((p) => resolveRef(doc, p));
       const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-      const queryParams = parameters
-        .filter((p) => p.in === 'query')
-        .map((p) => ({ name: String(p.name), type: typeOf(resolveRef(doc, p.schema)) }));
+      const queryParams = parameters.filter((p) => p.in === 'query').map((p) => ({ name: String(p.name), type: typeOf(resolveRef(doc, p.schema)) }));
       let body: Operation['body'] = null;
       const requestBody = resolveRef(doc, op.requestBody);
       const content = isObject(requestBody.content) ? requestBody.content : {};
@@ -119,13 +118,19 @@ const BAD_QUERY_VALUES: Array<[string, string]> = [
 
 function wrongTypeFor(type: string): unknown[] {
   switch (type) {
-    case 'string': return [12345, true, { a: 1 }, ['x']];
+    case 'string':
+      return [12345, true, { a: 1 }, ['x']];
     case 'integer':
-    case 'number': return ['abc', 1e308, -1, 2147483648, 1.5, true];
-    case 'boolean': return ['yes', 1, null];
-    case 'array': return [{ a: 1 }, 'x', Array.from({ length: 10_000 }, () => 'x')];
-    case 'object': return [['x'], 'x', 1];
-    default: return [null];
+    case 'number':
+      return ['abc', 1e308, -1, 2147483648, 1.5, true];
+    case 'boolean':
+      return ['yes', 1, null];
+    case 'array':
+      return [{ a: 1 }, 'x', Array.from({ length: 10_000 }, () => 'x')];
+    case 'object':
+      return [['x'], 'x', 1];
+    default:
+      return [null];
   }
 }
 
@@ -188,8 +193,12 @@ export function generateCases(op: Operation): FuzzCase[] {
   } else if (op.body?.kind === 'multipart') {
     add('multipart without boundary', okPath, 'garbage', { 'content-type': 'multipart/form-data' });
     add('multipart garbage', okPath, 'garbage', { 'content-type': 'multipart/form-data; boundary=zzz' });
-    add('multipart truncated', okPath, '--zzz\r\nContent-Disposition: form-data; name="title"\r\n\r\nabc', { 'content-type': 'multipart/form-data; boundary=zzz' });
-    add('multipart NUL field', okPath, '--zzz\r\nContent-Disposition: form-data; name="title"\r\n\r\na\u0000b\r\n--zzz--\r\n', { 'content-type': 'multipart/form-data; boundary=zzz' });
+    add('multipart truncated', okPath, '--zzz\r\nContent-Disposition: form-data; name="title"\r\n\r\nabc', {
+      'content-type': 'multipart/form-data; boundary=zzz',
+    });
+    add('multipart NUL field', okPath, '--zzz\r\nContent-Disposition: form-data; name="title"\r\n\r\na\u0000b\r\n--zzz--\r\n', {
+      'content-type': 'multipart/form-data; boundary=zzz',
+    });
     add('multipart as JSON', okPath, '{"title":"a\\u0000"}');
   }
   return cases;

@@ -122,7 +122,15 @@ describe('fuzz: hostile input on every operation of the OpenAPI document (issue 
     cases.sort((a, b) => Number(a.destructive) - Number(b.destructive));
     const problems: string[] = [];
     let sent = 0;
-    const queue = [...cases.flatMap((c) => [[c, false], [c, true]] as Array<[FuzzCase, boolean]>)];
+    const queue = [
+      ...cases.flatMap(
+        (c) =>
+          [
+            [c, false],
+            [c, true],
+          ] as Array<[FuzzCase, boolean]>,
+      ),
+    ];
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
         const [c, auth] = next;

@@ -25,12 +25,16 @@ async function verifiedUser(email: string, displayName: string) {
   const before = mails.length;
   const res = await fleet.fetch('/api/auth/register/local', json({ email, displayName, password: PASSWORD, dateOfBirth: '1990-02-03' }));
   expect(res.status).toBe(201);
-  const mail = await waitFor(() => mails.slice(before).find((m) => m.to === email && /verify/i.test(m.subject)), { timeoutMs: 10_000, message: `no mail for ${email}` });
+  const mail = await waitFor(() => mails.slice(before).find((m) => m.to === email && /verify/i.test(m.subject)), {
+    timeoutMs: 10_000,
+    message: `no mail for ${email}`,
+  });
   const token = new URL(/https?:\/\/\S+\?token=[\w-]+/.exec(mail.text)![0]).searchParams.get('token')!;
   expect((await fleet.fetch('/api/auth/verify-email', json({ token }))).status).toBe(200);
 }
 
-const login = (email: string, password: string, headers: Record<string, string> = {}) => fleet.fetch('/api/auth/login/local', json({ email, password }, headers));
+const login = (email: string, password: string, headers: Record<string, string> = {}) =>
+  fleet.fetch('/api/auth/login/local', json({ email, password }, headers));
 
 /** Every AUTH-7/AUTH-8 request queued so far has been handled by identity's worker. */
 const queueDrained = () =>
@@ -84,7 +88,10 @@ describe('AUTH-1 login with email and password: the per-account limit cannot be 
     // The owner logged in from this device before: it holds the knownDevice cookie.
     const first = await login('owner@example.com', PASSWORD);
     expect(first.status).toBe(200);
-    const knownDevice = first.headers.getSetCookie().find((c) => c.startsWith('knownDevice='))!.split(';')[0]!;
+    const knownDevice = first.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('knownDevice='))!
+      .split(';')[0]!;
 
     const statuses: number[] = [];
     for (let i = 0; i < 20; i += 1) {
@@ -114,11 +121,17 @@ describe('AUTH-8 and AUTH-9 password recovery: the way back in from a new device
     expect((await login('roaming@example.com', PASSWORD)).status).toBe(429);
     const before = mails.length;
     expect((await fleet.fetch('/api/auth/forgot-password', json({ email: 'roaming@example.com' }))).status).toBe(200);
-    const mail = await waitFor(() => mails.slice(before).find((m) => m.to === 'roaming@example.com' && /reset/i.test(m.subject)), { timeoutMs: 10_000, message: 'no reset mail' });
+    const mail = await waitFor(() => mails.slice(before).find((m) => m.to === 'roaming@example.com' && /reset/i.test(m.subject)), {
+      timeoutMs: 10_000,
+      message: 'no reset mail',
+    });
     const token = new URL(/https?:\/\/\S+\?token=[\w-]+/.exec(mail.text)![0]).searchParams.get('token')!;
     const reset = await fleet.fetch('/api/auth/reset-password', json({ token, newPassword: 'a fresh long secret' }));
     expect(reset.status).toBe(200);
-    const knownDevice = reset.headers.getSetCookie().find((c) => c.startsWith('knownDevice='))!.split(';')[0]!;
+    const knownDevice = reset.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('knownDevice='))!
+      .split(';')[0]!;
     await fail();
     expect((await login('roaming@example.com', 'a fresh long secret')).status).toBe(429);
     expect((await login('roaming@example.com', 'a fresh long secret', { cookie: knownDevice })).status).toBe(200);
@@ -130,7 +143,10 @@ describe('AUTH-8 start password recovery: at most 3 mails per account, whatever 
     await verifiedUser('victim@example.com', 'Victim');
     const answers: Array<{ status: number; body: unknown }> = [];
     for (let i = 0; i < 10; i += 1) {
-      const res = await fleet.fetch('/api/auth/forgot-password', json({ email: 'victim@example.com' }, { 'x-forwarded-for': `192.0.2.${i + 1}`, 'user-agent': `agent-${i}` }));
+      const res = await fleet.fetch(
+        '/api/auth/forgot-password',
+        json({ email: 'victim@example.com' }, { 'x-forwarded-for': `192.0.2.${i + 1}`, 'user-agent': `agent-${i}` }),
+      );
       answers.push({ status: res.status, body: await res.json() });
     }
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
@@ -180,7 +196,10 @@ describe('AUTH-5 register with email and password: derived usernames cannot race
   it('answers 50 parallel registrations with one displayName and no username with 50 × 201 and 50 distinct usernames', async () => {
     const results = await Promise.all(
       Array.from({ length: 50 }, async (_, i) => {
-        const res = await fleet.fetch('/api/auth/register/local', json({ email: `twin${i}@example.com`, displayName: 'Same Name', password: PASSWORD, dateOfBirth: '1990-02-03' }));
+        const res = await fleet.fetch(
+          '/api/auth/register/local',
+          json({ email: `twin${i}@example.com`, displayName: 'Same Name', password: PASSWORD, dateOfBirth: '1990-02-03' }),
+        );
         return { status: res.status, body: (await res.json()) as { username?: string; code?: string } };
       }),
     );

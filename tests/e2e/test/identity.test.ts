@@ -151,7 +151,11 @@ describe('SEC-4 change logged-in user password', () => {
     const mine = await login('cleo@example.com');
     const other = await login('cleo@example.com');
     const change = (currentPassword: string) =>
-      fleet.fetch('/api/users/me/reset-password', { method: 'PATCH', headers: { ...bearer(mine.accessToken), 'content-type': 'application/json' }, body: JSON.stringify({ currentPassword, newPassword: 'another long secret' }) });
+      fleet.fetch('/api/users/me/reset-password', {
+        method: 'PATCH',
+        headers: { ...bearer(mine.accessToken), 'content-type': 'application/json' },
+        body: JSON.stringify({ currentPassword, newPassword: 'another long secret' }),
+      });
     const wrong = await change('not my password');
     expect(wrong.status).toBe(403);
     expect(((await wrong.json()) as { code: string }).code).toBe('INVALID_CURRENT_PASSWORD');
@@ -169,14 +173,36 @@ describe('USR-15 public profile by username', () => {
     const dan = await verifiedUser('dan@example.com', 'Dan Beats');
     await verifiedUser('eli@example.com', 'Eli');
     const viewer = await login('eli@example.com');
-    const keys = ['displayName', 'id', 'isBlocked', 'isFollowed', 'isFollowing', 'privacySettings', 'profile', 'profileUrl', 'socialLinks', 'stats', 'tier', 'username'];
+    const keys = [
+      'displayName',
+      'id',
+      'isBlocked',
+      'isFollowed',
+      'isFollowing',
+      'privacySettings',
+      'profile',
+      'profileUrl',
+      'socialLinks',
+      'stats',
+      'tier',
+      'username',
+    ];
     for (const headers of [{}, bearer(viewer.accessToken)]) {
       const res = await fleet.fetch(`/api/users/username/${dan.username}`, { headers });
       expect(res.status).toBe(200);
       const body = (await res.json()) as Record<string, unknown>;
       expect(Object.keys(body).sort()).toEqual(keys);
       expect(PublicProfileSchema.strict().safeParse(body).success).toBe(true);
-      expect(body).toMatchObject({ id: dan.userId, username: 'dan-beats', displayName: 'Dan Beats', tier: 'FREE', isFollowing: false, isFollowed: false, isBlocked: false, stats: { followersCount: 0, followingCount: 0, trackCount: 0 } });
+      expect(body).toMatchObject({
+        id: dan.userId,
+        username: 'dan-beats',
+        displayName: 'Dan Beats',
+        tier: 'FREE',
+        isFollowing: false,
+        isFollowed: false,
+        isBlocked: false,
+        stats: { followersCount: 0, followingCount: 0, trackCount: 0 },
+      });
       expect(Object.keys(body.profile as object)).toEqual(expect.arrayContaining(['bio', 'city', 'country', 'avatarUrl', 'coverPhotoUrl', 'favoriteGenres']));
       expect(Object.keys(body.socialLinks as object).sort()).toEqual(['instagram', 'supportLink', 'twitter', 'website']);
     }
@@ -192,7 +218,10 @@ describe('AUTH-13 and AUTH-12 identity-provider login against a local JWKS', () 
 
   it('logs in with a test-signed ID token (AUTH-13 and AUTH-12)', async () => {
     const idToken = await sign({ sub: 'google-1', email: 'gabi@gmail.example', name: 'Gabi' });
-    const res = await fleet.fetch('/api/auth/login/google', json({ accessToken: 'provider-access', idToken, deviceInfo: { deviceType: 'DESKTOP', fingerPrint: 'fp-1', deviceName: 'Desk' } }));
+    const res = await fleet.fetch(
+      '/api/auth/login/google',
+      json({ accessToken: 'provider-access', idToken, deviceInfo: { deviceType: 'DESKTOP', fingerPrint: 'fp-1', deviceName: 'Desk' } }),
+    );
     expect(res.status).toBe(200);
     const body = (await res.json()) as { accessToken: string; user: { isNewUser: boolean; id: number } };
     expect(body.user.isNewUser).toBe(true);
@@ -200,7 +229,9 @@ describe('AUTH-13 and AUTH-12 identity-provider login against a local JWKS', () 
     expect((await fleet.fetch('/api/users/me', { headers: bearer(body.accessToken) })).status).toBe(200);
     const exchanged = await fleet.fetch('/api/auth/oauth/google', json({ authTokenDto: idToken }));
     expect(exchanged.status).toBe(200);
-    expect(((await exchanged.json()) as { user: { id: number; isNewUser: boolean } }).user).toEqual(expect.objectContaining({ id: body.user.id, isNewUser: false }));
+    expect(((await exchanged.json()) as { user: { id: number; isNewUser: boolean } }).user).toEqual(
+      expect.objectContaining({ id: body.user.id, isNewUser: false }),
+    );
   });
 
   it('refuses a wrong audience, an expired token and a foreign key', async () => {
@@ -210,7 +241,10 @@ describe('AUTH-13 and AUTH-12 identity-provider login against a local JWKS', () 
       await sign({ sub: 'google-2', email: 'x@gmail.example' }, { signWithForeignKey: true }),
     ];
     for (const idToken of tokens) {
-      for (const [path, body] of [['/api/auth/login/google', { accessToken: 'a', idToken }], ['/api/auth/oauth/google', { authTokenDto: idToken }]] as const) {
+      for (const [path, body] of [
+        ['/api/auth/login/google', { accessToken: 'a', idToken }],
+        ['/api/auth/oauth/google', { authTokenDto: idToken }],
+      ] as const) {
         const res = await fleet.fetch(path, json(body));
         expect(res.status, path).toBe(401);
         expect(((await res.json()) as { code: string }).code).toBe('INVALID_IDP_TOKEN');
@@ -223,7 +257,10 @@ describe('AUTH-7 and AUTH-8 answer alike for known and unknown e-mails', () => {
   it('same status and body', async () => {
     await register('fay@example.com', 'Fay');
     await verifiedUser('gus@example.com', 'Gus');
-    for (const [path, known] of [['/api/auth/resend-verification', 'fay@example.com'], ['/api/auth/forgot-password', 'gus@example.com']] as const) {
+    for (const [path, known] of [
+      ['/api/auth/resend-verification', 'fay@example.com'],
+      ['/api/auth/forgot-password', 'gus@example.com'],
+    ] as const) {
       const a = await fleet.fetch(path, json({ email: known }));
       const b = await fleet.fetch(path, json({ email: `unknown-${randomUUID()}@example.com` }));
       expect(a.status, path).toBe(200);
@@ -239,7 +276,11 @@ describe('MOD-8 ban through the gateway', () => {
     const session = await login('hal@example.com');
     const adminRes = await fleet.fetch('/api/admin/login', json({ email: 'admin@example.com', password: 'admin password 1' }));
     const admin = (await adminRes.json()) as { accessToken: string };
-    const ban = await fleet.fetch(`/api/admin/users/${userId}/ban`, { method: 'PATCH', headers: { ...bearer(admin.accessToken), 'content-type': 'application/json' }, body: JSON.stringify({ isBanned: true, reason: 'spam' }) });
+    const ban = await fleet.fetch(`/api/admin/users/${userId}/ban`, {
+      method: 'PATCH',
+      headers: { ...bearer(admin.accessToken), 'content-type': 'application/json' },
+      body: JSON.stringify({ isBanned: true, reason: 'spam' }),
+    });
     expect(ban.status).toBe(200);
     await refusedWithin1s(session.accessToken, 403, 'ACCOUNT_BANNED');
     const again = await fleet.fetch('/api/auth/login/local', json({ email: 'hal@example.com', password: PASSWORD }));
@@ -285,7 +326,9 @@ describe('AUTH-* / SEC-* / USR-* / MOD-1 / MOD-8 bad input on every identity rou
       ['PATCH', '/api/users/me/email/start', { newEmail: null }, 'newEmail', auth],
       ['POST', '/api/users/me/email/verify', { token: [] }, 'token'],
     ];
-    const identity = fleet.apps.get('identity') as unknown as { infra: { prisma: { user: { count(): Promise<number> }; userEmail: { count(): Promise<number> } } } };
+    const identity = fleet.apps.get('identity') as unknown as {
+      infra: { prisma: { user: { count(): Promise<number> }; userEmail: { count(): Promise<number> } } };
+    };
     const users = await identity.infra.prisma.user.count();
     const emails = await identity.infra.prisma.userEmail.count();
     for (const [method, path, body, field, headers = {}] of routes) {
@@ -293,23 +336,31 @@ describe('AUTH-* / SEC-* / USR-* / MOD-1 / MOD-8 bad input on every identity rou
       const payload = (await res.json()) as { code: string; errors?: Array<{ field: string }>; path: string };
       expect(res.status, `${method} ${path}`).toBe(400);
       expect(payload.code).toBe('VALIDATION_FAILED');
-      expect(payload.errors?.map((e) => e.field), path).toContain(field);
+      expect(
+        payload.errors?.map((e) => e.field),
+        path,
+      ).toContain(field);
       const malformed = await fleet.fetch(path, { method, headers: { 'content-type': 'application/json', ...headers }, body: '{"email":' });
       expect(malformed.status, `${path} malformed`).toBe(400);
       expect(((await malformed.json()) as { code: string }).code).toBe('MALFORMED_REQUEST');
     }
     for (const value of nasty) {
       // A 1 MB string goes in one field (five of them would pass the gateway's 1 MB body limit: 413).
-      const body = value === huge
-        ? { email: 'big@example.com', displayName: value, password: PASSWORD, dateOfBirth: '1990-01-01' }
-        : { email: value, displayName: value, password: value, dateOfBirth: value, username: value };
+      const body =
+        value === huge
+          ? { email: 'big@example.com', displayName: value, password: PASSWORD, dateOfBirth: '1990-01-01' }
+          : { email: value, displayName: value, password: value, dateOfBirth: value, username: value };
       const res = await fleet.fetch('/api/auth/register/local', json(body));
       expect(res.status).toBe(400);
       const payload = (await res.json()) as { errors: Array<{ field: string }> };
       expect(payload.errors.map((e) => e.field)).toEqual(expect.arrayContaining(value === huge ? ['displayName'] : ['email', 'dateOfBirth']));
       const profile = await fleet.fetch(`/api/users/username/${encodeURIComponent(value.slice(0, 200))}`);
       expect([400, 404]).toContain(profile.status);
-      const update = await fleet.fetch('/api/users/me', { method: 'PATCH', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ bio: value.slice(0, 600) }) });
+      const update = await fleet.fetch('/api/users/me', {
+        method: 'PATCH',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ bio: value.slice(0, 600) }),
+      });
       expect([200, 400]).toContain(update.status);
     }
     expect((await fleet.fetch('/api/users/1.5')).status).toBe(400);

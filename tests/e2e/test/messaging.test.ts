@@ -31,7 +31,13 @@ function expectError(res: { status: number; body: unknown }, status: number, cod
 beforeAll(async () => {
   await fleet.start({ RATE_LIMIT_CLIENT_PER_MINUTE: '100000', RATE_LIMIT_USER_PER_MINUTE: '100000' });
   nc = await connectNats(fleet.nats.url, 'e2e-messaging');
-  for (const [id, name] of [[ALICE, 'alice-m'], [BOB, 'bob-m'], [CAROL, 'carol-m'], [DAVE, 'dave-m'], [ERIN, 'erin-m']] as const) {
+  for (const [id, name] of [
+    [ALICE, 'alice-m'],
+    [BOB, 'bob-m'],
+    [CAROL, 'carol-m'],
+    [DAVE, 'dave-m'],
+    [ERIN, 'erin-m'],
+  ] as const) {
     await client.registerUser(id, name);
   }
   await eventually(async () => (await messagingApp().infra.prisma.userSummary.count()) === 5, 'messaging did not receive the users');
@@ -100,7 +106,15 @@ describe('MSG-4 / WS-4 a message reaches both participants in real time, rendere
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
     const mine = MessageSchema.strict().parse(sent.body);
     // The sender sees their own private track.
-    expect(mine).toMatchObject({ messageId: mine.id, conversationId, senderId: ALICE, content: 'listen to these', resourceType: 'TRACK', resourceId: PUBLIC_TRACK, isRead: false });
+    expect(mine).toMatchObject({
+      messageId: mine.id,
+      conversationId,
+      senderId: ALICE,
+      content: 'listen to these',
+      resourceType: 'TRACK',
+      resourceId: PUBLIC_TRACK,
+      isRead: false,
+    });
     expect(mine.resources.map((r) => [r.track?.id ?? r.playlist?.id ?? null])).toEqual([[PUBLIC_TRACK], [PRIVATE_TRACK], [playlistId]]);
 
     for (const session of [bobPhone, bobLaptop]) {
@@ -111,9 +125,19 @@ describe('MSG-4 / WS-4 a message reaches both participants in real time, rendere
       expect(event).toMatchObject({ event: 'MESSAGE_CREATED', conversationId, readerId: null, readAt: null });
       const message = MessageSchema.strict().parse(event.message);
       expect(message.id).toBe(mine.id);
-      expect(message.resources[0]).toMatchObject({ resourceType: 'TRACK', resourceId: PUBLIC_TRACK, track: { id: PUBLIC_TRACK, title: 'Open Song' }, playlist: null });
+      expect(message.resources[0]).toMatchObject({
+        resourceType: 'TRACK',
+        resourceId: PUBLIC_TRACK,
+        track: { id: PUBLIC_TRACK, title: 'Open Song' },
+        playlist: null,
+      });
       expect(message.resources[1]).toEqual({ resourceType: 'TRACK', resourceId: PRIVATE_TRACK, track: null, playlist: null });
-      expect(message.resources[2]).toMatchObject({ resourceType: 'PLAYLIST', resourceId: playlistId, track: null, playlist: { id: playlistId, title: 'Shared Mix' } });
+      expect(message.resources[2]).toMatchObject({
+        resourceType: 'PLAYLIST',
+        resourceId: playlistId,
+        track: null,
+        playlist: { id: playlistId, title: 'Shared Mix' },
+      });
     }
     // The sender's own sessions get their rendering too.
     await eventually(() => alice.received.length >= 1, 'MESSAGE_CREATED not delivered to the sender', 2000);
@@ -179,7 +203,11 @@ describe('MSG-4 / WS-4 a message reaches both participants in real time, rendere
     expectError(await call('GET', `/api/conversations/${conversationId}/messages?page=-1`, ALICE), 400, 'VALIDATION_FAILED');
     expectError(await call('GET', '/api/conversations?size=101', ALICE), 400, 'VALIDATION_FAILED');
     // A resource the sender cannot see.
-    expectError(await call('POST', `/api/conversations/${conversationId}/messages`, BOB, { resources: [{ resourceType: 'TRACK', resourceId: PRIVATE_TRACK }] }), 404, 'TRACK_NOT_FOUND');
+    expectError(
+      await call('POST', `/api/conversations/${conversationId}/messages`, BOB, { resources: [{ resourceType: 'TRACK', resourceId: PRIVATE_TRACK }] }),
+      404,
+      'TRACK_NOT_FOUND',
+    );
     expectError(await send({ resources: [{ resourceType: 'PLAYLIST', resourceId: 999999 }] }), 404, 'PLAYLIST_NOT_FOUND');
     // A single legacy resource is accepted with an empty body.
     const legacy = await send({ resourceType: 'TRACK', resourceId: PUBLIC_TRACK });
@@ -193,7 +221,10 @@ describe('MSG-2 / MSG-4 across a block (R7)', () => {
     const conversationId = (await call('POST', `/api/conversations/${DAVE}/start`, CAROL)).body.id as number;
     expect((await call('POST', `/api/users/${DAVE}/block`, CAROL)).status).toBe(200);
     // Messaging's copy of the block follows social's event within about a second.
-    await eventually(async () => (await call('POST', `/api/conversations/${conversationId}/messages`, CAROL, { body: 'hello?' })).status === 403, 'block not applied to MSG-4');
+    await eventually(
+      async () => (await call('POST', `/api/conversations/${conversationId}/messages`, CAROL, { body: 'hello?' })).status === 403,
+      'block not applied to MSG-4',
+    );
     expectError(await call('POST', `/api/conversations/${conversationId}/messages`, CAROL, { body: 'hello?' }), 403, 'USER_BLOCKED');
     expectError(await call('POST', `/api/conversations/${conversationId}/messages`, DAVE, { body: 'hello?' }), 403, 'USER_BLOCKED');
     // MSG-2: the blocker is told USER_BLOCKED; for the blocked user the blocker has disappeared (R7).
@@ -201,7 +232,10 @@ describe('MSG-2 / MSG-4 across a block (R7)', () => {
     expectError(await call('POST', `/api/conversations/${CAROL}/start`, DAVE), 404, 'USER_NOT_FOUND');
 
     expect((await call('DELETE', `/api/users/${DAVE}/block`, CAROL)).status).toBe(204);
-    await eventually(async () => (await call('POST', `/api/conversations/${conversationId}/messages`, DAVE, { body: 'back' })).status === 201, 'unblock not applied');
+    await eventually(
+      async () => (await call('POST', `/api/conversations/${conversationId}/messages`, DAVE, { body: 'back' })).status === 201,
+      'unblock not applied',
+    );
   });
 });
 
@@ -210,11 +244,17 @@ describe('MSG-1 / NOT-1 R14 a banned user disappears from messaging', () => {
     const conversationId = (await call('POST', `/api/conversations/${ERIN}/start`, BOB)).body.id as number;
     expect((await call('POST', `/api/conversations/${conversationId}/messages`, ERIN, { body: 'buy cheap followers' })).status).toBe(201);
     await client.publish(createEnvelope(UserBanned, { userId: ERIN, reason: 'spam', bannedAt: new Date().toISOString() }));
-    await eventually(async () => !ConversationPage.parse((await call('GET', '/api/conversations', BOB)).body).content.some((c) => c.id === conversationId), 'conversation still listed');
+    await eventually(
+      async () => !ConversationPage.parse((await call('GET', '/api/conversations', BOB)).body).content.some((c) => c.id === conversationId),
+      'conversation still listed',
+    );
     expectError(await call('GET', `/api/conversations/${conversationId}/messages`, BOB), 404, 'CONVERSATION_NOT_FOUND');
     expectError(await call('POST', `/api/conversations/${ERIN}/start`, BOB), 404, 'USER_NOT_FOUND');
     // Its DM notification to Bob disappears too.
-    await eventually(async () => (await notificationApp().infra.prisma.bannedUser.count({ where: { userId: ERIN } })) === 1, 'notification did not see the ban');
+    await eventually(
+      async () => (await notificationApp().infra.prisma.bannedUser.count({ where: { userId: ERIN } })) === 1,
+      'notification did not see the ban',
+    );
     const notifications = await call('GET', '/api/notifications', BOB);
     expect(notifications.body.content.some((n: { user: { id: number } }) => n.user.id === ERIN)).toBe(false);
   });

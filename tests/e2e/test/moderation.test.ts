@@ -40,7 +40,14 @@ async function auth(userId: number): Promise<Record<string, string>> {
   if (!token) {
     const admin = userId === ADMIN;
     token = await identityApp().keys.sign(
-      { sub: String(userId), username: admin ? 'admin-one' : `user${userId}`, role: admin ? 'ADMIN' : 'LISTENER', tier: 'FREE', sid: randomUUID(), jti: randomUUID() },
+      {
+        sub: String(userId),
+        username: admin ? 'admin-one' : `user${userId}`,
+        role: admin ? 'ADMIN' : 'LISTENER',
+        tier: 'FREE',
+        sid: randomUUID(),
+        jti: randomUUID(),
+      },
       1800,
       'msp-identity',
     );
@@ -71,22 +78,52 @@ async function publish(envelope: EventEnvelope) {
 }
 
 async function registerUser(userId: number, username: string, role: 'LISTENER' | 'ARTIST') {
-  await publish(createEnvelope(UserRegistered, {
-    userId, username, displayName: username.toUpperCase(), avatarUrl: null, tier: 'FREE', role, isPrivate: false, createdAt: new Date().toISOString(),
-  }));
+  await publish(
+    createEnvelope(UserRegistered, {
+      userId,
+      username,
+      displayName: username.toUpperCase(),
+      avatarUrl: null,
+      tier: 'FREE',
+      role,
+      isPrivate: false,
+      createdAt: new Date().toISOString(),
+    }),
+  );
 }
 
 /** A finished public track: catalog's row (with a stored original and plays) and its events for social. */
 async function createTrack(trackId: number, artistId: number, originalSize: number, playCount: number, completedPlayCount: number) {
   const snapshot: TrackSnapshot = {
-    trackId, artistId, title: `Song ${trackId}`, trackSlug: `song-${trackId}`, state: 'FINISHED', isPrivate: false, access: 'PLAYABLE',
-    durationSeconds: 200, coverUrl: null, genre: 'House', publishedAt: new Date().toISOString(), createdAt: new Date().toISOString(),
+    trackId,
+    artistId,
+    title: `Song ${trackId}`,
+    trackSlug: `song-${trackId}`,
+    state: 'FINISHED',
+    isPrivate: false,
+    access: 'PLAYABLE',
+    durationSeconds: 200,
+    coverUrl: null,
+    genre: 'House',
+    publishedAt: new Date().toISOString(),
+    createdAt: new Date().toISOString(),
   };
   await catalogApp().infra.prisma.track.create({
     data: {
-      id: trackId, artistId, title: snapshot.title, trackSlug: snapshot.trackSlug, genre: 'House', releaseDate: new Date(),
-      state: 'FINISHED', secretToken: randomUUID().replace(/-/g, ''), uploadId: randomUUID(), durationSeconds: 200, publishedAt: new Date(),
-      originalSize: BigInt(originalSize), playCount, completedPlayCount,
+      id: trackId,
+      artistId,
+      title: snapshot.title,
+      trackSlug: snapshot.trackSlug,
+      genre: 'House',
+      releaseDate: new Date(),
+      state: 'FINISHED',
+      secretToken: randomUUID().replace(/-/g, ''),
+      uploadId: randomUUID(),
+      durationSeconds: 200,
+      publishedAt: new Date(),
+      originalSize: BigInt(originalSize),
+      playCount,
+      completedPlayCount,
     },
   });
   await publish(createEnvelope(TrackChanged, snapshot));
@@ -123,7 +160,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('MOD-2 report a track / MOD-3 report a comment (R14)', () => {
-  it('A reports B\'s track and C\'s comment → 201 with reportId; again → 409 ALREADY_REPORTED', async () => {
+  it("A reports B's track and C's comment → 201 with reportId; again → 409 ALREADY_REPORTED", async () => {
     const track = await call('POST', `/api/tracks/${B_TRACK}/report`, A, { reason: 'COPYRIGHT', description: 'my song' });
     expect(track.status).toBe(201);
     reportIds.track = ReportReceiptSchema.strict().parse(track.body).reportId;
@@ -131,7 +168,10 @@ describe('MOD-2 report a track / MOD-3 report a comment (R14)', () => {
     expect(comment.status).toBe(201);
     reportIds.comment = ReportReceiptSchema.strict().parse(comment.body).reportId;
 
-    for (const [path, reason] of [[`/api/tracks/${B_TRACK}/report`, 'SPAM'], [`/api/comments/${commentId}/report`, 'OTHER']]) {
+    for (const [path, reason] of [
+      [`/api/tracks/${B_TRACK}/report`, 'SPAM'],
+      [`/api/comments/${commentId}/report`, 'OTHER'],
+    ]) {
       const again = await call('POST', path!, A, { reason });
       expectClientError(again, path!, 409);
       expect(again.body.code).toBe('ALREADY_REPORTED');
@@ -165,7 +205,7 @@ describe('MOD-2 report a track / MOD-3 report a comment (R14)', () => {
   });
 });
 
-describe('MOD-4 / MOD-5 / MOD-6 / MOD-7 the admin\'s report queue', () => {
+describe("MOD-4 / MOD-5 / MOD-6 / MOD-7 the admin's report queue", () => {
   it('lists newest first with filters and opens a report with its snapshot', async () => {
     const all = await call('GET', '/api/admin/reports/all', ADMIN);
     expect(all.status).toBe(200);
@@ -180,14 +220,32 @@ describe('MOD-4 / MOD-5 / MOD-6 / MOD-7 the admin\'s report queue', () => {
     const one = await call('GET', `/api/admin/reports/${reportIds.track}`, ADMIN);
     expect(one.status).toBe(200);
     expect(ReportSchema.strict().parse(one.body)).toMatchObject({
-      reporterId: A, reporterUsername: 'reporter-a', targetType: 'TRACK', targetId: B_TRACK, reason: 'COPYRIGHT', description: 'my song', status: 'OPEN',
-      targetUserId: B, targetUsername: 'artist-b', targetDisplayName: 'ARTIST-B', targetTitle: `Song ${B_TRACK}`, targetArtistName: 'ARTIST-B',
-      targetPlayCount: 10, commentContent: null, commentAuthor: null,
+      reporterId: A,
+      reporterUsername: 'reporter-a',
+      targetType: 'TRACK',
+      targetId: B_TRACK,
+      reason: 'COPYRIGHT',
+      description: 'my song',
+      status: 'OPEN',
+      targetUserId: B,
+      targetUsername: 'artist-b',
+      targetDisplayName: 'ARTIST-B',
+      targetTitle: `Song ${B_TRACK}`,
+      targetArtistName: 'ARTIST-B',
+      targetPlayCount: 10,
+      commentContent: null,
+      commentAuthor: null,
     });
     const comment = await call('GET', `/api/admin/reports/${reportIds.comment}`, ADMIN);
     expect(comment.body).toMatchObject({
-      targetType: 'COMMENT', targetId: commentId, targetUserId: C, targetUsername: 'commenter-c', targetTitle: `Song ${B_TRACK}`,
-      targetArtistName: 'ARTIST-B', commentContent: 'a rude comment', commentAuthor: 'commenter-c',
+      targetType: 'COMMENT',
+      targetId: commentId,
+      targetUserId: C,
+      targetUsername: 'commenter-c',
+      targetTitle: `Song ${B_TRACK}`,
+      targetArtistName: 'ARTIST-B',
+      commentContent: 'a rude comment',
+      commentAuthor: 'commenter-c',
     });
     const missing = await call('GET', '/api/admin/reports/999999', ADMIN);
     expectClientError(missing, 'missing report', 404);
@@ -218,7 +276,13 @@ describe('MOD-4 / MOD-5 / MOD-6 / MOD-7 the admin\'s report queue', () => {
   });
 
   it('bad input on the admin routes → 4xx ErrorResponse', async () => {
-    for (const path of ['/api/admin/reports?status=CLOSED', '/api/admin/reports?targetType=USER', '/api/admin/reports?size=101', '/api/admin/reports/all?page=-1', '/api/admin/reports/abc']) {
+    for (const path of [
+      '/api/admin/reports?status=CLOSED',
+      '/api/admin/reports?targetType=USER',
+      '/api/admin/reports?size=101',
+      '/api/admin/reports/all?page=-1',
+      '/api/admin/reports/abc',
+    ]) {
       expectClientError(await call('GET', path, ADMIN), path, 400);
     }
     for (const body of [{}, { status: 'CLOSED' }, { status: 1 }]) {
@@ -251,21 +315,26 @@ describe('MOD-12 platform metrics', () => {
   });
 });
 
-describe('MOD-11 admin delete: recorded in catalog\'s admin_audit, reports on the track stay', () => {
+describe("MOD-11 admin delete: recorded in catalog's admin_audit, reports on the track stay", () => {
   it('deletes with a reason; metrics follow; the report stays for the admin', async () => {
     const report = await call('POST', `/api/tracks/${A_TRACK}/report`, B, { reason: 'SPAM' });
     expect(report.status).toBe(201);
     const del = await call('DELETE', `/api/admin/tracks/${A_TRACK}?reason=spam%20upload`, ADMIN);
     expect(del.status).toBe(200);
     await waitFor(async () => (await catalogApp().infra.prisma.adminAudit.count()) === 1, { message: 'no audit row' });
-    expect(await catalogApp().infra.prisma.adminAudit.findFirst()).toMatchObject({ adminId: ADMIN, targetType: 'TRACK', targetId: String(A_TRACK), reason: 'spam upload' });
+    expect(await catalogApp().infra.prisma.adminAudit.findFirst()).toMatchObject({
+      adminId: ADMIN,
+      targetType: 'TRACK',
+      targetId: String(A_TRACK),
+      reason: 'spam upload',
+    });
     const metrics = (await call('GET', '/api/admin/analytics', ADMIN)).body;
     expect(metrics).toMatchObject({ totalTracks: 1, totalStorageUsedBytes: 3_000_000, totalPlays: 11 });
     expect((await call('GET', `/api/admin/reports/${report.body.reportId}`, ADMIN)).body).toMatchObject({ status: 'OPEN', targetId: A_TRACK });
   });
 });
 
-describe('MOD-8 / MOD-9 recorded in identity\'s admin_audit', () => {
+describe("MOD-8 / MOD-9 recorded in identity's admin_audit", () => {
   it('a ban and a suspension with their reasons; a refused call is not recorded', async () => {
     const reg = await fleet.fetch('/api/auth/register/local', {
       method: 'POST',

@@ -35,15 +35,28 @@ const badge = async (userId: number) => (await call('GET', '/api/notifications/b
 
 beforeAll(async () => {
   // The test's push service stand-in listens on 127.0.0.1 over plain http.
-  await fleet.start({ RATE_LIMIT_CLIENT_PER_MINUTE: '100000', RATE_LIMIT_USER_PER_MINUTE: '100000' }, { notification: { WEB_PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' } });
+  await fleet.start(
+    { RATE_LIMIT_CLIENT_PER_MINUTE: '100000', RATE_LIMIT_USER_PER_MINUTE: '100000' },
+    { notification: { WEB_PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' } },
+  );
   nc = await connectNats(fleet.nats.url, 'e2e-notifications');
   await push.start();
-  for (const [id, name] of [[ANN, 'ann'], [BEN, 'ben'], [CAT, 'cat'], [DAN, 'dan'], [EVE, 'eve']] as const) await client.registerUser(id, name);
+  for (const [id, name] of [
+    [ANN, 'ann'],
+    [BEN, 'ben'],
+    [CAT, 'cat'],
+    [DAN, 'dan'],
+    [EVE, 'eve'],
+  ] as const)
+    await client.registerUser(id, name);
   await eventually(async () => (await socialApp().infra.prisma.userSummary.count()) === 5, 'social did not receive the users');
   await eventually(async () => (await notificationApp().infra.prisma.userSummary.count()) === 5, 'notification did not receive the users');
   await client.createTrack(TRACK, ANN, { title: 'Night Drive' });
   await eventually(async () => (await socialApp().infra.prisma.trackRef.count({ where: { trackId: TRACK } })) === 1, 'social did not see the track');
-  await eventually(async () => (await notificationApp().infra.prisma.trackRef.count({ where: { trackId: TRACK } })) === 1, 'notification did not see the track');
+  await eventually(
+    async () => (await notificationApp().infra.prisma.trackRef.count({ where: { trackId: TRACK } })) === 1,
+    'notification did not see the track',
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -78,16 +91,33 @@ describe('R15 / NOT-1 / NOT-2 / NOT-4 / WS-3 notifications from follows, likes, 
     const byType = Object.fromEntries(list.map((n) => [n.type, n]));
     const ben = { id: BEN, username: 'ben', displayName: 'BEN', avatarUrl: null, tier: 'FREE', isFollowing: false, followerCount: 0, trackCount: 0 };
     expect(byType.FOLLOW).toEqual({
-      id: expect.any(Number), type: 'FOLLOW', user: ben, resource: { resourceType: 'USER', resourceId: BEN },
-      targetTitle: null, targetUrl: '/ben', conversationId: null, isRead: false, createdAt: expect.any(String),
+      id: expect.any(Number),
+      type: 'FOLLOW',
+      user: ben,
+      resource: { resourceType: 'USER', resourceId: BEN },
+      targetTitle: null,
+      targetUrl: '/ben',
+      conversationId: null,
+      isRead: false,
+      createdAt: expect.any(String),
     });
     for (const type of ['LIKE', 'REPOST', 'COMMENT'] as const) {
       expect(byType[type]).toMatchObject({
-        user: ben, resource: { resourceType: 'TRACK', resourceId: TRACK }, targetTitle: 'Night Drive', targetUrl: `/ann/song-${TRACK}`, conversationId: null, isRead: false,
+        user: ben,
+        resource: { resourceType: 'TRACK', resourceId: TRACK },
+        targetTitle: 'Night Drive',
+        targetUrl: `/ann/song-${TRACK}`,
+        conversationId: null,
+        isRead: false,
       });
     }
     expect(byType.DM).toMatchObject({
-      user: ben, resource: { resourceType: 'USER', resourceId: BEN }, targetTitle: null, targetUrl: `/messages/${conversationId}`, conversationId, isRead: false,
+      user: ben,
+      resource: { resourceType: 'USER', resourceId: BEN },
+      targetTitle: null,
+      targetUrl: `/messages/${conversationId}`,
+      conversationId,
+      isRead: false,
     });
     expect(new Date(byType.DM!.createdAt).toISOString()).toBe(byType.DM!.createdAt);
 
@@ -95,7 +125,12 @@ describe('R15 / NOT-1 / NOT-2 / NOT-4 / WS-3 notifications from follows, likes, 
       const items = await notificationsOf(BEN);
       return items.find((n) => n.type === 'REPLY');
     }, 'Ben did not get the REPLY');
-    expect(benList).toMatchObject({ user: { id: CAT, username: 'cat' }, resource: { resourceType: 'TRACK', resourceId: TRACK }, targetTitle: 'Night Drive', targetUrl: `/ann/song-${TRACK}` });
+    expect(benList).toMatchObject({
+      user: { id: CAT, username: 'cat' },
+      resource: { resourceType: 'TRACK', resourceId: TRACK },
+      targetTitle: 'Night Drive',
+      targetUrl: `/ann/song-${TRACK}`,
+    });
 
     // WS-3 delivered each of them while Ann was connected, with the running unread count.
     await eventually(() => annLive.received.length >= 5, 'WS-3 did not deliver five notifications');
@@ -186,7 +221,10 @@ describe('NOT-7 / NOT-8 push, and R15 preferences and the 24-h rule', () => {
     expect(await tokens.findMany({ select: { userId: true } })).toEqual([{ userId: BEN }]);
     const sent = push.received.length;
     expect((await call('POST', `/api/users/${BEN}/follow`, DAN)).status).toBe(200);
-    await eventually(() => pushesFor('FOLLOW', DAN).some((e) => e.notification!.id !== pushesFor('FOLLOW', DAN)[0]!.notification!.id), 'Ben did not get the push');
+    await eventually(
+      () => pushesFor('FOLLOW', DAN).some((e) => e.notification!.id !== pushesFor('FOLLOW', DAN)[0]!.notification!.id),
+      'Ben did not get the push',
+    );
     expect(push.received.length).toBe(sent + 1);
     // NOT-8 by Ann does not remove Ben's token; by Ben it does (idempotently).
     expect((await call('DELETE', `/api/users/me/device-tokens?token=${encodeURIComponent(token)}`, ANN)).status).toBe(204);
@@ -202,7 +240,9 @@ describe('NOT-3 quick badge unread count', () => {
     expect(await badge(EVE)).toBe(0); // now cached as 0
     const at = new Date().toISOString();
     for (let i = 0; i < 50; i++) {
-      await client.publish(createEnvelope(UserFollowed, { followerId: 7000 + i, followeeId: EVE, followerFollowingCount: 1, followeeFollowerCount: i + 1, at }));
+      await client.publish(
+        createEnvelope(UserFollowed, { followerId: 7000 + i, followeeId: EVE, followerFollowingCount: 1, followeeFollowerCount: i + 1, at }),
+      );
     }
     await eventually(async () => (await unread(EVE)) === 50, 'NOT-2 did not reach 50', 20_000);
     const exactAt = Date.now();

@@ -68,8 +68,22 @@ const ids = (p: Playlist) => p.trackSummaryDto.map((t) => t.id);
 
 /** interface.md §2.4: the fields existing clients read. */
 const INTERFACE_FIELDS = [
-  'id', 'title', 'type', 'isLiked', 'description', 'isPrivate', 'coverArtUrl', 'playlistSlug', 'totalDurationSeconds', 'trackCount',
-  'secretToken', 'owner', 'genres', 'createdAt', 'trackSummaryDto', 'firstTrackWaveformUrl',
+  'id',
+  'title',
+  'type',
+  'isLiked',
+  'description',
+  'isPrivate',
+  'coverArtUrl',
+  'playlistSlug',
+  'totalDurationSeconds',
+  'trackCount',
+  'secretToken',
+  'owner',
+  'genres',
+  'createdAt',
+  'trackSummaryDto',
+  'firstTrackWaveformUrl',
 ];
 
 beforeAll(async () => {
@@ -77,10 +91,10 @@ beforeAll(async () => {
   users.owner = await register('pl-owner@example.com', 'Playlist Owner');
   users.other = await register('pl-other@example.com', 'Playlist Other');
   adminToken = await sign(990_001, 'admin-one', 'ADMIN');
-  await waitFor(
-    async () => (await catalog().infra.prisma.userSummary.count({ where: { userId: { in: [users.owner.userId, users.other.userId] } } })) === 2,
-    { timeoutMs: 10_000, message: 'catalog never saw the registrations' },
-  );
+  await waitFor(async () => (await catalog().infra.prisma.userSummary.count({ where: { userId: { in: [users.owner.userId, users.other.userId] } } })) === 2, {
+    timeoutMs: 10_000,
+    message: 'catalog never saw the registrations',
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -123,7 +137,12 @@ describe('PLS-1 get all playlists created by the current user (interface.md §4.
     const prisma = catalog().infra.prisma;
     for (let i = 0; i < 50; i++) {
       const p = await prisma.playlist.create({
-        data: { ownerId: user.userId, title: `List ${i}`, playlistSlug: `many-${i}-${randomUUID().slice(0, 6)}`, secretToken: randomBytes(24).toString('base64url') },
+        data: {
+          ownerId: user.userId,
+          title: `List ${i}`,
+          playlistSlug: `many-${i}-${randomUUID().slice(0, 6)}`,
+          secretToken: randomBytes(24).toString('base64url'),
+        },
       });
       await prisma.playlistTrack.createMany({ data: tracks.map((trackId, j) => ({ playlistId: p.id, trackId, position: j + 1 })) });
     }
@@ -168,10 +187,15 @@ describe('PLS-10 reorder tracks inside a playlist (interface.md §4.2)', () => {
     const body = PlaylistSchema.parse(await res.json());
     expect(ids(body)).toEqual(order);
     expect(body.paginatedTrackResponse!.content.map((t) => t.id)).toEqual(order);
-    expect((PlaylistSchema.parse(await (await api('GET', `/api/playlists/${p.id}`, null)).json())).trackSummaryDto.map((t) => t.id)).toEqual(order);
+    expect(PlaylistSchema.parse(await (await api('GET', `/api/playlists/${p.id}`, null)).json()).trackSummaryDto.map((t) => t.id)).toEqual(order);
 
     // The Playlist-shaped body of the interface sample: order from paginatedTrackResponse.content.
-    const sample = { ...body, isReposted: false, trackSummaryDto: undefined, paginatedTrackResponse: { ...body.paginatedTrackResponse, content: [...body.paginatedTrackResponse!.content].reverse() } };
+    const sample = {
+      ...body,
+      isReposted: false,
+      trackSummaryDto: undefined,
+      paginatedTrackResponse: { ...body.paginatedTrackResponse, content: [...body.paginatedTrackResponse!.content].reverse() },
+    };
     const shaped = await api('PATCH', `/api/playlists/${p.id}/tracks/reorder`, users.owner.token, sample);
     expect(shaped.status).toBe(200);
     expect(ids(PlaylistSchema.parse(await shaped.json()))).toEqual([...order].reverse());
@@ -215,7 +239,12 @@ describe('R6 privacy matrix: PLS-4, PLS-14, PLS-2, PLS-17, USR-19', () => {
     const priv = await create(users.owner, { title: 'Matrix private', isPrivate: true });
     for (const p of [pub, priv]) for (const t of [open, hidden]) await api('POST', `/api/playlists/${p.id}/tracks`, users.owner.token, { trackId: t });
     const { owner, other } = users;
-    const callers: Array<[string, string | null]> = [['owner', owner.token], ['other', other.token], ['anonymous', null], ['admin', adminToken]];
+    const callers: Array<[string, string | null]> = [
+      ['owner', owner.token],
+      ['other', other.token],
+      ['anonymous', null],
+      ['admin', adminToken],
+    ];
     // [path, expected per caller: status and trackCount (R6: included tracks visible to the caller; R5 through the token)]
     const table: Array<[string, Record<string, [number, number?]>]> = [
       [`/api/playlists/${pub.id}`, { owner: [200, 2], other: [200, 1], anonymous: [200, 1], admin: [200, 2] }],
@@ -248,7 +277,9 @@ describe('R6 privacy matrix: PLS-4, PLS-14, PLS-2, PLS-17, USR-19', () => {
     for (const [who, token] of callers) {
       const res = await api('GET', `/api/users/${owner.username}/playlists?size=100`, token);
       expect(res.status).toBe(200);
-      const listed = pageSchema(PlaylistSchema).parse(await res.json()).content.map((p) => p.id);
+      const listed = pageSchema(PlaylistSchema)
+        .parse(await res.json())
+        .content.map((p) => p.id);
       expect(listed, who).toContain(pub.id);
       expect(listed.includes(priv.id), who).toBe(who === 'owner' || who === 'admin');
     }
@@ -295,7 +326,7 @@ describe('PLS-* playlist routes refuse bad input with 4xx, never 500', () => {
       ['PATCH', `/api/playlists/${p.id}/tracks/reorder`, t, {}],
       ['GET', `/api/playlists/${p.id}?size=1000`, t, undefined],
       ['GET', '/api/playlists/0', null, undefined],
-      ['GET', "/api/playlists/1;DROP TABLE playlists", null, undefined],
+      ['GET', '/api/playlists/1;DROP TABLE playlists', null, undefined],
       ['GET', `/api/playlists/${p.id}/tracks?page=x`, null, undefined],
       ['GET', '/api/playlists/abc/secret-link', t, undefined],
       ['POST', '/api/playlists/999999/secret-link/regenerate', t, undefined],
@@ -324,19 +355,28 @@ describe('PLS-4 caller-relative flags and blocks through social', () => {
     const p = await create(users.owner, { title: 'Likeable' });
     await api('POST', `/api/playlists/${p.id}/tracks`, users.owner.token, { trackId: track });
     // Social learns about the playlist from catalog.playlist.changed.v1 (outbox → NATS).
-    await waitFor(async () => (await api('POST', `/api/playlists/${p.id}/like`, fan.token)).ok || undefined, { timeoutMs: 10_000, message: 'social never saw the playlist' });
+    await waitFor(async () => (await api('POST', `/api/playlists/${p.id}/like`, fan.token)).ok || undefined, {
+      timeoutMs: 10_000,
+      message: 'social never saw the playlist',
+    });
     const seen = PlaylistSchema.parse(await (await api('GET', `/api/playlists/${p.id}`, fan.token)).json());
     expect(seen.isLiked).toBe(true);
     expect(seen.trackSummaryDto.map((t) => t.id)).toEqual([track]);
     const forOwner = PlaylistSchema.parse(await (await api('GET', `/api/playlists/${p.id}`, users.owner.token)).json());
     expect(forOwner.isLiked).toBe(false);
-    await waitFor(async () => {
-      const body = PlaylistSchema.parse(await (await api('GET', `/api/playlists/${p.id}`, null)).json());
-      return body.likeCount === 1 || undefined;
-    }, { timeoutMs: 5000, message: 'likeCount never followed social' });
+    await waitFor(
+      async () => {
+        const body = PlaylistSchema.parse(await (await api('GET', `/api/playlists/${p.id}`, null)).json());
+        return body.likeCount === 1 || undefined;
+      },
+      { timeoutMs: 5000, message: 'likeCount never followed social' },
+    );
 
     expect((await api('POST', `/api/users/${users.owner.userId}/block`, fan.token)).status).toBeLessThan(300);
-    await waitFor(async () => (await api('GET', `/api/playlists/${p.id}`, fan.token)).status === 404 || undefined, { timeoutMs: 5000, message: 'block not applied' });
+    await waitFor(async () => (await api('GET', `/api/playlists/${p.id}`, fan.token)).status === 404 || undefined, {
+      timeoutMs: 5000,
+      message: 'block not applied',
+    });
     expect((await api('GET', `/api/users/${users.owner.username}/playlists`, fan.token)).status).toBe(404);
   });
 });

@@ -51,7 +51,14 @@ export class FleetClient {
   async registerUser(userId: number, username: string) {
     await this.publish(
       createEnvelope(UserRegistered, {
-        userId, username, displayName: username.toUpperCase(), avatarUrl: null, tier: 'FREE', role: 'LISTENER', isPrivate: false, createdAt: new Date().toISOString(),
+        userId,
+        username,
+        displayName: username.toUpperCase(),
+        avatarUrl: null,
+        tier: 'FREE',
+        role: 'LISTENER',
+        isPrivate: false,
+        createdAt: new Date().toISOString(),
       }),
     );
   }
@@ -61,14 +68,33 @@ export class FleetClient {
     const isPrivate = options.isPrivate ?? false;
     const title = options.title ?? `Song ${trackId}`;
     const snapshot: TrackSnapshot = {
-      trackId, artistId, title, trackSlug: `song-${trackId}`, state: 'FINISHED', isPrivate, access: 'PLAYABLE',
-      durationSeconds: 200, coverUrl: null, genre: 'House', publishedAt: isPrivate ? null : new Date().toISOString(), createdAt: new Date().toISOString(),
+      trackId,
+      artistId,
+      title,
+      trackSlug: `song-${trackId}`,
+      state: 'FINISHED',
+      isPrivate,
+      access: 'PLAYABLE',
+      durationSeconds: 200,
+      coverUrl: null,
+      genre: 'House',
+      publishedAt: isPrivate ? null : new Date().toISOString(),
+      createdAt: new Date().toISOString(),
     };
     const catalog = this.fleet.apps.get('catalog') as Awaited<ReturnType<typeof buildCatalog>>;
     await catalog.infra.prisma.track.create({
       data: {
-        id: trackId, artistId, title, trackSlug: snapshot.trackSlug, genre: 'House', releaseDate: new Date(), isPrivate,
-        state: 'FINISHED', secretToken: randomUUID().replace(/-/g, ''), uploadId: randomUUID(), durationSeconds: 200,
+        id: trackId,
+        artistId,
+        title,
+        trackSlug: snapshot.trackSlug,
+        genre: 'House',
+        releaseDate: new Date(),
+        isPrivate,
+        state: 'FINISHED',
+        secretToken: randomUUID().replace(/-/g, ''),
+        uploadId: randomUUID(),
+        durationSeconds: 200,
         publishedAt: isPrivate ? null : new Date(),
       },
     });

@@ -22,11 +22,7 @@ const clients: Client[] = [];
 
 async function tokenFor(userId: number, role: Role = 'ARTIST'): Promise<string> {
   const identity = fleet.apps.get('identity') as Awaited<ReturnType<typeof buildIdentity>>;
-  return identity.keys.sign(
-    { sub: String(userId), username: `user${userId}`, role, tier: 'FREE', sid: randomUUID(), jti: randomUUID() },
-    1800,
-    'msp-identity',
-  );
+  return identity.keys.sign({ sub: String(userId), username: `user${userId}`, role, tier: 'FREE', sid: randomUUID(), jti: randomUUID() }, 1800, 'msp-identity');
 }
 
 function withTimeout<T>(p: Promise<T>, what: string, ms = 10_000): Promise<T> {
@@ -155,13 +151,30 @@ describe('Issue acceptance: TRK-2 upload watched live on WS-2', () => {
     expect(registered.status).toBe(201);
     const { userId, username } = (await registered.json()) as { userId: number; username: string };
     const identity = fleet.apps.get('identity') as Awaited<ReturnType<typeof buildIdentity>>;
-    const token = await identity.keys.sign({ sub: String(userId), username, role: 'ARTIST', tier: 'FREE', sid: randomUUID(), jti: randomUUID() }, 1800, 'msp-identity');
+    const token = await identity.keys.sign(
+      { sub: String(userId), username, role: 'ARTIST', tier: 'FREE', sid: randomUUID(), jti: randomUUID() },
+      1800,
+      'msp-identity',
+    );
     const catalog = fleet.apps.get('catalog') as Awaited<ReturnType<typeof buildCatalog>>;
-    await waitFor(async () => (await catalog.infra.prisma.userSummary.count({ where: { userId } })) === 1, { timeoutMs: 10_000, message: 'catalog never saw the uploader' });
+    await waitFor(async () => (await catalog.infra.prisma.userSummary.count({ where: { userId } })) === 1, {
+      timeoutMs: 10_000,
+      message: 'catalog never saw the uploader',
+    });
 
     const media = fleet.apps.get('media-processing') as Awaited<ReturnType<typeof buildMedia>>;
     const wav = path.join(scratch, 'three-minutes.wav');
-    await promisify(execFile)(media.media.ffmpeg.path, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=8000:duration=180', '-y', wav]);
+    await promisify(execFile)(media.media.ffmpeg.path, [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:sample_rate=8000:duration=180',
+      '-y',
+      wav,
+    ]);
 
     const uploadId = randomUUID();
     const watcher = stompThroughGateway({ Authorization: `Bearer ${token}` });
@@ -203,7 +216,14 @@ describe('Issue acceptance: TRK-2 upload watched live on WS-2', () => {
     const processing = all.filter((s) => s.status === 'PROCESSING').map((s) => s.progressPercentage!);
     expect(new Set(processing).size, `PROCESSING percentages ${processing.join(',')}`).toBeGreaterThanOrEqual(2);
     const done = all.at(-1)!;
-    expect(done).toMatchObject({ trackId: accepted.id, trackState: 'FINISHED', progressPercentage: 100, progressPercent: 100, stepName: 'Done', errorMessage: null });
+    expect(done).toMatchObject({
+      trackId: accepted.id,
+      trackState: 'FINISHED',
+      progressPercentage: 100,
+      progressPercent: 100,
+      stepName: 'Done',
+      errorMessage: null,
+    });
     const track = TrackSchema.strict().parse(done.trackResponse);
     expect(track).toMatchObject({ id: accepted.id, title: 'Live Three Minutes', trackDurationSeconds: 180 });
     expect(track.trackUrl).not.toBeNull();

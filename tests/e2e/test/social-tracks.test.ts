@@ -40,7 +40,14 @@ async function publish(type: string, envelope: { id: string }) {
 
 async function register(userId: number, username: string) {
   const envelope = createEnvelope(UserRegistered, {
-    userId, username, displayName: username, avatarUrl: null, tier: 'FREE', role: 'ARTIST', isPrivate: false, createdAt: new Date().toISOString(),
+    userId,
+    username,
+    displayName: username,
+    avatarUrl: null,
+    tier: 'FREE',
+    role: 'ARTIST',
+    isPrivate: false,
+    createdAt: new Date().toISOString(),
   });
   await publish(envelope.type, envelope);
 }
@@ -50,17 +57,40 @@ async function createTrack(trackId: number) {
   const now = new Date();
   const row = await catalogApp().infra.prisma.track.create({
     data: {
-      id: trackId, artistId: ARTIST, title: `Song ${trackId}`, trackSlug: `song-${trackId}`, genre: 'House',
-      description: `Liner notes of ${trackId}`, tags: ['deep', 'warm'], releaseDate: new Date('2025-06-01T00:00:00.000Z'),
-      state: 'FINISHED', secretToken: randomUUID().replace(/-/g, ''), uploadId: randomUUID(), durationSeconds: 200, publishedAt: now,
-      playCount: 12, completedPlayCount: 4,
-      progressiveKey: `tracks/${trackId}/full.m4a`, hlsPlaylistKey: `tracks/${trackId}/index.m3u8`, previewKey: `tracks/${trackId}/preview.m4a`,
+      id: trackId,
+      artistId: ARTIST,
+      title: `Song ${trackId}`,
+      trackSlug: `song-${trackId}`,
+      genre: 'House',
+      description: `Liner notes of ${trackId}`,
+      tags: ['deep', 'warm'],
+      releaseDate: new Date('2025-06-01T00:00:00.000Z'),
+      state: 'FINISHED',
+      secretToken: randomUUID().replace(/-/g, ''),
+      uploadId: randomUUID(),
+      durationSeconds: 200,
+      publishedAt: now,
+      playCount: 12,
+      completedPlayCount: 4,
+      progressiveKey: `tracks/${trackId}/full.m4a`,
+      hlsPlaylistKey: `tracks/${trackId}/index.m3u8`,
+      previewKey: `tracks/${trackId}/preview.m4a`,
       waveformKey: `public/${randomUUID()}/waveform.json`,
     },
   });
   const snapshot: TrackSnapshot = {
-    trackId, artistId: ARTIST, title: row.title, trackSlug: row.trackSlug, state: 'FINISHED', isPrivate: false, access: 'PLAYABLE',
-    durationSeconds: 200, coverUrl: null, genre: 'House', publishedAt: now.toISOString(), createdAt: row.createdAt.toISOString(),
+    trackId,
+    artistId: ARTIST,
+    title: row.title,
+    trackSlug: row.trackSlug,
+    state: 'FINISHED',
+    isPrivate: false,
+    access: 'PLAYABLE',
+    durationSeconds: 200,
+    coverUrl: null,
+    genre: 'House',
+    publishedAt: now.toISOString(),
+    createdAt: row.createdAt.toISOString(),
   };
   const envelope = createEnvelope(TrackChanged, snapshot);
   await publish(envelope.type, envelope);
@@ -102,13 +132,22 @@ afterAll(async () => {
 }, 60_000);
 
 describe('USR-20 liked tracks of the current user, rendered by catalog', () => {
-  it('carries catalog\'s description, tags, release date, play counts and media URLs, and social\'s flags', async () => {
+  it("carries catalog's description, tags, release date, play counts and media URLs, and social's flags", async () => {
     const page = await list('/api/users/me/liked-tracks', FAN);
     expect(page.content.map((t) => t.id)).toEqual([TRACK, HIDDEN]);
     const track = page.content[0]!;
     expect(track).toMatchObject({
-      id: TRACK, description: `Liner notes of ${TRACK}`, tags: ['deep', 'warm'], releaseDate: '2025-06-01', playCount: 12, completedPlayCount: 4,
-      trackDurationSeconds: 200, isLiked: true, isReposted: true, likeCount: 1, repostCount: 1,
+      id: TRACK,
+      description: `Liner notes of ${TRACK}`,
+      tags: ['deep', 'warm'],
+      releaseDate: '2025-06-01',
+      playCount: 12,
+      completedPlayCount: 4,
+      trackDurationSeconds: 200,
+      isLiked: true,
+      isReposted: true,
+      likeCount: 1,
+      repostCount: 1,
       artist: { id: ARTIST, username: 'liner-artist' },
     });
     expect(track.waveformUrl).toMatch(/\/api\/media\/assets\/[0-9a-f-]{36}\/waveform\.json$/);
@@ -121,7 +160,10 @@ describe('USR-20 liked tracks of the current user, rendered by catalog', () => {
 describe('ENG-20 / USR-22 / ENG-18 other track lists, rendered by catalog', () => {
   it('ENG-20 and USR-22 for an anonymous viewer: catalog fields, no flags; ENG-18 with repostedBy', async () => {
     const liked = await list('/api/users/liner-fan/liked-tracks');
-    expect(liked.content.map((t) => [t.id, t.description, t.isLiked])).toEqual([[TRACK, `Liner notes of ${TRACK}`, false], [HIDDEN, `Liner notes of ${HIDDEN}`, false]]);
+    expect(liked.content.map((t) => [t.id, t.description, t.isLiked])).toEqual([
+      [TRACK, `Liner notes of ${TRACK}`, false],
+      [HIDDEN, `Liner notes of ${HIDDEN}`, false],
+    ]);
     const reposted = await list('/api/users/liner-fan/reposted-tracks');
     expect(reposted.content[0]).toMatchObject({ id: TRACK, tags: ['deep', 'warm'], repostedBy: { id: FAN }, repostedAt: expect.stringMatching(/Z$/) });
     const mine = await list('/api/users/me/repost', FAN);
@@ -139,14 +181,14 @@ describe('ENG-20 / USR-22 / ENG-18 other track lists, rendered by catalog', () =
   });
 });
 
-describe('FOL-1 / FOL-2 the artist\'s followerCount on catalog\'s User summary (TRK-6)', () => {
+describe("FOL-1 / FOL-2 the artist's followerCount on catalog's User summary (TRK-6)", () => {
   async function artistFollowers(): Promise<number> {
     const res = await fleet.fetch(`/api/tracks/${TRACK}`);
     expect(res.status).toBe(200);
     return ((await res.json()) as { artist: { followerCount: number } }).artist.followerCount;
   }
 
-  it('follows social\'s count within 5 s of a follow and of an unfollow', async () => {
+  it("follows social's count within 5 s of a follow and of an unfollow", async () => {
     const before = await artistFollowers();
     expect((await fleet.fetch(`/api/users/${ARTIST}/follow`, { method: 'POST', headers: await auth(FAN) })).status).toBe(200);
     await waitFor(async () => (await artistFollowers()) === before + 1, { timeoutMs: 5000, message: 'followerCount did not rise' });

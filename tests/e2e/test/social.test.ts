@@ -58,21 +58,49 @@ async function publish(envelope: EventEnvelope) {
 }
 
 async function registerUser(userId: number, username: string, isPrivate = false) {
-  await publish(createEnvelope(UserRegistered, {
-    userId, username, displayName: username, avatarUrl: null, tier: 'FREE', role: 'LISTENER', isPrivate, createdAt: new Date().toISOString(),
-  }));
+  await publish(
+    createEnvelope(UserRegistered, {
+      userId,
+      username,
+      displayName: username,
+      avatarUrl: null,
+      tier: 'FREE',
+      role: 'LISTENER',
+      isPrivate,
+      createdAt: new Date().toISOString(),
+    }),
+  );
 }
 
 /** A finished public track as the upload pipeline will leave it: a row in catalog and its events for social. */
 async function createTrack(trackId: number, artistId: number) {
   const snapshot: TrackSnapshot = {
-    trackId, artistId, title: `Song ${trackId}`, trackSlug: `song-${trackId}`, state: 'FINISHED', isPrivate: false, access: 'PLAYABLE',
-    durationSeconds: DURATION, coverUrl: null, genre: 'House', publishedAt: new Date().toISOString(), createdAt: new Date().toISOString(),
+    trackId,
+    artistId,
+    title: `Song ${trackId}`,
+    trackSlug: `song-${trackId}`,
+    state: 'FINISHED',
+    isPrivate: false,
+    access: 'PLAYABLE',
+    durationSeconds: DURATION,
+    coverUrl: null,
+    genre: 'House',
+    publishedAt: new Date().toISOString(),
+    createdAt: new Date().toISOString(),
   };
   await catalogApp().infra.prisma.track.create({
     data: {
-      id: trackId, artistId, title: snapshot.title, trackSlug: snapshot.trackSlug, genre: 'House', releaseDate: new Date(),
-      state: 'FINISHED', secretToken: randomUUID().replace(/-/g, ''), uploadId: randomUUID(), durationSeconds: DURATION, publishedAt: new Date(),
+      id: trackId,
+      artistId,
+      title: snapshot.title,
+      trackSlug: snapshot.trackSlug,
+      genre: 'House',
+      releaseDate: new Date(),
+      state: 'FINISHED',
+      secretToken: randomUUID().replace(/-/g, ''),
+      uploadId: randomUUID(),
+      durationSeconds: DURATION,
+      publishedAt: new Date(),
     },
   });
   await publish(createEnvelope(TrackChanged, snapshot));
@@ -255,7 +283,7 @@ describe('ENG-13 … ENG-17 comments (R10)', () => {
   });
 });
 
-describe('FOL-1 follow: identity\'s profile counts follow social within 5 s', () => {
+describe("FOL-1 follow: identity's profile counts follow social within 5 s", () => {
   async function registerAccount(email: string, displayName: string): Promise<{ userId: number; username: string }> {
     const res = await fleet.fetch('/api/auth/register/local', {
       method: 'POST',
@@ -286,7 +314,12 @@ describe('FOL-1 follow: identity\'s profile counts follow social within 5 s', ()
 
 describe('FOL-3 / FOL-4 / ENG-20 / USR-22 R8 private profiles', () => {
   it('followers, following and liked lists answer 403 PROFILE_PRIVATE to others, not to the user', async () => {
-    for (const path of ['/api/users/3004/followers', '/api/users/3004/following', '/api/users/private-pat/liked-tracks', '/api/users/private-pat/reposted-tracks']) {
+    for (const path of [
+      '/api/users/3004/followers',
+      '/api/users/3004/following',
+      '/api/users/private-pat/liked-tracks',
+      '/api/users/private-pat/reposted-tracks',
+    ]) {
       const res = await call('GET', path, 3001);
       expect(res.status, path).toBe(403);
       expect(res.body.code).toBe('PROFILE_PRIVATE');

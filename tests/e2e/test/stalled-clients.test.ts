@@ -65,19 +65,25 @@ describe('stalled request bodies (issue 13)', () => {
     const stalledAt = performance.now();
     const stalled: Stalled[] = [];
     for (let i = 0; i < STALLED_JSON; i += 1) {
-      stalled.push(stall(port, `POST /api/auth/login/local HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`, '{"email":"a'));
+      stalled.push(
+        stall(port, `POST /api/auth/login/local HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`, '{"email":"a'),
+      );
     }
     const boundary = 'stalledboundary';
     for (let i = 0; i < STALLED_UPLOADS; i += 1) {
-      stalled.push(stall(
-        port,
-        `POST /api/tracks/upload/v2 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 10000000\r\n\r\n`,
-        `--${boundary}\r\nContent-Disposition: form-data; name="audioFile"; filename="a.mp3"\r\nContent-Type: audio/mpeg\r\n\r\n${'x'.repeat(1024)}`,
-      ));
+      stalled.push(
+        stall(
+          port,
+          `POST /api/tracks/upload/v2 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 10000000\r\n\r\n`,
+          `--${boundary}\r\nContent-Disposition: form-data; name="audioFile"; filename="a.mp3"\r\nContent-Type: audio/mpeg\r\n\r\n${'x'.repeat(1024)}`,
+        ),
+      );
     }
     await new Promise((r) => setTimeout(r, 300));
     const during = await timedRequests(60);
-    const closed = await Promise.all(stalled.map((s) => Promise.race([s.closedAt, new Promise<number>((r) => setTimeout(() => r(Number.POSITIVE_INFINITY), IDLE_MS + 8000))])));
+    const closed = await Promise.all(
+      stalled.map((s) => Promise.race([s.closedAt, new Promise<number>((r) => setTimeout(() => r(Number.POSITIVE_INFINITY), IDLE_MS + 8000))])),
+    );
     const lastClose = Math.max(...closed) - stalledAt;
     const figures = {
       baselineP50: percentile(baseline, 50).toFixed(1),

@@ -66,9 +66,15 @@ beforeAll(async () => {
   expect(res.status).toBe(201);
   const user = (await res.json()) as { userId: number; username: string };
   const identity = fleet.apps.get('identity') as Awaited<ReturnType<typeof buildIdentity>>;
-  token = await identity.keys.sign({ sub: String(user.userId), username: user.username, role: 'ARTIST', tier: 'FREE', sid: randomUUID(), jti: randomUUID() }, 1800, 'msp-identity');
+  token = await identity.keys.sign(
+    { sub: String(user.userId), username: user.username, role: 'ARTIST', tier: 'FREE', sid: randomUUID(), jti: randomUUID() },
+    1800,
+    'msp-identity',
+  );
   // catalog knows the user (user projection) before it accepts an upload.
-  await waitFor(() => lines.some((l) => l.service === 'catalog' && l.msg === 'event handled' && l.type === 'identity.user.registered.v1') || undefined, { timeoutMs: 15_000 });
+  await waitFor(() => lines.some((l) => l.service === 'catalog' && l.msg === 'event handled' && l.type === 'identity.user.registered.v1') || undefined, {
+    timeoutMs: 15_000,
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -98,18 +104,22 @@ describe('one trace per request', () => {
     expect(res.headers.get('x-request-id')).toBe(requestId);
 
     // The gateway's lines of this request carry its trace id.
-    const gatewayLine = await waitFor(() => lines.find((l) => l.service === 'gateway' && l.requestId === requestId && l.traceId), { timeoutMs: 5000, message: 'a gateway log line of the request with a trace id' });
+    const gatewayLine = await waitFor(() => lines.find((l) => l.service === 'gateway' && l.requestId === requestId && l.traceId), {
+      timeoutMs: 5000,
+      message: 'a gateway log line of the request with a trace id',
+    });
     const traceId = gatewayLine.traceId!;
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
 
     // notification's catalog-refs consumer handles the publication that ends processing: wait for it.
-    await waitFor(
-      () => lines.some((l) => l.service === 'notification' && l.traceId === traceId && l.type === 'catalog.track.published.v1') || undefined,
-      { timeoutMs: 20_000, message: 'notification handled the publication in the same trace' },
-    );
+    await waitFor(() => lines.some((l) => l.service === 'notification' && l.traceId === traceId && l.type === 'catalog.track.published.v1') || undefined, {
+      timeoutMs: 20_000,
+      message: 'notification handled the publication in the same trace',
+    });
     const ofTrace = lines.filter((l) => l.traceId === traceId);
     const services = new Set(ofTrace.map((l) => l.service));
-    for (const service of ['gateway', 'catalog', 'media-processing', 'notification']) expect(services, `${service} logged in trace ${traceId}`).toContain(service);
+    for (const service of ['gateway', 'catalog', 'media-processing', 'notification'])
+      expect(services, `${service} logged in trace ${traceId}`).toContain(service);
     // media-processing: the upload event and the job that ran later, outside the consumer.
     expect(ofTrace.some((l) => l.service === 'media-processing' && l.type === 'catalog.track.uploaded.v1')).toBe(true);
     expect(ofTrace.some((l) => l.service === 'media-processing' && l.msg === 'job finished')).toBe(true);

@@ -138,7 +138,9 @@ describe('TRK-1 upload a new track and wait for processing', () => {
     expect(body.durationSeconds).toBeNull();
     await waitFor(
       async () => {
-        const s = UploadStatusMessageSchema.parse(await (await fleet.fetch(`/api/tracks/${body.id}/status`, { headers: { authorization: `Bearer ${token}` } })).json());
+        const s = UploadStatusMessageSchema.parse(
+          await (await fleet.fetch(`/api/tracks/${body.id}/status`, { headers: { authorization: `Bearer ${token}` } })).json(),
+        );
         return s.status === 'FINISHED' ? s : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 250, message: 'the 202 track did not finish' },

@@ -60,8 +60,7 @@ async function lavfi(out: string, source: string, args: string[] = []) {
 }
 
 /** A tone whose loudness swells and fades, so the waveform is not flat. */
-const tone = (seconds: number, rate = 8000) =>
-  `aevalsrc=exprs='0.8*sin(440*2*PI*t)*(0.55+0.45*sin(2*PI*t/7))':s=${rate}:d=${seconds}`;
+const tone = (seconds: number, rate = 8000) => `aevalsrc=exprs='0.8*sin(440*2*PI*t)*(0.55+0.45*sin(2*PI*t/7))':s=${rate}:d=${seconds}`;
 
 async function upload(
   file: string | Buffer,
@@ -123,11 +122,14 @@ async function probeDuration(bytes: Buffer, name: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  await fleet.start({ AUDIO_MAX_BYTES: String(64 * 1024 * 1024) }, {
-    catalog: { AUDIO_MAX_BYTES: String(AUDIO_MAX_BYTES), WEB_BASE_URL: WEB, UPLOAD_WAIT_MS: '30000', AUDIO_MAX_DURATION_SECONDS: String(MAX_DURATION) },
-    identity: { WEB_BASE_URL: WEB },
-    'media-processing': { JOB_POLL_MS: '200', JOB_LEASE_MS: '5000', WORKER_CONCURRENCY: '2' },
-  });
+  await fleet.start(
+    { AUDIO_MAX_BYTES: String(64 * 1024 * 1024) },
+    {
+      catalog: { AUDIO_MAX_BYTES: String(AUDIO_MAX_BYTES), WEB_BASE_URL: WEB, UPLOAD_WAIT_MS: '30000', AUDIO_MAX_DURATION_SECONDS: String(MAX_DURATION) },
+      identity: { WEB_BASE_URL: WEB },
+      'media-processing': { JOB_POLL_MS: '200', JOB_LEASE_MS: '5000', WORKER_CONCURRENCY: '2' },
+    },
+  );
   ffmpeg = media().media.ffmpeg.path;
   ffprobe = media().media.ffprobe.path;
   dir = await mkdtemp(path.join(os.tmpdir(), 'e2e-tracks-'));
@@ -166,7 +168,14 @@ describe('TRK-2 upload V2 → media worker → streamable audio', () => {
     const accepted = await uploadAccepted(files.long!, { title: 'Three Minutes', genre: 'E2E Waves', tags: '["Sine","sine","Test"]' });
     expect(accepted.trackState).toBe('UPLOADING');
     const done = await finished(accepted.id, 80_000, progress);
-    expect(done).toMatchObject({ uploadId: accepted.uploadId, trackId: accepted.id, trackState: 'FINISHED', progressPercentage: 100, stepName: 'Done', errorMessage: null });
+    expect(done).toMatchObject({
+      uploadId: accepted.uploadId,
+      trackId: accepted.id,
+      trackState: 'FINISHED',
+      progressPercentage: 100,
+      stepName: 'Done',
+      errorMessage: null,
+    });
     expect(progress.length).toBeGreaterThan(1);
     for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]!);
     track = TrackSchema.parse(done.trackResponse);
@@ -360,7 +369,11 @@ describe('USR-17 R2/R3 access through the byte paths', () => {
     const track = TrackSchema.parse(await (await getTrack(ids.playable)).json());
     expect(track.playCount).toBe(1);
     const history = await fleet.fetch('/api/users/me/history', { headers: auth(users.bob.token) });
-    expect(pageSchema(TrackSchema).parse(await history.json()).content.map((t) => t.id)).toEqual([ids.playable]);
+    expect(
+      pageSchema(TrackSchema)
+        .parse(await history.json())
+        .content.map((t) => t.id),
+    ).toEqual([ids.playable]);
 
     const published = await fleet.fetch(`/api/tracks/${ids.private}/publish`, { method: 'POST', headers: auth(users.carol.token) });
     expect(published.status).toBe(200);

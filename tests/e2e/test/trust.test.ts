@@ -27,8 +27,17 @@ beforeAll(async () => {
   await fleet.start();
   await catalog().infra.prisma.track.create({
     data: {
-      id: TRACK, artistId: ARTIST, title: 'Trusted', trackSlug: 'trusted', genre: 'House', releaseDate: new Date(),
-      state: 'FINISHED', secretToken: randomUUID().replace(/-/g, ''), uploadId: randomUUID(), durationSeconds: 200, publishedAt: new Date(),
+      id: TRACK,
+      artistId: ARTIST,
+      title: 'Trusted',
+      trackSlug: 'trusted',
+      genre: 'House',
+      releaseDate: new Date(),
+      state: 'FINISHED',
+      secretToken: randomUUID().replace(/-/g, ''),
+      uploadId: randomUUID(),
+      durationSeconds: 200,
+      publishedAt: new Date(),
     },
   });
 }, 120_000);

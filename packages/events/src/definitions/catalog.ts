@@ -60,16 +60,10 @@ export const TrackChanged = defineEvent('catalog.track.changed.v1', TrackSnapsho
 /** First time public and FINISHED (R2): followers' feeds get TRACK_POSTED. */
 export const TrackPublished = defineEvent('catalog.track.published.v1', TrackSnapshotSchema);
 
-export const TrackDeleted = defineEvent(
-  'catalog.track.deleted.v1',
-  z.object({ trackId: Id, artistId: Id, byAdmin: z.boolean() }),
-);
+export const TrackDeleted = defineEvent('catalog.track.deleted.v1', z.object({ trackId: Id, artistId: Id, byAdmin: z.boolean() }));
 
 /** Public FINISHED tracks of a user changed (identity and social keep trackCount). */
-export const ArtistTrackCountChanged = defineEvent(
-  'catalog.artist.track-count-changed.v1',
-  z.object({ userId: Id, trackCount: Count }),
-);
+export const ArtistTrackCountChanged = defineEvent('catalog.artist.track-count-changed.v1', z.object({ userId: Id, trackCount: Count }));
 
 export const PlaylistSnapshotSchema = z.object({
   playlistId: Id,

@@ -15,18 +15,12 @@ export const UserSnapshotSchema = z.object({
 });
 export type UserSnapshot = z.infer<typeof UserSnapshotSchema>;
 
-export const UserRegistered = defineEvent(
-  'identity.user.registered.v1',
-  UserSnapshotSchema.extend({ createdAt: z.string() }),
-);
+export const UserRegistered = defineEvent('identity.user.registered.v1', UserSnapshotSchema.extend({ createdAt: z.string() }));
 
 /** Any change of the snapshot fields (profile, username, avatar, role, privacy, showHistory). */
 export const UserUpdated = defineEvent('identity.user.updated.v1', UserSnapshotSchema);
 
-export const UserTierChanged = defineEvent(
-  'identity.user.tier-changed.v1',
-  z.object({ userId: z.number().int().positive(), tier: z.enum(['FREE', 'PRO']) }),
-);
+export const UserTierChanged = defineEvent('identity.user.tier-changed.v1', z.object({ userId: z.number().int().positive(), tier: z.enum(['FREE', 'PRO']) }));
 
 export const UserBanned = defineEvent(
   'identity.user.banned.v1',

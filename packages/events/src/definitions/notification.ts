@@ -19,7 +19,4 @@ export const NotificationCreated = defineEvent(
 );
 
 /** NOT-4 marked the recipient's notifications read (WS-3 NOTIFICATIONS_READ). */
-export const NotificationsRead = defineEvent(
-  'notification.notifications.read.v1',
-  z.object({ recipientId: Id, unreadCount: z.number().int().min(0) }),
-);
+export const NotificationsRead = defineEvent('notification.notifications.read.v1', z.object({ recipientId: Id, unreadCount: z.number().int().min(0) }));

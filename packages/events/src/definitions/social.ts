@@ -32,10 +32,7 @@ export const UserUnblocked = defineEvent('social.user.unblocked.v1', z.object({ 
 
 const targetType = z.enum(['TRACK', 'PLAYLIST']);
 
-export const ItemLiked = defineEvent(
-  'social.item.liked.v1',
-  z.object({ userId: Id, targetType, targetId: Id, ownerId: Id, likeCount: Count, at: z.string() }),
-);
+export const ItemLiked = defineEvent('social.item.liked.v1', z.object({ userId: Id, targetType, targetId: Id, ownerId: Id, likeCount: Count, at: z.string() }));
 export const ItemUnliked = defineEvent(
   'social.item.unliked.v1',
   z.object({ userId: Id, targetType, targetId: Id, ownerId: Id, likeCount: Count, at: z.string() }),

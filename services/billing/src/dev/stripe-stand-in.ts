@@ -157,7 +157,7 @@ export class StripeStandIn {
     const subscription = this.createSubscription(
       String(session.customer),
       String(((session.subscription_data as Record<string, unknown>)?.metadata as Record<string, string>)?.userId ?? session.client_reference_id ?? ''),
-      String(((session.line_items as Array<Record<string, unknown>>)?.[0]?.price) ?? 'price_unknown'),
+      String((session.line_items as Array<Record<string, unknown>>)?.[0]?.price ?? 'price_unknown'),
       options.status ?? 'active',
     );
     Object.assign(session, { status: 'complete', payment_status: 'paid', subscription: subscription.id });
@@ -304,7 +304,8 @@ export class StripeStandIn {
     if (resource === 'customers' && parts.length === 2 && method === 'POST') return this.createCustomer(body);
     if (resource === 'customers' && parts.length === 3 && method === 'GET') return this.found(this.customers, second!, 'customer');
     if (resource === 'checkout' && second === 'sessions' && parts.length === 3 && method === 'POST') return this.createSession(body);
-    if (resource === 'checkout' && second === 'sessions' && parts.length === 4 && method === 'GET') return this.found(this.sessions, third!, 'checkout.session');
+    if (resource === 'checkout' && second === 'sessions' && parts.length === 4 && method === 'GET')
+      return this.found(this.sessions, third!, 'checkout.session');
     if (resource === 'subscriptions' && parts.length === 3 && method === 'GET') return this.found(this.subscriptions, second!, 'subscription');
     if (resource === 'subscriptions' && parts.length === 3 && method === 'POST') {
       this.found(this.subscriptions, second!, 'subscription');
@@ -356,7 +357,9 @@ export class StripeStandIn {
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     res.end(
       `Stripe stand-in: checkout session ${sessionId} paid; subscription ${subscription.id} is active.\n` +
-        (statuses.length ? `Events delivered to ${this.options.webhookUrl}: ${events.map((e, i) => `${e.type} → ${statuses[i]}`).join(', ')}\n` : 'No webhook URL: events not delivered.\n') +
+        (statuses.length
+          ? `Events delivered to ${this.options.webhookUrl}: ${events.map((e, i) => `${e.type} → ${statuses[i]}`).join(', ')}\n`
+          : 'No webhook URL: events not delivered.\n') +
         `Back to: ${String(session.success_url).replace('{CHECKOUT_SESSION_ID}', sessionId)}\n`,
     );
   }

@@ -10,7 +10,13 @@ import { pageTotal } from '../../src/modules/tracks/track-reads.service.js';
 const ARTIST = 7;
 const caller = (userId: number, role: Caller['role'] = 'LISTENER'): Caller => ({ userId, role, tier: 'FREE', sessionId: null, username: null });
 const facts = (over: Partial<Parameters<typeof canSee>[0]> = {}) => ({
-  artistId: ARTIST, deletedAt: null, isPrivate: false, state: 'FINISHED', artistHidden: false, blocked: false, ...over,
+  artistId: ARTIST,
+  deletedAt: null,
+  isPrivate: false,
+  state: 'FINISHED',
+  artistHidden: false,
+  blocked: false,
+  ...over,
 });
 
 describe('R2 visibility (with R7 blocks and R14 hidden artists)', () => {
@@ -20,7 +26,14 @@ describe('R2 visibility (with R7 blocks and R14 hidden artists)', () => {
   });
 
   it('hides private, unfinished, deleted tracks, banned or deleted artists and blocked artists from others', () => {
-    for (const over of [{ isPrivate: true }, { state: 'PROCESSING' }, { state: 'FAILED' }, { deletedAt: new Date() }, { artistHidden: true }, { blocked: true }]) {
+    for (const over of [
+      { isPrivate: true },
+      { state: 'PROCESSING' },
+      { state: 'FAILED' },
+      { deletedAt: new Date() },
+      { artistHidden: true },
+      { blocked: true },
+    ]) {
       expect(canSee(facts(over), caller(1)), JSON.stringify(over)).toBe(false);
     }
   });
@@ -36,7 +49,12 @@ describe('R2 visibility (with R7 blocks and R14 hidden artists)', () => {
 });
 
 describe('R3 access levels', () => {
-  const row = (access: string, over: Partial<{ state: string; progressiveKey: string | null }> = {}) => ({ access, state: 'FINISHED', progressiveKey: 'k', ...over });
+  const row = (access: string, over: Partial<{ state: string; progressiveKey: string | null }> = {}) => ({
+    access,
+    state: 'FINISHED',
+    progressiveKey: 'k',
+    ...over,
+  });
 
   it('gives others the full stream for PLAYABLE, the preview only for PREVIEW, nothing for BLOCKED', () => {
     expect(renditionsFor(row('PLAYABLE'), 'v')).toEqual({ full: true, preview: true });
@@ -59,7 +77,11 @@ describe('TrackAccess with a fake repository (404 for what the caller may not se
   ]);
   const reads = { byId: async (id: number) => (rows.get(id) ? ({ id, ...rows.get(id) } as ReadTrack) : null) } as unknown as TrackReadsRepository;
   const access = new TrackAccess(reads);
-  const code = (p: Promise<unknown>) => p.then(() => 'OK', (err: AppError) => err.code);
+  const code = (p: Promise<unknown>) =>
+    p.then(
+      () => 'OK',
+      (err: AppError) => err.code,
+    );
 
   it('answers TRACK_NOT_FOUND for unknown, private and blocked tracks alike', async () => {
     expect(await code(access.visible(1, caller(1)))).toBe('OK');
@@ -89,7 +111,13 @@ describe('R12 quota', () => {
       repo: { countOwned: async () => owned },
       limits: { audioMaxBytes: 100, coverMaxBytes: 10, audioMaxDurationSeconds: 60, freeTrackQuota: 10, uploadWaitMs: 0 },
     } as unknown as TrackUploadServiceDeps;
-    const source = { contentLength: 5_000_000, raw: { complete: true, once: () => undefined, off: () => undefined }, parts: () => { throw new Error('body read'); } };
+    const source = {
+      contentLength: 5_000_000,
+      raw: { complete: true, once: () => undefined, off: () => undefined },
+      parts: () => {
+        throw new Error('body read');
+      },
+    };
     return (callerTier: Caller) => new TrackUploadService(deps).upload(source, callerTier, 'v2', 'req').catch((err: AppError) => err);
   }
 

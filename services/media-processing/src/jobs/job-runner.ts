@@ -122,7 +122,9 @@ export class JobRunner {
   /** One run, in the upload's request context and trace (its logs and events can be followed). */
   private execute(job: ClaimedJob, controller: AbortController): Promise<void> {
     return runWithRequestContext({ requestId: job.correlation_id ?? job.upload_id }, () =>
-      withSpan('media-processing job', { carrier: job, attributes: { 'msp.job.id': job.id, 'msp.track.id': job.track_id, 'msp.job.run': job.runs } }, () => this.executeRun(job, controller)),
+      withSpan('media-processing job', { carrier: job, attributes: { 'msp.job.id': job.id, 'msp.track.id': job.track_id, 'msp.job.run': job.runs } }, () =>
+        this.executeRun(job, controller),
+      ),
     );
   }
 
@@ -132,14 +134,17 @@ export class JobRunner {
       await this.fail(job, FAILED_MESSAGES.exhausted, `gave up after ${maxRuns} runs`);
       return;
     }
-    const heartbeat = setInterval(() => {
-      this.renewLease(job.id).then(
-        (held) => {
-          if (!held) controller.abort(new Error('lease lost'));
-        },
-        (err: unknown) => logger.warn({ err, jobId: job.id }, 'lease renewal failed'),
-      );
-    }, Math.max(250, Math.floor(leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        this.renewLease(job.id).then(
+          (held) => {
+            if (!held) controller.abort(new Error('lease lost'));
+          },
+          (err: unknown) => logger.warn({ err, jobId: job.id }, 'lease renewal failed'),
+        );
+      },
+      Math.max(250, Math.floor(leaseMs / 3)),
+    );
     const started = Date.now();
     const timeLimit = setTimeout(() => controller.abort(new JobTimeLimitError(this.options.jobMaxMs)), this.options.jobMaxMs);
     try {
@@ -182,7 +187,10 @@ export class JobRunner {
           await this.retryLater(job, String((err as Error)?.message ?? err));
         }
       };
-      jobMetrics.duration.observe({ outcome: controller.signal.aborted && !(controller.signal.reason instanceof JobTimeLimitError) ? 'interrupted' : 'failed' }, (Date.now() - started) / 1000);
+      jobMetrics.duration.observe(
+        { outcome: controller.signal.aborted && !(controller.signal.reason instanceof JobTimeLimitError) ? 'interrupted' : 'failed' },
+        (Date.now() - started) / 1000,
+      );
       await settle().catch((e: unknown) => logger.error({ err: e, jobId: job.id }, 'could not record the job outcome'));
     } finally {
       clearInterval(heartbeat);

@@ -87,11 +87,10 @@ interface FfprobeJson {
 }
 
 async function probeFile(binaries: MediaBinaries, file: string, signal: AbortSignal): Promise<ProbeSummary> {
-  const out = await runMedia(
-    binaries.ffprobe.path,
-    ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file],
-    { signal, timeoutMs: 60_000 },
-  );
+  const out = await runMedia(binaries.ffprobe.path, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], {
+    signal,
+    timeoutMs: 60_000,
+  });
   const data = JSON.parse(out) as FfprobeJson;
   const audio = (data.streams ?? []).filter((s) => s.codec_type === 'audio');
   const duration = Number(data.format?.duration ?? audio[0]?.duration ?? NaN);
@@ -150,20 +149,67 @@ export async function processUpload(input: PipelineInput, ctx: PipelineContext):
     const progressive = runMedia(
       binaries.ffmpeg.path,
       [
-        '-hide_banner', '-nostdin', '-v', 'error', ...limit, '-i', original,
-        '-map', '0:a:0', '-vn', ...AAC, '-b:a', PROGRESSIVE_KBPS, '-movflags', '+faststart', '-f', 'mp4', '-y', full,
+        '-hide_banner',
+        '-nostdin',
+        '-v',
+        'error',
+        ...limit,
+        '-i',
+        original,
+        '-map',
+        '0:a:0',
+        '-vn',
+        ...AAC,
+        '-b:a',
+        PROGRESSIVE_KBPS,
+        '-movflags',
+        '+faststart',
+        '-f',
+        'mp4',
+        '-y',
+        full,
       ],
       { signal, timeoutMs: COMMAND_TIMEOUT_MS },
     );
     const hls = runMedia(
       binaries.ffmpeg.path,
       [
-        '-hide_banner', '-nostdin', '-v', 'error', ...limit, '-i', original,
-        '-map', '0:a:0', '-vn', ...AAC, '-b:a', HLS_KBPS,
-        '-f', 'hls', '-hls_time', HLS_SEGMENT_SECONDS, '-hls_playlist_type', 'vod', '-hls_list_size', '0',
-        '-hls_segment_filename', path.join(hlsDir, 'seg_%04d.ts'), '-y', path.join(hlsDir, 'index.m3u8'),
+        '-hide_banner',
+        '-nostdin',
+        '-v',
+        'error',
+        ...limit,
+        '-i',
+        original,
+        '-map',
+        '0:a:0',
+        '-vn',
+        ...AAC,
+        '-b:a',
+        HLS_KBPS,
+        '-f',
+        'hls',
+        '-hls_time',
+        HLS_SEGMENT_SECONDS,
+        '-hls_playlist_type',
+        'vod',
+        '-hls_list_size',
+        '0',
+        '-hls_segment_filename',
+        path.join(hlsDir, 'seg_%04d.ts'),
+        '-y',
+        path.join(hlsDir, 'index.m3u8'),
         // The waveform's PCM comes from this decode: the 128 kbps encode is the lighter of the two.
-        '-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(WAVEFORM_SAMPLE_RATE), '-f', 's16le', 'pipe:1',
+        '-map',
+        '0:a:0',
+        '-vn',
+        '-ac',
+        '1',
+        '-ar',
+        String(WAVEFORM_SAMPLE_RATE),
+        '-f',
+        's16le',
+        'pipe:1',
       ],
       { signal, timeoutMs: COMMAND_TIMEOUT_MS, onStdout: (stdout) => waveform.consume(stdout) },
     );
@@ -224,9 +270,22 @@ async function resizeCover(sourceKey: string, targetKey: string, dir: string, ct
     await runMedia(
       ctx.binaries.ffmpeg.path,
       [
-        '-hide_banner', '-nostdin', '-v', 'error', '-i', source, '-frames:v', '1',
-        '-vf', `scale=${COVER_SIZE}:${COVER_SIZE}:force_original_aspect_ratio=increase,crop=${COVER_SIZE}:${COVER_SIZE}`,
-        '-q:v', '3', '-f', 'image2', '-y', target,
+        '-hide_banner',
+        '-nostdin',
+        '-v',
+        'error',
+        '-i',
+        source,
+        '-frames:v',
+        '1',
+        '-vf',
+        `scale=${COVER_SIZE}:${COVER_SIZE}:force_original_aspect_ratio=increase,crop=${COVER_SIZE}:${COVER_SIZE}`,
+        '-q:v',
+        '3',
+        '-f',
+        'image2',
+        '-y',
+        target,
       ],
       { signal: ctx.signal, timeoutMs: 60_000 },
     );

@@ -10,7 +10,10 @@ function pcm(values: number[]): Buffer {
 describe('waveform from PCM', () => {
   it('keeps min/max per pixel (audiowaveform v2, 8 bits) across chunk boundaries', () => {
     const builder = new WaveformBuilder();
-    const samples = Array.from({ length: SAMPLES_PER_PIXEL * 3 }, (_, i) => (i % 2 ? 1 : -1) * (i < SAMPLES_PER_PIXEL ? 32767 : 256 * (1 + Math.floor(i / SAMPLES_PER_PIXEL))));
+    const samples = Array.from(
+      { length: SAMPLES_PER_PIXEL * 3 },
+      (_, i) => (i % 2 ? 1 : -1) * (i < SAMPLES_PER_PIXEL ? 32767 : 256 * (1 + Math.floor(i / SAMPLES_PER_PIXEL))),
+    );
     const bytes = pcm(samples);
     builder.push(bytes.subarray(0, 101)); // odd split: half a sample carried over
     builder.push(bytes.subarray(101));

@@ -31,10 +31,14 @@ export class CatalogClient {
     if (ids.length > MAX_PAGE_SIZE) throw new Error(`a page holds at most ${MAX_PAGE_SIZE} tracks`);
     const path = INTERNAL_ROUTES.tracks;
     try {
-      const body = await this.http.post<InternalTracksResponse>(path, { viewerId: caller?.userId ?? null, viewerRole: caller?.role ?? 'LISTENER', trackIds: ids });
+      const body = await this.http.post<InternalTracksResponse>(path, {
+        viewerId: caller?.userId ?? null,
+        viewerRole: caller?.role ?? 'LISTENER',
+        trackIds: ids,
+      });
       return new Map(body.tracks.map((t) => [t.id, t]));
     } catch (err) {
-      this.logger.warn({ path, err: (err as Error).message }, 'catalog did not answer; rendering tracks from social\'s copy');
+      this.logger.warn({ path, err: (err as Error).message }, "catalog did not answer; rendering tracks from social's copy");
       return null;
     }
   }

@@ -13,12 +13,7 @@ export async function pagedQuery<Row>(
 ): Promise<{ rows: Row[]; total: number }> {
   const n = query.params.length;
   const [rows, count] = await Promise.all([
-    prisma.$queryRawUnsafe<Row[]>(
-      `${query.select} ${query.from} ${query.order} LIMIT $${n + 1} OFFSET $${n + 2}`,
-      ...query.params,
-      size,
-      page * size,
-    ),
+    prisma.$queryRawUnsafe<Row[]>(`${query.select} ${query.from} ${query.order} LIMIT $${n + 1} OFFSET $${n + 2}`, ...query.params, size, page * size),
     prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total ${query.from}`, ...query.params),
   ]);
   return { rows, total: count[0]?.total ?? 0 };

@@ -47,17 +47,17 @@ export class StripeClient {
     const session = await this.call(
       () =>
         this.stripe.checkout.sessions.create({
-        mode: 'subscription',
-        customer: customerId,
-        client_reference_id: String(userId),
-        line_items: [{ price: this.config.STRIPE_PRICE_ID, quantity: 1 }],
-        // Stripe replaces {CHECKOUT_SESSION_ID} with the session id on the way back.
-        success_url: `${web}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
-        cancel_url: `${web}/checkout/cancel`,
-        // The subscription carries the user too, so its events resolve even before the session's.
-        subscription_data: { metadata: { userId: String(userId) } },
-        metadata: { userId: String(userId) },
-      }),
+          mode: 'subscription',
+          customer: customerId,
+          client_reference_id: String(userId),
+          line_items: [{ price: this.config.STRIPE_PRICE_ID, quantity: 1 }],
+          // Stripe replaces {CHECKOUT_SESSION_ID} with the session id on the way back.
+          success_url: `${web}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
+          cancel_url: `${web}/checkout/cancel`,
+          // The subscription carries the user too, so its events resolve even before the session's.
+          subscription_data: { metadata: { userId: String(userId) } },
+          metadata: { userId: String(userId) },
+        }),
       (err) => (isMissing(err, 'customer') ? new MissingCustomerError(customerId) : null),
     );
     if (!session.url) throw new AppError('PROVIDER_ERROR', 'The payment provider returned no checkout URL.');

@@ -5,10 +5,7 @@ import type { FastifyPluginAsyncZod } from '@msp/http';
 import type { SubscriptionsService } from './subscriptions.service.js';
 
 /** Service-to-service: identity decides USR-5 (R12) from this. Not under /api, so never public. */
-export const internalSubscriptionsModule: FastifyPluginAsyncZod<{ subscriptions: SubscriptionsService }> = async (
-  app,
-  { subscriptions },
-) => {
+export const internalSubscriptionsModule: FastifyPluginAsyncZod<{ subscriptions: SubscriptionsService }> = async (app, { subscriptions }) => {
   app.get(
     INTERNAL_ROUTES.subscription,
     {

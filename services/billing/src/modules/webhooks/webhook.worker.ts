@@ -103,9 +103,7 @@ export class WebhookWorker {
           attempts = event.attempts;
           const body = ProviderEventSchema.safeParse(event.payload);
           const change = body.success ? changeOf(body.data) : null;
-          const { outcome } = change
-            ? await this.sync.apply(tx, change, { at: event.createdAt, correlationId: event.id })
-            : { outcome: 'ignored' as const };
+          const { outcome } = change ? await this.sync.apply(tx, change, { at: event.createdAt, correlationId: event.id }) : { outcome: 'ignored' as const };
           await this.repo.markProcessed(tx, event.id, outcome);
           if (outcome !== 'applied') this.logger.info({ eventId: event.id, type: event.type, outcome }, 'provider event not applied');
           return true;

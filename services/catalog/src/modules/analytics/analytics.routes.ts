@@ -8,13 +8,18 @@ async function admin(request: FastifyRequest) {
 }
 
 export const analyticsModule: FastifyPluginAsyncZod<{ analytics: AnalyticsService }> = async (app, { analytics }) => {
-  app.get('/admin/analytics',
+  app.get(
+    '/admin/analytics',
     {
       onRequest: admin,
       schema: {
-        operationId: 'MOD-12', summary: 'Platform-wide metrics (admin only)', tags: ['Moderation'], security: [{ bearerAuth: [] }],
+        operationId: 'MOD-12',
+        summary: 'Platform-wide metrics (admin only)',
+        tags: ['Moderation'],
+        security: [{ bearerAuth: [] }],
         response: { 200: PlatformMetricsSchema },
       },
     },
-    async () => analytics.metrics());
+    async () => analytics.metrics(),
+  );
 };

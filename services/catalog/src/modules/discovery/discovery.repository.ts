@@ -117,7 +117,15 @@ export class DiscoveryRepository {
    * (the similarity threshold is transaction-local; sequential scans are off so the trigram
    * branch always uses its index, which the planner would otherwise skip on mid-sized tables).
    */
-  private async searchWith(fuzzy: boolean, terms: SearchTerms, kinds: readonly SearchKind[], viewerId: number, genreKey: string | null, page: number, size: number) {
+  private async searchWith(
+    fuzzy: boolean,
+    terms: SearchTerms,
+    kinds: readonly SearchKind[],
+    viewerId: number,
+    genreKey: string | null,
+    page: number,
+    size: number,
+  ) {
     const withGenre = genreKey !== null;
     const union = kinds.map((k) => hitsSql(k, withGenre, fuzzy)).join('\n UNION ALL \n');
     const params: unknown[] = [terms.exact, terms.prefix, terms.text, viewerId, ...(withGenre ? [genreKey] : [])];
@@ -148,7 +156,12 @@ export class DiscoveryRepository {
     const n = params.length;
     const offset = Math.min(page * size, TRENDING_SIZE);
     const [ids, counted] = await Promise.all([
-      this.prisma.$queryRawUnsafe<Array<{ id: number }>>(`${chart} LIMIT $${n + 1} OFFSET $${n + 2}`, ...params, Math.min(size, TRENDING_SIZE - offset), offset),
+      this.prisma.$queryRawUnsafe<Array<{ id: number }>>(
+        `${chart} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        ...params,
+        Math.min(size, TRENDING_SIZE - offset),
+        offset,
+      ),
       this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total FROM (${chart} LIMIT ${TRENDING_SIZE}) c`, ...params),
     ]);
     return { rows: await this.rowsInOrder(ids.map((r) => r.id)), total: counted[0]?.total ?? 0 };
@@ -246,7 +259,11 @@ export class DiscoveryRepository {
 
   /** An artist the caller may see (DSC-6 404 otherwise): present, not banned, no block. */
   async visibleUser(userId: number, viewerId: number): Promise<boolean> {
-    const rows = await this.prisma.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM user_summaries u WHERE u.user_id = $1 AND ${listedUserSql('u', '$2')}`, userId, viewerId);
+    const rows = await this.prisma.$queryRawUnsafe<unknown[]>(
+      `SELECT 1 FROM user_summaries u WHERE u.user_id = $1 AND ${listedUserSql('u', '$2')}`,
+      userId,
+      viewerId,
+    );
     return rows.length > 0;
   }
 

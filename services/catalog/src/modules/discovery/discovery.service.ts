@@ -104,7 +104,12 @@ export class DiscoveryService {
     const { rows, total } = await this.repo.trending(viewerIdOf(caller), genre, query.page, query.size);
     const rank = new Map(rows.map((r, i) => [r.id, query.page * query.size + i + 1]));
     const tracks = await this.deps.trackPresenter.present(rows, caller);
-    return toPage(tracks.map((t) => ({ ...t, trendingRank: rank.get(t.id)! })), total, query.page, query.size);
+    return toPage(
+      tracks.map((t) => ({ ...t, trendingRank: rank.get(t.id)! })),
+      total,
+      query.page,
+      query.size,
+    );
   }
 
   // ───────────────────────────── DSC-4 ─────────────────────────────
@@ -192,6 +197,14 @@ export class DiscoveryService {
 
 /** A station track as it is now (the pool may be a minute old): still public, FINISHED, playable, its artist present and not blocked. */
 function stillOnAir(row: ReadTrack): boolean {
-  return !row.deletedAt && !row.isPrivate && row.state === 'FINISHED' && row.access === 'PLAYABLE'
-    && !!row.progressiveKey && !!row.waveformKey && !row.artistHidden && !row.blocked;
+  return (
+    !row.deletedAt &&
+    !row.isPrivate &&
+    row.state === 'FINISHED' &&
+    row.access === 'PLAYABLE' &&
+    !!row.progressiveKey &&
+    !!row.waveformKey &&
+    !row.artistHidden &&
+    !row.blocked
+  );
 }

@@ -36,7 +36,10 @@ export function parseLink(input: string, webBaseUrl: string): ParsedLink | null 
   }
   let segments: string[];
   try {
-    segments = path.split('/').filter((s) => s.length > 0).map((s) => decodeURIComponent(s));
+    segments = path
+      .split('/')
+      .filter((s) => s.length > 0)
+      .map((s) => decodeURIComponent(s));
   } catch {
     return null;
   }

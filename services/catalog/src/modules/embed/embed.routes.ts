@@ -48,8 +48,7 @@ const OembedSchema = z.object({
 
 const PLAYER_HEIGHT = 166;
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 /** `{webBaseUrl}/{username}/{trackSlug}` or the bare path (R1 link form). */
 function parsePermalink(url: string, webBaseUrl: string): { username: string; trackSlug: string } | null {
@@ -81,7 +80,12 @@ const PLAYLIST_PLAYER_HEIGHT = 450;
 
 /** The same player as tracks, with the playlist's track list: a click plays that track. */
 function playlistPlayerHtml(playlist: Playlist, nonce: string): string {
-  const items = playlist.trackSummaryDto.map((t) => ({ title: t.title, artist: t.artist.displayName, audioUrl: t.trackUrl ?? t.trackPreviewUrl, waveformUrl: t.waveformUrl }));
+  const items = playlist.trackSummaryDto.map((t) => ({
+    title: t.title,
+    artist: t.artist.displayName,
+    audioUrl: t.trackUrl ?? t.trackPreviewUrl,
+    waveformUrl: t.waveformUrl,
+  }));
   const data = JSON.stringify({ tracks: items }).replace(/</g, '\\u003c');
   const list = items
     .map((t, i) => `<li><button type="button" data-index="${i}">${escapeHtml(t.title)} <span class="artist">· ${escapeHtml(t.artist)}</span></button></li>`)
@@ -199,10 +203,12 @@ function playerHtml(track: Track, nonce: string): string {
  * it through to this route); EMBED-2 the oEmbed answer for track permalinks. Both follow R2/R5:
  * public tracks for anyone, a private one only with its token in the player URL.
  */
-export const embedModule: FastifyPluginAsyncZod<{ tracks: TrackReadsService; playlists?: PlaylistsService; webBaseUrl: string; publicBaseUrl: string }> = async (
-  app,
-  { tracks, playlists, webBaseUrl, publicBaseUrl },
-) => {
+export const embedModule: FastifyPluginAsyncZod<{
+  tracks: TrackReadsService;
+  playlists?: PlaylistsService;
+  webBaseUrl: string;
+  publicBaseUrl: string;
+}> = async (app, { tracks, playlists, webBaseUrl, publicBaseUrl }) => {
   /** Playlist permalinks (PLS-15): public playlists for anyone, a private one with its token (R5, R6). */
   async function playlistOf(url: string, token: string | undefined): Promise<Playlist | null> {
     const link = parsePlaylistPermalink(url, webBaseUrl);
@@ -217,9 +223,7 @@ export const embedModule: FastifyPluginAsyncZod<{ tracks: TrackReadsService; pla
   async function trackOf(url: string, token: string | undefined): Promise<Track> {
     const link = parsePermalink(url, webBaseUrl);
     if (!link) throw AppError.validation([{ field: 'url', message: 'Not a track permalink of this service' }]);
-    const track = token
-      ? await tracks.byToken(token, null)
-      : await tracks.resolve(link.trackSlug, null).then((r) => tracks.get(r.id, null));
+    const track = token ? await tracks.byToken(token, null) : await tracks.resolve(link.trackSlug, null).then((r) => tracks.get(r.id, null));
     if (track.trackSlug !== link.trackSlug || track.artist.username !== link.username) throw new AppError('TRACK_NOT_FOUND');
     return track;
   }
@@ -245,7 +249,15 @@ export const embedModule: FastifyPluginAsyncZod<{ tracks: TrackReadsService; pla
 
   app.get(
     '/oembed',
-    { schema: { operationId: 'EMBED-2', summary: 'oEmbed for track permalinks', tags: ['Tracks'], querystring: OembedQuerySchema, response: { 200: OembedSchema } } },
+    {
+      schema: {
+        operationId: 'EMBED-2',
+        summary: 'oEmbed for track permalinks',
+        tags: ['Tracks'],
+        querystring: OembedQuerySchema,
+        response: { 200: OembedSchema },
+      },
+    },
     async (request) => {
       const playlist = await playlistOf(request.query.url, undefined);
       if (playlist) {

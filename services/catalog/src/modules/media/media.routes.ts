@@ -43,10 +43,7 @@ export const mediaModule: FastifyPluginAsyncZod<{ media: MediaService; storage: 
       const track = await media.authorise(trackId, RENDITIONS[rendition], query);
       if (rendition === 'index.m3u8') {
         const playlist = await media.hlsPlaylist(track, query);
-        return reply
-          .header('content-type', 'application/vnd.apple.mpegurl')
-          .header('cache-control', privateCache(query.e))
-          .send(playlist);
+        return reply.header('content-type', 'application/vnd.apple.mpegurl').header('cache-control', privateCache(query.e)).send(playlist);
       }
       const key = rendition === 'full.m4a' ? track.progressiveKey : track.previewKey;
       if (!key) throw new AppError('TRACK_NOT_FOUND');

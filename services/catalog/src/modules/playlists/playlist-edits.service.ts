@@ -200,8 +200,7 @@ export class PlaylistEditsService {
       const members = await this.repo.memberIds(tx, playlistId);
       const current = members.filter((id) => visibleToOwner.has(id));
       const given = new Set(trackIds);
-      const permutation =
-        given.size === trackIds.length && trackIds.length === current.length && current.every((id) => given.has(id));
+      const permutation = given.size === trackIds.length && trackIds.length === current.length && current.every((id) => given.has(id));
       if (!permutation) throw new AppError('INVALID_PLAYLIST_ORDER', 'trackIds must list every track of the playlist exactly once.');
       const rest = members.filter((id) => !given.has(id));
       await this.repo.renumber(tx, playlistId, [...trackIds, ...rest]);

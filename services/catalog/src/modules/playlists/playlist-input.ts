@@ -41,7 +41,10 @@ const FieldsSchema = z.object({
   genre: GenreSchema.nullish(),
   tags: TagsInput.optional(),
   /** String form of the cover (R6): data URL or the URL of an image this service serves; "" removes it (PLS-5). */
-  CoverArt: z.string().max(15 * 1024 * 1024).optional(),
+  CoverArt: z
+    .string()
+    .max(15 * 1024 * 1024)
+    .optional(),
 });
 
 export const CreateFieldsSchema = FieldsSchema;
@@ -102,7 +105,8 @@ export async function readPlaylistInput(
         part.file.resume();
       }
     }
-    if (tooLarge || (file && file.length > options.coverMaxBytes)) throw new AppError('PAYLOAD_TOO_LARGE', `The cover image is larger than ${options.coverMaxBytes} bytes.`);
+    if (tooLarge || (file && file.length > options.coverMaxBytes))
+      throw new AppError('PAYLOAD_TOO_LARGE', `The cover image is larger than ${options.coverMaxBytes} bytes.`);
     // A string part named `coverArt` is the string form too (clients differ in the casing).
     if (raw.CoverArt === undefined && typeof raw.coverArt === 'string') raw.CoverArt = raw.coverArt;
   } else {
@@ -134,7 +138,8 @@ async function coverFromString(text: string, options: { coverMaxBytes: number; s
   const data = /^data:image\/[a-z0-9.+-]+;base64,([A-Za-z0-9+/=\s]*)$/i.exec(text);
   if (data) {
     const encoded = data[1]!.replace(/\s+/g, '');
-    if (Math.floor((encoded.length * 3) / 4) > options.coverMaxBytes + 2) throw new AppError('PAYLOAD_TOO_LARGE', `The cover image is larger than ${options.coverMaxBytes} bytes.`);
+    if (Math.floor((encoded.length * 3) / 4) > options.coverMaxBytes + 2)
+      throw new AppError('PAYLOAD_TOO_LARGE', `The cover image is larger than ${options.coverMaxBytes} bytes.`);
     const bytes = Buffer.from(encoded, 'base64');
     if (bytes.length > options.coverMaxBytes) throw new AppError('PAYLOAD_TOO_LARGE', `The cover image is larger than ${options.coverMaxBytes} bytes.`);
     if (bytes.length === 0) throw new AppError('UNSUPPORTED_IMAGE_FORMAT', 'The cover image is empty.');

@@ -112,13 +112,23 @@ export class PlaylistPresenter {
    * A single playlist (PLS-2, PLS-4, PLS-14, PLS-17 and the membership operations): every included
    * track plus the `page,size` slice. null when a block separates the caller from the owner (R7).
    */
-  async presentOne(row: PlaylistRow, caller: Caller | null, options: { viaToken: boolean; page: number; size: number; offline?: boolean }): Promise<Playlist | null> {
+  async presentOne(
+    row: PlaylistRow,
+    caller: Caller | null,
+    options: { viaToken: boolean; page: number; size: number; offline?: boolean },
+  ): Promise<Playlist | null> {
     const contents = await this.contents(row, caller, options.viaToken, options.offline ?? false);
     if (!contents) return null;
     const people = [...new Set([row.ownerId, ...contents.tracks.map((t) => t.artistId)])];
     const summaries = await this.repo.userSummaries(people);
     const engagement = { tracks: contents.social.tracks, playlists: contents.social.playlists };
-    return this.toPlaylist(row, contents, caller, { summaries, rels: contents.social.relationships, engagement, viaToken: options.viaToken, page: { page: options.page, size: options.size } });
+    return this.toPlaylist(row, contents, caller, {
+      summaries,
+      rels: contents.social.relationships,
+      engagement,
+      viaToken: options.viaToken,
+      page: { page: options.page, size: options.size },
+    });
   }
 
   private async contents(row: PlaylistRow, caller: Caller | null, viaToken: boolean, offline: boolean): Promise<(Contents & { social: ViewerContext }) | null> {

@@ -81,7 +81,17 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
 
   app.get(
     '/users/me/playlists',
-    { onRequest: bearer, schema: { operationId: 'PLS-1', summary: 'Get all playlists created by the current user', tags, security: bearerAuth, querystring: PageQuerySchema, response: { 200: PlaylistPage } } },
+    {
+      onRequest: bearer,
+      schema: {
+        operationId: 'PLS-1',
+        summary: 'Get all playlists created by the current user',
+        tags,
+        security: bearerAuth,
+        querystring: PageQuerySchema,
+        response: { 200: PlaylistPage },
+      },
+    },
     async (request) => playlists.listOwn(requireCaller(request), request.query),
   );
 
@@ -89,7 +99,15 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
     '/users/me/playlists/:playlistId',
     {
       onRequest: bearer,
-      schema: { operationId: 'PLS-2', summary: 'Current user playlist with tracks', tags, security: bearerAuth, params: PlaylistParams, querystring: PageQuerySchema, response: { 200: PlaylistSchema } },
+      schema: {
+        operationId: 'PLS-2',
+        summary: 'Current user playlist with tracks',
+        tags,
+        security: bearerAuth,
+        params: PlaylistParams,
+        querystring: PageQuerySchema,
+        response: { 200: PlaylistSchema },
+      },
     },
     async (request) => playlists.getOwn(request.params.playlistId, requireCaller(request), request.query),
   );
@@ -98,7 +116,14 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
     '/playlists',
     {
       onRequest: bearer,
-      schema: { operationId: 'PLS-3', summary: 'Create playlist', tags, security: bearerAuth, consumes: ['application/json', 'multipart/form-data'], response: { 201: PlaylistSchema } },
+      schema: {
+        operationId: 'PLS-3',
+        summary: 'Create playlist',
+        tags,
+        security: bearerAuth,
+        consumes: ['application/json', 'multipart/form-data'],
+        response: { 201: PlaylistSchema },
+      },
     },
     async (request, reply) => {
       const caller = requireCaller(request);
@@ -115,13 +140,31 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
 
   app.get(
     '/playlists/token/:token',
-    { schema: { operationId: 'PLS-14', summary: 'Playlist with token', tags, params: TokenParams, querystring: PageQuerySchema, response: { 200: PlaylistSchema } } },
+    {
+      schema: {
+        operationId: 'PLS-14',
+        summary: 'Playlist with token',
+        tags,
+        params: TokenParams,
+        querystring: PageQuerySchema,
+        response: { 200: PlaylistSchema },
+      },
+    },
     async (request) => playlists.byToken(request.params.token, callerFrom(request), request.query),
   );
 
   app.get(
     '/playlists/:playlistId',
-    { schema: { operationId: 'PLS-4', summary: 'Playlist with tracks', tags, params: PlaylistParams, querystring: PageQuerySchema, response: { 200: PlaylistSchema } } },
+    {
+      schema: {
+        operationId: 'PLS-4',
+        summary: 'Playlist with tracks',
+        tags,
+        params: PlaylistParams,
+        querystring: PageQuerySchema,
+        response: { 200: PlaylistSchema },
+      },
+    },
     async (request) => playlists.get(request.params.playlistId, callerFrom(request), request.query),
   );
 
@@ -148,7 +191,10 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
 
   app.delete(
     '/playlists/:playlistId',
-    { onRequest: bearer, schema: { operationId: 'PLS-6', summary: 'Delete a playlist', tags, security: bearerAuth, params: PlaylistParams, response: { 204: z.null() } } },
+    {
+      onRequest: bearer,
+      schema: { operationId: 'PLS-6', summary: 'Delete a playlist', tags, security: bearerAuth, params: PlaylistParams, response: { 204: z.null() } },
+    },
     async (request, reply) => {
       await edits.delete(request.params.playlistId, requireCaller(request), String(request.id));
       return reply.code(204).send(null);
@@ -157,7 +203,10 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
 
   app.delete(
     '/playlists/:playlistId/cover',
-    { onRequest: bearer, schema: { operationId: 'PLS-7', summary: 'Delete playlist cover', tags, security: bearerAuth, params: PlaylistParams, response: { 204: z.null() } } },
+    {
+      onRequest: bearer,
+      schema: { operationId: 'PLS-7', summary: 'Delete playlist cover', tags, security: bearerAuth, params: PlaylistParams, response: { 204: z.null() } },
+    },
     async (request, reply) => {
       await edits.deleteCover(request.params.playlistId, requireCaller(request), String(request.id));
       return reply.code(204).send(null);
@@ -190,7 +239,14 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
     '/playlists/:playlistId/tracks/:trackId',
     {
       onRequest: bearer,
-      schema: { operationId: 'PLS-9', summary: 'Remove track from playlist', tags, security: bearerAuth, params: PlaylistTrackParams, response: { 204: z.null() } },
+      schema: {
+        operationId: 'PLS-9',
+        summary: 'Remove track from playlist',
+        tags,
+        security: bearerAuth,
+        params: PlaylistTrackParams,
+        response: { 204: z.null() },
+      },
     },
     async (request, reply) => {
       await edits.removeTrack(request.params.playlistId, request.params.trackId, requireCaller(request));
@@ -218,7 +274,14 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
   app.get(
     '/playlists/:playlistId/tracks',
     {
-      schema: { operationId: 'PLS-11', summary: 'Playlist tracks (additional)', tags, params: PlaylistParams, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSummarySchema) } },
+      schema: {
+        operationId: 'PLS-11',
+        summary: 'Playlist tracks (additional)',
+        tags,
+        params: PlaylistParams,
+        querystring: PageQuerySchema,
+        response: { 200: pageSchema(TrackSummarySchema) },
+      },
     },
     async (request) => playlists.tracks(request.params.playlistId, callerFrom(request), request.query),
   );
@@ -227,7 +290,14 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
     '/playlists/:playlistId/secret-link',
     {
       onRequest: bearer,
-      schema: { operationId: 'PLS-12', summary: 'Get playlist secret link', tags, security: bearerAuth, params: PlaylistParams, response: { 200: PlaylistSecretLinkSchema } },
+      schema: {
+        operationId: 'PLS-12',
+        summary: 'Get playlist secret link',
+        tags,
+        security: bearerAuth,
+        params: PlaylistParams,
+        response: { 200: PlaylistSecretLinkSchema },
+      },
     },
     async (request) => playlists.getSecretLink(request.params.playlistId, requireCaller(request)),
   );
@@ -236,7 +306,14 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
     '/playlists/:playlistId/secret-link/regenerate',
     {
       onRequest: bearer,
-      schema: { operationId: 'PLS-13', summary: 'Regenerate secret link', tags, security: bearerAuth, params: PlaylistParams, response: { 200: PlaylistSecretLinkSchema } },
+      schema: {
+        operationId: 'PLS-13',
+        summary: 'Regenerate secret link',
+        tags,
+        security: bearerAuth,
+        params: PlaylistParams,
+        response: { 200: PlaylistSecretLinkSchema },
+      },
     },
     async (request) => playlists.regenerateSecretLink(request.params.playlistId, requireCaller(request)),
   );
@@ -250,14 +327,30 @@ export const playlistsModule: FastifyPluginAsyncZod<PlaylistsModuleOptions> = as
   app.get(
     '/users/:username/playlists/:playlistId',
     {
-      schema: { operationId: 'PLS-17', summary: 'Playlists of a specific user with tracks', tags, params: UserPlaylistParams, querystring: PageQuerySchema, response: { 200: PlaylistSchema } },
+      schema: {
+        operationId: 'PLS-17',
+        summary: 'Playlists of a specific user with tracks',
+        tags,
+        params: UserPlaylistParams,
+        querystring: PageQuerySchema,
+        response: { 200: PlaylistSchema },
+      },
     },
     async (request) => playlists.getOfUser(userRef(request.params.username), request.params.playlistId, callerFrom(request), request.query),
   );
 
   app.get(
     '/users/:username/playlists',
-    { schema: { operationId: 'USR-19', summary: 'Public playlists created by a user', tags: ['Users'], params: UserParams, querystring: PageQuerySchema, response: { 200: PlaylistPage } } },
+    {
+      schema: {
+        operationId: 'USR-19',
+        summary: 'Public playlists created by a user',
+        tags: ['Users'],
+        params: UserParams,
+        querystring: PageQuerySchema,
+        response: { 200: PlaylistPage },
+      },
+    },
     async (request) => playlists.listByUser(userRef(request.params.username), callerFrom(request), request.query),
   );
 };

@@ -182,6 +182,4 @@ export class PlaylistsService {
     const row = await this.repo.setSecretToken(playlistId, newSecretToken());
     return this.secretLink(row, await this.ownerUsername(row, caller));
   }
-
 }
-

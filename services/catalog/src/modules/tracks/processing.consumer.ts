@@ -1,12 +1,5 @@
 import { UploadStepSchema } from '@msp/contracts';
-import {
-  DurableConsumer,
-  TrackProcessed,
-  TrackProcessingFailed,
-  TrackProcessingProgress,
-  type NatsConnection,
-  type RelayLogger,
-} from '@msp/events';
+import { DurableConsumer, TrackProcessed, TrackProcessingFailed, TrackProcessingProgress, type NatsConnection, type RelayLogger } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { trackSelect } from './track.mapper.js';
 import type { TrackEvents } from './track-events.js';

@@ -6,8 +6,7 @@ import type { TrackPresenter } from './track-presenter.js';
 import type { TracksRepository, Tx } from './tracks.repository.js';
 
 /** A track counts for trackCount (R9) when public, FINISHED and not deleted. */
-export const counted = (row: { isPrivate: boolean; state: TrackState; deletedAt: Date | null }) =>
-  !row.isPrivate && row.state === 'FINISHED' && !row.deletedAt;
+export const counted = (row: { isPrivate: boolean; state: TrackState; deletedAt: Date | null }) => !row.isPrivate && row.state === 'FINISHED' && !row.deletedAt;
 
 /**
  * The events a track change writes in its transaction (outbox): TrackChanged, TrackPublished the

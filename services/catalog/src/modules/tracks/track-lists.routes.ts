@@ -48,7 +48,14 @@ export const trackListsModule: FastifyPluginAsyncZod<{ reads: TrackReadsService 
   app.get(
     '/users/username/:username/tracks',
     {
-      schema: { operationId: 'TRK-22', summary: 'Tracks of another user', tags: ['Tracks'], params: UsernameParams, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
+      schema: {
+        operationId: 'TRK-22',
+        summary: 'Tracks of another user',
+        tags: ['Tracks'],
+        params: UsernameParams,
+        querystring: PageQuerySchema,
+        response: { 200: pageSchema(TrackSchema) },
+      },
     },
     async (request) => reads.listByUser({ username: request.params.username.toLowerCase() }, callerFrom(request), request.query),
   );
@@ -72,7 +79,14 @@ export const trackListsModule: FastifyPluginAsyncZod<{ reads: TrackReadsService 
   app.get(
     '/users/:userId/tracks',
     {
-      schema: { operationId: 'USR-18', summary: 'Tracks uploaded by a user', tags: ['Users'], params: UserRefParams, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
+      schema: {
+        operationId: 'USR-18',
+        summary: 'Tracks uploaded by a user',
+        tags: ['Users'],
+        params: UserRefParams,
+        querystring: PageQuerySchema,
+        response: { 200: pageSchema(TrackSchema) },
+      },
     },
     async (request) => reads.listByUser(userRef(request.params.userId), callerFrom(request), request.query),
   );
@@ -81,9 +95,15 @@ export const trackListsModule: FastifyPluginAsyncZod<{ reads: TrackReadsService 
     '/users/me/history',
     {
       onRequest: bearer,
-      schema: { operationId: 'USR-17', summary: 'User listening history', tags: ['Users'], security: bearerAuth, querystring: PageQuerySchema, response: { 200: pageSchema(TrackSchema) } },
+      schema: {
+        operationId: 'USR-17',
+        summary: 'User listening history',
+        tags: ['Users'],
+        security: bearerAuth,
+        querystring: PageQuerySchema,
+        response: { 200: pageSchema(TrackSchema) },
+      },
     },
     async (request) => reads.history(requireCaller(request), request.query),
   );
-
 };

@@ -91,9 +91,7 @@ export class TrackPresenter {
     const online = caller && !options.offline ? caller : null;
     const joined = rows.every((r) => r.artist !== undefined);
     const [summaries, social] = await Promise.all([
-      joined
-        ? rows.flatMap((r) => (r.artist ? [r.artist] : []))
-        : this.reads.summaries(artistIds),
+      joined ? rows.flatMap((r) => (r.artist ? [r.artist] : [])) : this.reads.summaries(artistIds),
       // One call per page: artists' relationships (isFollowing, R7) and the viewer's flags.
       options.context
         ? options.context

@@ -104,9 +104,7 @@ export class TrackReadsRepository {
    * page skips index entries, not heap rows; then the page's rows are read by id.
    */
   async artistPage(artistId: number, publicOnly: boolean, state: string | null, page: number, size: number, viewerId: number): Promise<ReadTrack[]> {
-    const filter = publicOnly
-      ? `AND NOT t.is_private AND t.state = 'FINISHED'`
-      : `AND ($5::text IS NULL OR t.state::text = $5)`;
+    const filter = publicOnly ? `AND NOT t.is_private AND t.state = 'FINISHED'` : `AND ($5::text IS NULL OR t.state::text = $5)`;
     const name = publicOnly ? 'catalog_artist_page_public' : 'catalog_artist_page_all';
     const values: unknown[] = [artistId, size, page * size, viewerId];
     if (!publicOnly) values.push(state);

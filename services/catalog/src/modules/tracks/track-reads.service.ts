@@ -105,7 +105,8 @@ export class TrackReadsService {
   async listByUser(who: { userId?: number; username?: string }, caller: Caller | null, query: PageQuery): Promise<Page<Track>> {
     const viewerId = caller?.userId ?? 0;
     // Most callers see only the public tracks of someone else: the user and the page in one statement.
-    const maybeOwn = !!caller && (caller.role === 'ADMIN' || who.userId === caller.userId || (!!who.username && who.username === caller.username?.toLowerCase()));
+    const maybeOwn =
+      !!caller && (caller.role === 'ADMIN' || who.userId === caller.userId || (!!who.username && who.username === caller.username?.toLowerCase()));
     if (!maybeOwn) {
       const { user, rows } = await this.deps.reads.publicArtistPage(who, viewerId, query.page, query.size);
       if (user && user.userId !== viewerId) {
@@ -135,7 +136,12 @@ export class TrackReadsService {
     const total = await pageTotal(rows.length, query, () => this.deps.historyTotals.get(caller.userId, () => this.deps.reads.historyCount(caller.userId)));
     const tracks = await this.deps.presenter.present(rows, caller);
     const playedAt = new Map(rows.map((r) => [r.id, r.lastPlayedAt.toISOString()]));
-    return toPage(tracks.map((t) => ({ ...t, lastPlayedAt: playedAt.get(t.id) })), total, query.page, query.size);
+    return toPage(
+      tracks.map((t) => ({ ...t, lastPlayedAt: playedAt.get(t.id) })),
+      total,
+      query.page,
+      query.size,
+    );
   }
 
   /** TRK-19: PRO (server-side tier, R12), FINISHED, PLAYABLE unless the owner. */

@@ -134,7 +134,14 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     '/tracks/:trackId/status',
     {
       onRequest: bearer,
-      schema: { operationId: 'TRK-3', summary: 'Track status', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: UploadStatusMessageSchema } },
+      schema: {
+        operationId: 'TRK-3',
+        summary: 'Track status',
+        tags: ['Tracks'],
+        security: bearerAuth,
+        params: TrackParams,
+        response: { 200: UploadStatusMessageSchema },
+      },
     },
     async (request) => lifecycle.status(request.params.trackId, requireCaller(request)),
   );
@@ -143,7 +150,14 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     '/tracks/:trackId/retry-processing',
     {
       onRequest: bearer,
-      schema: { operationId: 'TRK-4', summary: 'Retry processing', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 202: UploadStatusMessageSchema } },
+      schema: {
+        operationId: 'TRK-4',
+        summary: 'Retry processing',
+        tags: ['Tracks'],
+        security: bearerAuth,
+        params: TrackParams,
+        response: { 202: UploadStatusMessageSchema },
+      },
     },
     async (request, reply) => reply.code(202).send(await lifecycle.retry(request.params.trackId, requireCaller(request), String(request.id))),
   );
@@ -152,7 +166,14 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     '/tracks/:trackId/publish',
     {
       onRequest: bearer,
-      schema: { operationId: 'TRK-5', summary: 'Publish track', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: PublishResultSchema } },
+      schema: {
+        operationId: 'TRK-5',
+        summary: 'Publish track',
+        tags: ['Tracks'],
+        security: bearerAuth,
+        params: TrackParams,
+        response: { 200: PublishResultSchema },
+      },
     },
     async (request) => lifecycle.publish(request.params.trackId, requireCaller(request), String(request.id)),
   );
@@ -167,7 +188,14 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     '/users/me/tracks/:trackId',
     {
       onRequest: bearer,
-      schema: { operationId: 'TRK-7', summary: 'Track metadata (user)', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: TrackSchema } },
+      schema: {
+        operationId: 'TRK-7',
+        summary: 'Track metadata (user)',
+        tags: ['Tracks'],
+        security: bearerAuth,
+        params: TrackParams,
+        response: { 200: TrackSchema },
+      },
     },
     async (request) => reads.getOwn(request.params.trackId, requireCaller(request)),
   );
@@ -197,7 +225,14 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     '/tracks/:trackId',
     {
       onRequest: bearer,
-      schema: { operationId: 'TRK-9', summary: 'Delete a track', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: MessageResponseSchema } },
+      schema: {
+        operationId: 'TRK-9',
+        summary: 'Delete a track',
+        tags: ['Tracks'],
+        security: bearerAuth,
+        params: TrackParams,
+        response: { 200: MessageResponseSchema },
+      },
     },
     async (request) => {
       await lifecycle.delete(request.params.trackId, requireCaller(request), false, String(request.id));
@@ -209,7 +244,14 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     '/tracks/:trackId/cover',
     {
       onRequest: bearer,
-      schema: { operationId: 'TRK-10', summary: 'Delete track cover', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 204: z.null() } },
+      schema: {
+        operationId: 'TRK-10',
+        summary: 'Delete track cover',
+        tags: ['Tracks'],
+        security: bearerAuth,
+        params: TrackParams,
+        response: { 204: z.null() },
+      },
     },
     async (request, reply) => {
       await lifecycle.deleteCover(request.params.trackId, requireCaller(request), String(request.id));
@@ -221,7 +263,14 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     '/tracks/:trackId/secret-token',
     {
       onRequest: bearer,
-      schema: { operationId: 'TRK-11', summary: 'Get secret token', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: SecretTokenSchema } },
+      schema: {
+        operationId: 'TRK-11',
+        summary: 'Get secret token',
+        tags: ['Tracks'],
+        security: bearerAuth,
+        params: TrackParams,
+        response: { 200: SecretTokenSchema },
+      },
     },
     async (request) => lifecycle.secretToken(request.params.trackId, requireCaller(request)),
   );
@@ -230,7 +279,14 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     '/tracks/:trackId/regenerate-token',
     {
       onRequest: bearer,
-      schema: { operationId: 'TRK-12', summary: 'Generate new secret token', tags: ['Tracks'], security: bearerAuth, params: TrackParams, response: { 200: SecretTokenSchema } },
+      schema: {
+        operationId: 'TRK-12',
+        summary: 'Generate new secret token',
+        tags: ['Tracks'],
+        security: bearerAuth,
+        params: TrackParams,
+        response: { 200: SecretTokenSchema },
+      },
     },
     async (request) => lifecycle.regenerateToken(request.params.trackId, requireCaller(request)),
   );
@@ -283,7 +339,13 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
       path,
       { schema: { operationId: id, summary, tags: ['Tracks'], params: TrackParams, body: PlayBodySchema, response: { 200: MessageResponseSchema } } },
       async (request) =>
-        plays.play(request.params.trackId, callerFrom(request), (request.body as { secretToken?: string; deviceInfo?: DeviceInfo } | null | undefined)?.secretToken ?? undefined, listener(request), kind),
+        plays.play(
+          request.params.trackId,
+          callerFrom(request),
+          (request.body as { secretToken?: string; deviceInfo?: DeviceInfo } | null | undefined)?.secretToken ?? undefined,
+          listener(request),
+          kind,
+        ),
     );
   }
 

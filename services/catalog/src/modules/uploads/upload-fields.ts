@@ -16,14 +16,17 @@ export const TagsSchema = z
   .transform((tags) => [...new Set(tags.map((t) => t.toLowerCase()))]);
 
 function jsonText<T extends z.ZodType>(schema: T) {
-  return z.string().transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'Expected a JSON array' });
-      return z.NEVER;
-    }
-  }).pipe(schema);
+  return z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'Expected a JSON array' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
 }
 
 /** R11: waveformData is validated, then ignored (the server computes the waveform). */

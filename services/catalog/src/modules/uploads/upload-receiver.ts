@@ -5,13 +5,7 @@ import { multipartPut } from './multipart-put.js';
 import type { Multipart } from '@fastify/multipart';
 import { AppError } from '@msp/errors';
 import type { ObjectStorage } from '@msp/storage';
-import {
-  SNIFF_BYTES,
-  sniffAudio,
-  sniffImage,
-  type AudioFormat,
-  type ImageFormat,
-} from './audio-format.js';
+import { SNIFF_BYTES, sniffAudio, sniffImage, type AudioFormat, type ImageFormat } from './audio-format.js';
 
 export interface StoredFile<F extends string> {
   key: string;
@@ -45,7 +39,11 @@ const FIELD_MAX_BYTES = 256 * 1024;
 export interface UploadSource {
   /** Content-Length as declared (NaN when absent). */
   contentLength: number;
-  raw: { readonly complete: boolean; once(event: 'error' | 'close', listener: () => void): unknown; off(event: 'error' | 'close', listener: () => void): unknown };
+  raw: {
+    readonly complete: boolean;
+    once(event: 'error' | 'close', listener: () => void): unknown;
+    off(event: 'error' | 'close', listener: () => void): unknown;
+  };
   parts(options: { limits: { fieldSize: number; fields: number; files: number; parts: number; fileSize: number } }): AsyncIterable<Multipart>;
 }
 
@@ -136,7 +134,7 @@ export async function receiveUpload(request: UploadSource, options: ReceiveOptio
   const tooLong: string[] = [];
   // A client that goes away mid-body (or is timed out by the body idle timer) must end this
   // handler at once: the part being stored fails, and the wait for a next part is cut short.
-  let current: NodeJS.ReadableStream & { destroy?: (err?: Error) => void } | null = null;
+  let current: (NodeJS.ReadableStream & { destroy?: (err?: Error) => void }) | null = null;
   let gone: Error | null = null;
   let wakeIterator: ((err: Error) => void) | null = null;
   const onGone = () => {
@@ -148,9 +146,10 @@ export async function receiveUpload(request: UploadSource, options: ReceiveOptio
   request.raw.once('error', onGone);
   request.raw.once('close', onGone);
   try {
-    const parts = request.parts({
+    const multipart = request.parts({
       limits: { fieldSize: FIELD_MAX_BYTES, fields: 30, files: 4, parts: 40, fileSize: Number.MAX_SAFE_INTEGER },
-    })[Symbol.asyncIterator]();
+    });
+    const parts = multipart[Symbol.asyncIterator]();
     const nextPart = () => (gone ? Promise.reject(gone) : Promise.race([parts.next(), new Promise<never>((_, reject) => (wakeIterator = reject))]));
     for (let step = await nextPart(); !step.done; step = await nextPart()) {
       const part = step.value;

@@ -73,10 +73,7 @@ export class AccountsService {
     }
     const weak = passwordProblem(body.password, body.email, body.username ?? null);
     if (weak) throw new AppError('WEAK_PASSWORD', weak, { errors: [{ field: 'password', message: weak }] });
-    const user = await this.createAccount(
-      { ...body, passwordHash: await hashPassword(body.password), emailVerified: false },
-      correlationId,
-    );
+    const user = await this.createAccount({ ...body, passwordHash: await hashPassword(body.password), emailVerified: false }, correlationId);
     return {
       message: 'Registration successful. Check your e-mail to verify your account.',
       userId: user.id,

@@ -52,7 +52,10 @@ export const oneTimeTokens = {
 
   /** The live token's row, marked used; null when unknown, expired, used or of another purpose. */
   async consume(db: Db, token: string, purposes: TokenPurpose[]) {
-    const row = await db.oneTimeToken.findUnique({ where: { tokenHash: hashSecret(token) }, select: { id: true, userId: true, purpose: true, email: true, expiresAt: true, usedAt: true } });
+    const row = await db.oneTimeToken.findUnique({
+      where: { tokenHash: hashSecret(token) },
+      select: { id: true, userId: true, purpose: true, email: true, expiresAt: true, usedAt: true },
+    });
     if (!row || !purposes.includes(row.purpose as TokenPurpose)) return null;
     const now = new Date();
     if (row.usedAt || row.expiresAt <= now) return { ...row, live: false as const };

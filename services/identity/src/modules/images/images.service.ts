@@ -98,10 +98,9 @@ export class ImagesService {
       await this.storage.remove(written).catch(() => undefined);
       throw err;
     }
-    const replaced = [
-      newKeys.avatar !== undefined ? old.avatarKey : null,
-      newKeys.cover !== undefined ? old.coverKey : null,
-    ].filter((k): k is string => Boolean(k) && !written.includes(k as string));
+    const replaced = [newKeys.avatar !== undefined ? old.avatarKey : null, newKeys.cover !== undefined ? old.coverKey : null].filter(
+      (k): k is string => Boolean(k) && !written.includes(k as string),
+    );
     await this.storage.remove(replaced).catch((err) => this.logger.warn({ err, keys: replaced }, 'old images not removed'));
     const avatarUrl = this.links.mediaUrl(row.avatarKey);
     const coverPhotoUrl = this.links.mediaUrl(row.coverKey);

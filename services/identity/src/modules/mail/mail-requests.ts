@@ -33,7 +33,11 @@ export class MailRequests {
   private readonly loop: DrainLoop;
 
   constructor(private readonly options: MailRequestsOptions) {
-    this.loop = new DrainLoop(() => this.drain(), options.pollMs, (err) => options.logger.warn({ err }, 'mail request drain failed'));
+    this.loop = new DrainLoop(
+      () => this.drain(),
+      options.pollMs,
+      (err) => options.logger.warn({ err }, 'mail request drain failed'),
+    );
   }
 
   handle(kind: MailRequestKind, handler: MailRequestHandler): void {

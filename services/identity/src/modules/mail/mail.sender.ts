@@ -35,7 +35,11 @@ export class MailSender {
     this.transport = options.smtpUrl
       ? nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as never)
       : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-    this.loop = new DrainLoop(() => this.drain(), options.pollMs, (err) => options.logger.warn({ err }, 'mail outbox drain failed'));
+    this.loop = new DrainLoop(
+      () => this.drain(),
+      options.pollMs,
+      (err) => options.logger.warn({ err }, 'mail outbox drain failed'),
+    );
   }
 
   start(): void {

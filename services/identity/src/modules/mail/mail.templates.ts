@@ -17,11 +17,23 @@ function linkMail(subject: string, greeting: string, intro: string, link: string
 
 export const mailTemplates = {
   verifyEmail: (name: string, link: string) =>
-    linkMail('Verify your e-mail address', `Hi ${name},`, 'Confirm your e-mail address to finish creating your account:', link, 'The link works once and expires in 24 hours.'),
+    linkMail(
+      'Verify your e-mail address',
+      `Hi ${name},`,
+      'Confirm your e-mail address to finish creating your account:',
+      link,
+      'The link works once and expires in 24 hours.',
+    ),
   resetPassword: (name: string, link: string) =>
     linkMail('Reset your password', `Hi ${name},`, 'Choose a new password with this link:', link, 'The link works once and expires in 30 minutes.'),
   changeEmail: (name: string, link: string) =>
-    linkMail('Confirm your new e-mail address', `Hi ${name},`, 'Confirm this address for your account:', link, 'The link works once and expires in 30 minutes.'),
+    linkMail(
+      'Confirm your new e-mail address',
+      `Hi ${name},`,
+      'Confirm this address for your account:',
+      link,
+      'The link works once and expires in 30 minutes.',
+    ),
   emailChangedNotice: (name: string, newEmail: string): MailContent => {
     const text = `Hi ${name},\n\nThe primary e-mail address of your account was changed to ${newEmail}.\nIf this was not you, reset your password at once.\n`;
     return { subject: 'Your e-mail address was changed', text, html: `<p>${escapeHtml(text).replace(/\n/g, '<br>')}</p>` };

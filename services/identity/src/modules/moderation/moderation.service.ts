@@ -123,14 +123,15 @@ export class ModerationService {
     const now = new Date();
     const locked = await this.repo.lockedUsers(now);
     const lockedIds = new Set(locked.map((u) => u.id));
-    const revoked = (
-      await this.repo.sessionsRevokedSince(new Date(now.getTime() - (accessTtlSeconds + 60) * 1000))
-    ).filter((s) => !lockedIds.has(s.userId)); // a locked account's tokens get the lock's 403, not 401
+    const revoked = (await this.repo.sessionsRevokedSince(new Date(now.getTime() - (accessTtlSeconds + 60) * 1000))).filter((s) => !lockedIds.has(s.userId)); // a locked account's tokens get the lock's 403, not 401
     const entries = locked.flatMap((u) => {
       const lock = lockOf(u, now);
       return lock ? [{ userId: u.id, lock }] : [];
     });
-    await this.revocation.syncLocks(entries, revoked.map((s) => s.id));
+    await this.revocation.syncLocks(
+      entries,
+      revoked.map((s) => s.id),
+    );
   }
 }
 

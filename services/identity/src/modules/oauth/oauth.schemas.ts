@@ -6,7 +6,11 @@ const IdToken = z.string().min(10).max(8192);
 export const OAuthExchangeBodySchema = z.object({
   /** A provider authorization code, a provider ID token, or an AUTH-11 one-time code (`otc_…`). */
   authTokenDto: z.string().trim().min(1).max(8192),
-  redirectUri: z.url({ protocol: /^https?$/ }).max(2000).optional().nullable(),
+  redirectUri: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional()
+    .nullable(),
   deviceInfo: DeviceInfoSchema.optional().nullable(),
 });
 

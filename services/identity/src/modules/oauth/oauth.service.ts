@@ -69,7 +69,8 @@ export class OAuthService {
 
   private async link(userId: number, identity: GoogleIdentity, addressVerified: boolean): Promise<void> {
     const email = identity.email!;
-    if (!(await this.repo.linkSubject(userId, identity.sub, !addressVerified))) throw new AppError('INVALID_IDP_TOKEN', 'This account is linked to another provider identity.');
+    if (!(await this.repo.linkSubject(userId, identity.sub, !addressVerified)))
+      throw new AppError('INVALID_IDP_TOKEN', 'This account is linked to another provider identity.');
     if (!addressVerified) {
       await this.repo.markAddressVerified(userId, email);
       await this.sessions.revokeAllOf(userId, 'idp-link');
@@ -106,7 +107,14 @@ export class OAuthService {
 
   /** AUTH-14. */
   async register(
-    body: { idToken: string; displayName?: string | null; username?: string | null; city?: string | null; country?: string | null; captchaToken?: string | null },
+    body: {
+      idToken: string;
+      displayName?: string | null;
+      username?: string | null;
+      city?: string | null;
+      country?: string | null;
+      captchaToken?: string | null;
+    },
     correlationId: string,
   ) {
     this.accountsService.checkCaptcha(body.captchaToken);

@@ -37,9 +37,8 @@ export async function startCountConsumers<Tx extends SqlExecutor>(options: {
     .on(CountsRecounted, async (d, _e, tx) => {
       await stats.setFollowCountsOfMany(tx, d.users);
     });
-  const catalog = new DurableConsumer<Tx>({ ...options, service: 'identity', name: 'track-counts', from: 'catalog' }).on(
-    ArtistTrackCountChanged,
-    (d, _e, tx) => stats.setTrackCount(tx, d.userId, d.trackCount),
+  const catalog = new DurableConsumer<Tx>({ ...options, service: 'identity', name: 'track-counts', from: 'catalog' }).on(ArtistTrackCountChanged, (d, _e, tx) =>
+    stats.setTrackCount(tx, d.userId, d.trackCount),
   );
   await social.start();
   await catalog.start();

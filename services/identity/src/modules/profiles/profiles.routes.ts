@@ -47,7 +47,14 @@ export const profilesModule: FastifyPluginAsyncZod<{ profiles: ProfilesService; 
   app.patch(
     '/users/me/privacy',
     {
-      schema: { operationId: 'USR-4', summary: 'Update privacy settings', tags: ['Users'], security: bearer, body: PrivacyBodySchema, response: { 200: PrivacySettingsSchema } },
+      schema: {
+        operationId: 'USR-4',
+        summary: 'Update privacy settings',
+        tags: ['Users'],
+        security: bearer,
+        body: PrivacyBodySchema,
+        response: { 200: PrivacySettingsSchema },
+      },
     },
     async (request) => profiles.updatePrivacy(requireCaller(request).userId, request.body, String(request.id)),
   );
@@ -55,7 +62,14 @@ export const profilesModule: FastifyPluginAsyncZod<{ profiles: ProfilesService; 
   app.patch(
     '/users/me/tier',
     {
-      schema: { operationId: 'USR-5', summary: 'Update account tier', tags: ['Users'], security: bearer, body: TierBodySchema, response: { 200: TierChangeResultSchema } },
+      schema: {
+        operationId: 'USR-5',
+        summary: 'Update account tier',
+        tags: ['Users'],
+        security: bearer,
+        body: TierBodySchema,
+        response: { 200: TierChangeResultSchema },
+      },
     },
     async (request, reply) => {
       const caller = requireCaller(request);
@@ -68,14 +82,30 @@ export const profilesModule: FastifyPluginAsyncZod<{ profiles: ProfilesService; 
 
   app.patch(
     '/users/me/role',
-    { schema: { operationId: 'USR-6', summary: 'Update user role', tags: ['Users'], security: bearer, body: RoleBodySchema, response: { 200: MeProfileSchema } } },
+    {
+      schema: {
+        operationId: 'USR-6',
+        summary: 'Update user role',
+        tags: ['Users'],
+        security: bearer,
+        body: RoleBodySchema,
+        response: { 200: MeProfileSchema },
+      },
+    },
     async (request) => profiles.updateRole(requireCaller(request).userId, request.body.newRole, String(request.id)),
   );
 
   app.patch(
     '/users/me/permalink',
     {
-      schema: { operationId: 'USR-7', summary: 'Update user permalink', tags: ['Users'], security: bearer, body: PermalinkBodySchema, response: { 200: MeProfileSchema } },
+      schema: {
+        operationId: 'USR-7',
+        summary: 'Update user permalink',
+        tags: ['Users'],
+        security: bearer,
+        body: PermalinkBodySchema,
+        response: { 200: MeProfileSchema },
+      },
     },
     async (request) => profiles.updatePermalink(requireCaller(request).userId, request.body.permalink, String(request.id)),
   );
@@ -83,7 +113,14 @@ export const profilesModule: FastifyPluginAsyncZod<{ profiles: ProfilesService; 
   app.patch(
     '/users/me/social-links',
     {
-      schema: { operationId: 'USR-8', summary: 'Update social links', tags: ['Users'], security: bearer, body: SocialLinksBodySchema, response: { 200: SocialLinksSchema } },
+      schema: {
+        operationId: 'USR-8',
+        summary: 'Update social links',
+        tags: ['Users'],
+        security: bearer,
+        body: SocialLinksBodySchema,
+        response: { 200: SocialLinksSchema },
+      },
     },
     async (request) => profiles.updateSocialLinks(requireCaller(request).userId, request.body, String(request.id)),
   );
@@ -91,7 +128,13 @@ export const profilesModule: FastifyPluginAsyncZod<{ profiles: ProfilesService; 
   app.get(
     '/users/:userId',
     {
-      schema: { operationId: 'USR-14', summary: 'Public profile by user id', tags: ['Users'], params: UserRefParamsSchema, response: { 200: PublicProfileSchema } },
+      schema: {
+        operationId: 'USR-14',
+        summary: 'Public profile by user id',
+        tags: ['Users'],
+        params: UserRefParamsSchema,
+        response: { 200: PublicProfileSchema },
+      },
     },
     async (request) => {
       const ref = request.params.userId;
@@ -102,7 +145,13 @@ export const profilesModule: FastifyPluginAsyncZod<{ profiles: ProfilesService; 
   app.get(
     '/users/username/:username',
     {
-      schema: { operationId: 'USR-15', summary: 'Public profile by username', tags: ['Users'], params: UsernameParamsSchema, response: { 200: PublicProfileSchema } },
+      schema: {
+        operationId: 'USR-15',
+        summary: 'Public profile by username',
+        tags: ['Users'],
+        params: UsernameParamsSchema,
+        response: { 200: PublicProfileSchema },
+      },
     },
     async (request) => profiles.publicProfile({ username: request.params.username.toLowerCase() }, callerFrom(request)),
   );

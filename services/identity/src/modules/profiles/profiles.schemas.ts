@@ -9,7 +9,12 @@ const nullableText = (max: number) =>
 const socialUrl = z
   .preprocess(
     (v) => (typeof v === 'string' && v.trim() === '' ? null : v),
-    z.string().trim().max(300).pipe(z.url({ protocol: /^https?$/, message: 'Must be an http(s) URL.' })).nullable(),
+    z
+      .string()
+      .trim()
+      .max(300)
+      .pipe(z.url({ protocol: /^https?$/, message: 'Must be an http(s) URL.' }))
+      .nullable(),
   )
   .optional();
 
@@ -24,10 +29,7 @@ export const UpdateProfileBodySchema = z.object({
   city: nullableText(100),
   country: nullableText(100),
   favoriteGenres: z.array(z.string().trim().min(1).max(30)).max(10).nullable().optional(),
-  socialLinks: z
-    .object({ instagram: socialUrl, twitter: socialUrl, website: socialUrl, supportLink: socialUrl })
-    .nullable()
-    .optional(),
+  socialLinks: z.object({ instagram: socialUrl, twitter: socialUrl, website: socialUrl, supportLink: socialUrl }).nullable().optional(),
 });
 export type UpdateProfileBody = z.infer<typeof UpdateProfileBodySchema>;
 

@@ -119,7 +119,12 @@ export class ProfilesService {
    * USR-5 (R12): PRO needs a subscription that is active, trialing or past_due (402 otherwise);
    * FREE needs none (409 otherwise). New tokens carry the new tier.
    */
-  async updateTier(caller: Caller, newTier: 'FREE' | 'PRO', client: ClientContext, correlationId: string): Promise<{ tier: 'FREE' | 'PRO'; issued: IssuedTokens }> {
+  async updateTier(
+    caller: Caller,
+    newTier: 'FREE' | 'PRO',
+    client: ClientContext,
+    correlationId: string,
+  ): Promise<{ tier: 'FREE' | 'PRO'; issued: IssuedTokens }> {
     await this.own(caller.userId);
     const status = await this.peers.subscriptionStatus(caller.userId);
     if (newTier === 'PRO' && !PAID.has(status)) throw new AppError('PAYMENT_REQUIRED', 'PRO needs an active subscription.');

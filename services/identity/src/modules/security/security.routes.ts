@@ -67,20 +67,38 @@ export const securityModule: FastifyPluginAsyncZod<{ security: SecurityService; 
 
   app.post(
     '/users/me/add-new-email',
-    { schema: { operationId: 'SEC-2', summary: 'Add additional email', tags: ['Account Security'], security: bearer, body: NewEmailBodySchema, response: message } },
+    {
+      schema: {
+        operationId: 'SEC-2',
+        summary: 'Add additional email',
+        tags: ['Account Security'],
+        security: bearer,
+        body: NewEmailBodySchema,
+        response: message,
+      },
+    },
     async (request) => security.startEmailChange(requireCaller(request).userId, request.body.newEmail, 'ADD_EMAIL'),
   );
 
   app.post(
     '/users/me/update-email-primary',
-    { schema: { operationId: 'SEC-3', summary: 'Set primary email', tags: ['Account Security'], security: bearer, body: NewEmailBodySchema, response: message } },
+    {
+      schema: { operationId: 'SEC-3', summary: 'Set primary email', tags: ['Account Security'], security: bearer, body: NewEmailBodySchema, response: message },
+    },
     async (request) => security.setPrimaryEmail(requireCaller(request).userId, request.body.newEmail),
   );
 
   app.patch(
     '/users/me/reset-password',
     {
-      schema: { operationId: 'SEC-4', summary: 'Change logged-in user password', tags: ['Account Security'], security: bearer, body: ChangePasswordBodySchema, response: message },
+      schema: {
+        operationId: 'SEC-4',
+        summary: 'Change logged-in user password',
+        tags: ['Account Security'],
+        security: bearer,
+        body: ChangePasswordBodySchema,
+        response: message,
+      },
     },
     async (request) => {
       const caller = requireCaller(request);

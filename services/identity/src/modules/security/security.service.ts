@@ -35,7 +35,13 @@ export class SecurityService {
    * account: after the per-address limit, one queued request (see `sendPasswordReset`).
    */
   async forgotPassword(email: string, ip: string) {
-    await hitLimit(this.redis, `auth:forgot:ip:${ip}`, this.config.FORGOT_PASSWORD_PER_ADDRESS_PER_HOUR, HOUR_MS, 'Too many password recovery requests; try again later.');
+    await hitLimit(
+      this.redis,
+      `auth:forgot:ip:${ip}`,
+      this.config.FORGOT_PASSWORD_PER_ADDRESS_PER_HOUR,
+      HOUR_MS,
+      'Too many password recovery requests; try again later.',
+    );
     await this.mailRequests.enqueue('RESET_PASSWORD', email);
     return { message: 'If an account uses this address, a password reset link is on its way.' };
   }

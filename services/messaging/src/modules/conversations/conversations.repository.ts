@@ -121,7 +121,12 @@ export class ConversationsRepository {
   /** Who blocked whom between the two users (R7), from messaging's copy of social's blocks. */
   async blocksBetween(a: number, b: number): Promise<{ aBlockedB: boolean; bBlockedA: boolean }> {
     const rows = await this.prisma.block.findMany({
-      where: { OR: [{ blockerId: a, blockedId: b }, { blockerId: b, blockedId: a }] },
+      where: {
+        OR: [
+          { blockerId: a, blockedId: b },
+          { blockerId: b, blockedId: a },
+        ],
+      },
       select: { blockerId: true },
     });
     return { aBlockedB: rows.some((r) => r.blockerId === a), bBlockedA: rows.some((r) => r.blockerId === b) };

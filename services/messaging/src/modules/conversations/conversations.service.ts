@@ -10,7 +10,10 @@ export class ConversationsService {
   /** MSG-1. Only the caller's own conversations (R16); three queries whatever the page size. */
   async list(callerId: number, page: number, size: number): Promise<Page<Conversation>> {
     const { rows, total } = await this.repo.listFor(callerId, page, size);
-    const users = await this.repo.users(rows.flatMap((row) => [row.userLowId, row.userHighId]), [callerId]);
+    const users = await this.repo.users(
+      rows.flatMap((row) => [row.userLowId, row.userHighId]),
+      [callerId],
+    );
     return toPage(
       rows.map((row) => toConversation(row, callerId, users)),
       total,

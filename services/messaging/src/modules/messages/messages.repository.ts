@@ -42,9 +42,7 @@ export class MessagesRepository {
 
   /** MSG-3: every unread message of the partner becomes read at `readAt`; returns how many changed. */
   markRead(tx: Prisma.TransactionClient, conversationId: number, readerId: number, readAt: Date): Promise<number> {
-    return tx.message
-      .updateMany({ where: { conversationId, senderId: { not: readerId }, readAt: null }, data: { readAt } })
-      .then((r) => r.count);
+    return tx.message.updateMany({ where: { conversationId, senderId: { not: readerId }, readAt: null }, data: { readAt } }).then((r) => r.count);
   }
 
   /** MSG-4: the message and the conversation's latest activity, in the caller's transaction. */
@@ -53,7 +51,12 @@ export class MessagesRepository {
     input: { conversationId: number; senderId: number; content: string; resources: StoredResource[] },
   ): Promise<MessageRow> {
     const row = await tx.message.create({
-      data: { conversationId: input.conversationId, senderId: input.senderId, content: input.content, resources: input.resources as unknown as Prisma.InputJsonValue },
+      data: {
+        conversationId: input.conversationId,
+        senderId: input.senderId,
+        content: input.content,
+        resources: input.resources as unknown as Prisma.InputJsonValue,
+      },
       select: messageSelect,
     });
     await tx.conversation.update({ where: { id: input.conversationId }, data: { lastMessageAt: row.createdAt }, select: { id: true } });

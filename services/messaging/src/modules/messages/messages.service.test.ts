@@ -21,7 +21,10 @@ describe('MSG-4 input rules (R16)', () => {
   it('accepts an empty body with resources, the single pair first', () => {
     expect(normaliseSendInput({ resources: [{ resourceType: 'PLAYLIST', resourceId: 2 }], resourceType: 'TRACK', resourceId: 1 })).toEqual({
       content: '',
-      resources: [{ resourceType: 'TRACK', resourceId: 1 }, { resourceType: 'PLAYLIST', resourceId: 2 }],
+      resources: [
+        { resourceType: 'TRACK', resourceId: 1 },
+        { resourceType: 'PLAYLIST', resourceId: 2 },
+      ],
     });
   });
 

@@ -19,8 +19,7 @@ export interface SendInput {
   resourceId?: number;
 }
 
-const partnerOf = (conversation: ConversationRef, userId: number) =>
-  conversation.userLowId === userId ? conversation.userHighId : conversation.userLowId;
+const partnerOf = (conversation: ConversationRef, userId: number) => (conversation.userLowId === userId ? conversation.userHighId : conversation.userLowId);
 
 /** The body and resources of MSG-4 after R16's rules (400 VALIDATION_FAILED otherwise). */
 export function normaliseSendInput(input: SendInput): { content: string; resources: StoredResource[] } {
@@ -29,7 +28,9 @@ export function normaliseSendInput(input: SendInput): { content: string; resourc
     throw AppError.validation([{ field: input.body !== undefined ? 'body' : 'content', message: `At most ${MAX_BODY_CHARS} characters.` }]);
   }
   if ((input.resourceType === undefined) !== (input.resourceId === undefined)) {
-    throw AppError.validation([{ field: input.resourceType === undefined ? 'resourceType' : 'resourceId', message: 'resourceType and resourceId go together.' }]);
+    throw AppError.validation([
+      { field: input.resourceType === undefined ? 'resourceType' : 'resourceId', message: 'resourceType and resourceId go together.' },
+    ]);
   }
   const resources: StoredResource[] = [...(input.resources ?? [])];
   if (input.resourceType !== undefined && input.resourceId !== undefined) {

@@ -39,20 +39,34 @@ function socialActivity(deps: Deps) {
   return new DurableConsumer({ nc: deps.nc, db: deps.prisma, logger: deps.logger, service: 'notification', name: 'social-activity', from: 'social' })
     .on(UserFollowed, async (d, _e, tx) => {
       await projections.follow(tx, d.followerId, d.followeeId);
-      await creator.create(tx, { recipientId: d.followeeId, actorId: d.followerId, type: 'FOLLOW', resourceType: 'USER', resourceId: d.followerId }, new Date(d.at));
+      await creator.create(
+        tx,
+        { recipientId: d.followeeId, actorId: d.followerId, type: 'FOLLOW', resourceType: 'USER', resourceId: d.followerId },
+        new Date(d.at),
+      );
     })
     .on(ItemLiked, async (d, _e, tx) => {
       await creator.create(tx, { recipientId: d.ownerId, actorId: d.userId, type: 'LIKE', resourceType: d.targetType, resourceId: d.targetId }, new Date(d.at));
     })
     .on(ItemReposted, async (d, _e, tx) => {
-      await creator.create(tx, { recipientId: d.ownerId, actorId: d.userId, type: 'REPOST', resourceType: d.targetType, resourceId: d.targetId }, new Date(d.at));
+      await creator.create(
+        tx,
+        { recipientId: d.ownerId, actorId: d.userId, type: 'REPOST', resourceType: d.targetType, resourceId: d.targetId },
+        new Date(d.at),
+      );
     })
     .on(CommentAdded, async (d, _e, tx) => {
       // A reply notifies the author of the comment it answers; a top-level comment the artist.
       const reply = d.replyToCommentId !== null && d.parentAuthorId !== null;
       await creator.create(
         tx,
-        { recipientId: reply ? d.parentAuthorId! : d.trackOwnerId, actorId: d.authorId, type: reply ? 'REPLY' : 'COMMENT', resourceType: 'TRACK', resourceId: d.trackId },
+        {
+          recipientId: reply ? d.parentAuthorId! : d.trackOwnerId,
+          actorId: d.authorId,
+          type: reply ? 'REPLY' : 'COMMENT',
+          resourceType: 'TRACK',
+          resourceId: d.trackId,
+        },
         new Date(d.at),
       );
     })

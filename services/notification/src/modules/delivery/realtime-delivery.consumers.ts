@@ -44,7 +44,14 @@ function messagesRealtime(deps: Deps) {
 
 /** WS-3 from notification's own events, and the NOT-3 counter refreshed with the exact count they carry. */
 function notificationsRealtime(deps: Deps) {
-  return new DurableConsumer({ nc: deps.nc, db: deps.prisma, logger: deps.logger, service: 'notification', name: 'notifications-realtime', from: 'notification' })
+  return new DurableConsumer({
+    nc: deps.nc,
+    db: deps.prisma,
+    logger: deps.logger,
+    service: 'notification',
+    name: 'notifications-realtime',
+    from: 'notification',
+  })
     .on(NotificationCreated, async (d, e) => {
       const notification = NotificationSchema.safeParse(d.notification);
       if (!notification.success) {

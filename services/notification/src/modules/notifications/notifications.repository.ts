@@ -162,7 +162,11 @@ export class NotificationsRepository {
   }
 
   /** Title and web path parts of a track or playlist copy, for the snapshot kept with a notification. */
-  async targetOf(tx: Prisma.TransactionClient, resourceType: 'TRACK' | 'PLAYLIST', id: number): Promise<{ title: string; slug: string; owner: string | null } | null> {
+  async targetOf(
+    tx: Prisma.TransactionClient,
+    resourceType: 'TRACK' | 'PLAYLIST',
+    id: number,
+  ): Promise<{ title: string; slug: string; owner: string | null } | null> {
     const rows =
       resourceType === 'TRACK'
         ? await tx.$queryRaw<Array<{ title: string; slug: string; owner: string | null }>>`

@@ -3,7 +3,6 @@ import type { DeviceType, MessageResponse } from '@msp/contracts';
 import type { DeviceTokensRepository } from './device-tokens.repository.js';
 import { parseWebSubscription, type EndpointPolicy } from './push.providers.js';
 
-
 /** NOT-7 / NOT-8 (R15: a token belongs to one user; registering it for another moves it). */
 export class DeviceTokensService {
   constructor(
@@ -13,7 +12,9 @@ export class DeviceTokensService {
 
   async register(userId: number, token: string, deviceType: DeviceType): Promise<MessageResponse> {
     if (deviceType === 'WEB' && !parseWebSubscription(token, this.endpoints)) {
-      throw AppError.validation([{ field: 'token', message: 'A WEB token is the JSON of a PushSubscription (an https endpoint of a push service, keys.p256dh, keys.auth).' }]);
+      throw AppError.validation([
+        { field: 'token', message: 'A WEB token is the JSON of a PushSubscription (an https endpoint of a push service, keys.p256dh, keys.auth).' },
+      ]);
     }
     if (!(await this.tokens.register(userId, token, deviceType))) {
       throw new AppError('DEVICE_TOKEN_EXISTS', 'This device token is already registered to you.');

@@ -7,11 +7,20 @@ const strict = { allowPrivate: false };
 
 describe('NOT-7 WEB token (PushSubscription) parsing', () => {
   it('accepts a public https push endpoint with both keys', () => {
-    expect(parseWebSubscription(token('https://fcm.googleapis.com/fcm/send/abc'), strict)).toEqual({ endpoint: 'https://fcm.googleapis.com/fcm/send/abc', keys });
+    expect(parseWebSubscription(token('https://fcm.googleapis.com/fcm/send/abc'), strict)).toEqual({
+      endpoint: 'https://fcm.googleapis.com/fcm/send/abc',
+      keys,
+    });
   });
 
   it('refuses what is not a subscription', () => {
-    for (const t of ['abc', '{}', JSON.stringify({ endpoint: 'https://push.example/x' }), token('https://push.example/x', { p256dh: 'a b', auth: 'x' }), token('not a url')]) {
+    for (const t of [
+      'abc',
+      '{}',
+      JSON.stringify({ endpoint: 'https://push.example/x' }),
+      token('https://push.example/x', { p256dh: 'a b', auth: 'x' }),
+      token('not a url'),
+    ]) {
       expect(parseWebSubscription(t, strict), t).toBeNull();
     }
   });

@@ -7,9 +7,7 @@ export const USER_QUEUES = {
 const TRACK_STATUS_PREFIX = '/topic/track-status/';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export type Destination =
-  | { kind: 'track-status'; uploadId: string; key: string }
-  | { kind: 'user-queue'; key: string };
+export type Destination = { kind: 'track-status'; uploadId: string; key: string } | { kind: 'user-queue'; key: string };
 
 /** The canonical key of a track-status topic; upload ids compare case-insensitively. */
 export function trackStatusKey(uploadId: string): string {

@@ -30,12 +30,7 @@ export class BlocksService {
       const removed = await this.repo.removeFollowsBetween(tx, caller.userId, target);
       for (const pair of removed) await this.follows.shiftCounts(tx, pair.followerId, pair.followeeId, -1);
       const counts = await this.graph.followCounts(tx, [caller.userId, target]);
-      await writeOutbox(
-        tx,
-        UserBlocked,
-        { blockerId: caller.userId, blockedId: target, counts, at: new Date().toISOString() },
-        { correlationId },
-      );
+      await writeOutbox(tx, UserBlocked, { blockerId: caller.userId, blockedId: target, counts, at: new Date().toISOString() }, { correlationId });
     });
     return { message: 'User blocked.' };
   }
@@ -52,7 +47,12 @@ export class BlocksService {
   /** BLK-3. Follows across a block do not exist, so isFollowing is always false here. */
   async list(caller: Caller, page: number, size: number): Promise<Page<UserSummary>> {
     const { rows, total } = await this.repo.list(caller.userId, page, size);
-    return toPage(rows.map((row) => toUserSummary(row, false)), total, page, size);
+    return toPage(
+      rows.map((row) => toUserSummary(row, false)),
+      total,
+      page,
+      size,
+    );
   }
 
   /** Blocking works whatever the other side did, so a user who blocked the caller is still found here. */

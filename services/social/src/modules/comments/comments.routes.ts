@@ -23,42 +23,68 @@ const commentParams = IdParamSchema('commentId');
 const tags = ['Engagement'];
 
 export const commentsModule: FastifyPluginAsyncZod<{ comments: CommentsService }> = async (app, { comments }) => {
-  app.post('/tracks/:trackId/comments',
+  app.post(
+    '/tracks/:trackId/comments',
     {
       schema: {
-        operationId: 'ENG-13', summary: 'Add a comment to a track', tags, params: trackParams, body: CommentBody,
+        operationId: 'ENG-13',
+        summary: 'Add a comment to a track',
+        tags,
+        params: trackParams,
+        body: CommentBody,
         response: { 201: CommentSchema },
       },
     },
-    async (req, reply) => reply.code(201).send(await comments.add(req.params.trackId, req.body, requireCaller(req), String(req.id))));
-  app.get('/tracks/:trackId/comments',
+    async (req, reply) => reply.code(201).send(await comments.add(req.params.trackId, req.body, requireCaller(req), String(req.id))),
+  );
+  app.get(
+    '/tracks/:trackId/comments',
     {
       schema: {
-        operationId: 'ENG-14', summary: 'Comments of a track', tags, params: trackParams, querystring: PageQuerySchema,
+        operationId: 'ENG-14',
+        summary: 'Comments of a track',
+        tags,
+        params: trackParams,
+        querystring: PageQuerySchema,
         response: { 200: pageSchema(CommentSchema) },
       },
     },
-    async (req) => comments.listForTrack(req.params.trackId, callerFrom(req), req.query.page, req.query.size));
-  app.delete('/comments/:commentId',
+    async (req) => comments.listForTrack(req.params.trackId, callerFrom(req), req.query.page, req.query.size),
+  );
+  app.delete(
+    '/comments/:commentId',
     { schema: { operationId: 'ENG-15', summary: 'Delete comment', tags, params: commentParams, response: { 204: z.null() } } },
     async (req, reply) => {
       await comments.delete(req.params.commentId, requireCaller(req), String(req.id));
       return reply.code(204).send(null);
-    });
-  app.post('/comments/:commentId/replies',
+    },
+  );
+  app.post(
+    '/comments/:commentId/replies',
     {
       schema: {
-        operationId: 'ENG-16', summary: 'Add a reply to a comment', tags, params: commentParams, body: ReplyBody,
+        operationId: 'ENG-16',
+        summary: 'Add a reply to a comment',
+        tags,
+        params: commentParams,
+        body: ReplyBody,
         response: { 201: ReplySchema },
       },
     },
-    async (req, reply) => reply.code(201).send(await comments.reply(req.params.commentId, req.body, requireCaller(req), String(req.id))));
-  app.get('/comments/:commentId/replies',
+    async (req, reply) => reply.code(201).send(await comments.reply(req.params.commentId, req.body, requireCaller(req), String(req.id))),
+  );
+  app.get(
+    '/comments/:commentId/replies',
     {
       schema: {
-        operationId: 'ENG-17', summary: 'Replies of a comment', tags, params: commentParams, querystring: PageQuerySchema,
+        operationId: 'ENG-17',
+        summary: 'Replies of a comment',
+        tags,
+        params: commentParams,
+        querystring: PageQuerySchema,
         response: { 200: pageSchema(ReplySchema) },
       },
     },
-    async (req) => comments.listReplies(req.params.commentId, callerFrom(req), req.query.page, req.query.size));
+    async (req) => comments.listReplies(req.params.commentId, callerFrom(req), req.query.page, req.query.size),
+  );
 };

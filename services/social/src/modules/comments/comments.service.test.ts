@@ -20,11 +20,18 @@ function service(track: TargetRow | null, comment: CommentTarget | null = null):
 
 const track = (durationSeconds: number | null): TargetRow => ({ id: 7, ownerId: 3, durationSeconds, likeCount: 0, repostCount: 0 });
 const comment = (overrides: Partial<CommentTarget> = {}): CommentTarget => ({
-  id: 40, trackId: 7, userId: 2, replyToCommentId: null, timestampSeconds: 12, artistId: 3, visible: true, ...overrides,
+  id: 40,
+  trackId: 7,
+  userId: 2,
+  replyToCommentId: null,
+  timestampSeconds: 12,
+  artistId: 3,
+  visible: true,
+  ...overrides,
 });
 
 describe('R10: comment timestamps', () => {
-  it('refuses a timestamp past the track\'s duration with INVALID_TIMESTAMP and the field', async () => {
+  it("refuses a timestamp past the track's duration with INVALID_TIMESTAMP and the field", async () => {
     await expect(service(track(60)).add(7, { body: 'hi', timestampSeconds: 61 }, ann, 'c')).rejects.toMatchObject({
       code: 'INVALID_TIMESTAMP',
       errors: [{ field: 'timestampSeconds', message: expect.any(String) }],
@@ -42,7 +49,9 @@ describe('R10: comment timestamps', () => {
 
 describe('R10: one level of replies', () => {
   it('refuses a reply to a reply with REPLY_NOT_ALLOWED', async () => {
-    await expect(service(track(60), comment({ replyToCommentId: 39 })).reply(40, { body: 'hi' }, ann, 'c')).rejects.toMatchObject({ code: 'REPLY_NOT_ALLOWED' });
+    await expect(service(track(60), comment({ replyToCommentId: 39 })).reply(40, { body: 'hi' }, ann, 'c')).rejects.toMatchObject({
+      code: 'REPLY_NOT_ALLOWED',
+    });
   });
 
   it('answers COMMENT_NOT_FOUND for a comment hidden from the caller (R7, R14)', async () => {

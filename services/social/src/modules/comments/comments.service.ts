@@ -67,12 +67,7 @@ export class CommentsService {
     await this.transactions.run(async (tx) => {
       const result = await this.repo.delete(tx, target);
       if (!result) return;
-      await writeOutbox(
-        tx,
-        CommentDeleted,
-        { commentId: target.id, trackId: target.trackId, ...result, at: new Date().toISOString() },
-        { correlationId },
-      );
+      await writeOutbox(tx, CommentDeleted, { commentId: target.id, trackId: target.trackId, ...result, at: new Date().toISOString() }, { correlationId });
     });
   }
 
@@ -81,7 +76,12 @@ export class CommentsService {
     const viewer = viewerOf(caller);
     if (!(await this.items.findVisible('TRACK', trackId, viewer))) throw new AppError('TRACK_NOT_FOUND', 'Track not found.');
     const { rows, total } = await this.repo.list('track', trackId, viewer, page, size);
-    return toPage(rows.map((row) => toComment(row, viewer.id)), total, page, size);
+    return toPage(
+      rows.map((row) => toComment(row, viewer.id)),
+      total,
+      page,
+      size,
+    );
   }
 
   /** ENG-17: replies, oldest first. */

@@ -9,56 +9,92 @@ const tracks = { 200: pageSchema(TrackSchema) };
 
 /** USR-20 … USR-22 and ENG-18 … ENG-20. */
 export const activityModule: FastifyPluginAsyncZod<{ activity: ActivityService }> = async (app, { activity }) => {
-  app.get('/users/me/liked-tracks',
+  app.get(
+    '/users/me/liked-tracks',
     {
       schema: {
-        operationId: 'USR-20', summary: 'Tracks liked by the current user', tags: ['Users'], querystring: PageQuerySchema, response: tracks,
+        operationId: 'USR-20',
+        summary: 'Tracks liked by the current user',
+        tags: ['Users'],
+        querystring: PageQuerySchema,
+        response: tracks,
       },
     },
     async (req) => {
       const caller = requireCaller(req);
       return activity.likedTracks('me', caller, req.query.page, req.query.size);
-    });
-  app.get('/users/:username/liked-playlists',
+    },
+  );
+  app.get(
+    '/users/:username/liked-playlists',
     {
       schema: {
-        operationId: 'USR-21', summary: 'Playlists liked by a user', tags: ['Users'], params: byUser, querystring: PageQuerySchema,
+        operationId: 'USR-21',
+        summary: 'Playlists liked by a user',
+        tags: ['Users'],
+        params: byUser,
+        querystring: PageQuerySchema,
         response: { 200: pageSchema(PlaylistSchema) },
       },
     },
-    async (req) => activity.likedPlaylists(req.params.username, callerFrom(req), req.query.page, req.query.size));
-  app.get('/users/:username/reposted-tracks',
+    async (req) => activity.likedPlaylists(req.params.username, callerFrom(req), req.query.page, req.query.size),
+  );
+  app.get(
+    '/users/:username/reposted-tracks',
     {
       schema: {
-        operationId: 'USR-22', summary: 'Tracks reposted by a user', tags: ['Users'], params: byUser, querystring: PageQuerySchema,
+        operationId: 'USR-22',
+        summary: 'Tracks reposted by a user',
+        tags: ['Users'],
+        params: byUser,
+        querystring: PageQuerySchema,
         response: tracks,
       },
     },
-    async (req) => activity.repostedTracks(req.params.username, callerFrom(req), req.query.page, req.query.size));
-  app.get('/users/me/repost',
+    async (req) => activity.repostedTracks(req.params.username, callerFrom(req), req.query.page, req.query.size),
+  );
+  app.get(
+    '/users/me/repost',
     {
       schema: {
-        operationId: 'ENG-18', summary: 'Tracks reposted by a user', tags: ['Engagement'], querystring: PageQuerySchema, response: tracks,
+        operationId: 'ENG-18',
+        summary: 'Tracks reposted by a user',
+        tags: ['Engagement'],
+        querystring: PageQuerySchema,
+        response: tracks,
       },
     },
     async (req) => {
       const caller = requireCaller(req);
       return activity.repostedTracks('me', caller, req.query.page, req.query.size);
-    });
-  app.get('/users/repost/:username',
+    },
+  );
+  app.get(
+    '/users/repost/:username',
     {
       schema: {
-        operationId: 'ENG-19', summary: 'User repost history', tags: ['Engagement'], params: byUser, querystring: PageQuerySchema,
+        operationId: 'ENG-19',
+        summary: 'User repost history',
+        tags: ['Engagement'],
+        params: byUser,
+        querystring: PageQuerySchema,
         response: { 200: pageSchema(RepostHistoryEntrySchema) },
       },
     },
-    async (req) => activity.repostHistory(req.params.username, callerFrom(req), req.query.page, req.query.size));
-  app.get('/users/:username/liked-tracks',
+    async (req) => activity.repostHistory(req.params.username, callerFrom(req), req.query.page, req.query.size),
+  );
+  app.get(
+    '/users/:username/liked-tracks',
     {
       schema: {
-        operationId: 'ENG-20', summary: 'Tracks liked by a user', tags: ['Engagement'], params: byUser, querystring: PageQuerySchema,
+        operationId: 'ENG-20',
+        summary: 'Tracks liked by a user',
+        tags: ['Engagement'],
+        params: byUser,
+        querystring: PageQuerySchema,
         response: tracks,
       },
     },
-    async (req) => activity.likedTracks(req.params.username, callerFrom(req), req.query.page, req.query.size));
+    async (req) => activity.likedTracks(req.params.username, callerFrom(req), req.query.page, req.query.size),
+  );
 };

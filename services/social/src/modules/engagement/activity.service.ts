@@ -1,11 +1,4 @@
-import {
-  toPage,
-  toUserSummary,
-  type Page,
-  type Playlist,
-  type RepostHistoryEntry,
-  type Track,
-} from '@msp/contracts';
+import { toPage, toUserSummary, type Page, type Playlist, type RepostHistoryEntry, type Track } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 import type { CatalogClient } from '../../clients/catalog.client.js';
 import type { UserRef } from '../users/user-ref.js';
@@ -28,7 +21,12 @@ export class ActivityService {
     const user = await this.owner(ref, viewer);
     const { rows, total } = await this.repo.tracks('track_likes', user.userId, viewer, page, size);
     const tracks = await this.render(rows, caller, viewer);
-    return toPage(tracks.map(({ track }) => track), total, page, size);
+    return toPage(
+      tracks.map(({ track }) => track),
+      total,
+      page,
+      size,
+    );
   }
 
   /** USR-22 (by username) and ENG-18 (ref = 'me'): each track with repostedBy and repostedAt. */
@@ -51,7 +49,12 @@ export class ActivityService {
     const user = await requireVisibleUser(this.users, ref, viewer);
     assertActivityVisible(user, viewer);
     const { rows, total } = await this.repo.likedPlaylists(user.userId, viewer, page, size);
-    return toPage(rows.map((row) => toPlaylist(row, viewer.id)), total, page, size);
+    return toPage(
+      rows.map((row) => toPlaylist(row, viewer.id)),
+      total,
+      page,
+      size,
+    );
   }
 
   /** ENG-19. */
@@ -60,7 +63,12 @@ export class ActivityService {
     const user = await requireVisibleUser(this.users, ref, viewer);
     assertActivityVisible(user, viewer);
     const { rows, total } = await this.repo.repostHistory(user.userId, viewer, page, size);
-    return toPage(rows.map((row) => ({ ...row, repostedAt: row.repostedAt.toISOString() })), total, page, size);
+    return toPage(
+      rows.map((row) => ({ ...row, repostedAt: row.repostedAt.toISOString() })),
+      total,
+      page,
+      size,
+    );
   }
 
   /**
@@ -73,7 +81,10 @@ export class ActivityService {
    * copy alone (the client logs a warning).
    */
   private async render(rows: readonly TrackListRow[], caller: Caller | null, viewer: Viewer): Promise<Array<{ row: TrackListRow; track: Track }>> {
-    const rendered = await this.catalog.tracks(caller, rows.map((row) => row.trackId));
+    const rendered = await this.catalog.tracks(
+      caller,
+      rows.map((row) => row.trackId),
+    );
     return mergeRendered(rows, rendered, viewer.id);
   }
 

@@ -46,21 +46,18 @@ export class EngagementRepository {
     const table = action === 'like' ? t.like : t.repost;
     const counter = COUNTER[action];
     const changed = on
-      ? await tx.$executeRawUnsafe(
-          `INSERT INTO ${table} (user_id, ${t.id}, created_at) VALUES ($1, $2, now()) ON CONFLICT DO NOTHING`,
-          userId,
-          id,
-        )
+      ? await tx.$executeRawUnsafe(`INSERT INTO ${table} (user_id, ${t.id}, created_at) VALUES ($1, $2, now()) ON CONFLICT DO NOTHING`, userId, id)
       : await tx.$executeRawUnsafe(`DELETE FROM ${table} WHERE user_id = $1 AND ${t.id} = $2`, userId, id);
-    const rows = changed > 0
-      ? await tx.$queryRawUnsafe<Array<{ n: number }>>(
-          `UPDATE ${t.ref} SET ${counter} = GREATEST(${counter} + CASE WHEN ${bannedSql('$3')} THEN 0 ELSE $2 END, 0)
+    const rows =
+      changed > 0
+        ? await tx.$queryRawUnsafe<Array<{ n: number }>>(
+            `UPDATE ${t.ref} SET ${counter} = GREATEST(${counter} + CASE WHEN ${bannedSql('$3')} THEN 0 ELSE $2 END, 0)
             WHERE ${t.id} = $1 RETURNING ${counter} AS n`,
-          id,
-          on ? 1 : -1,
-          userId,
-        )
-      : await tx.$queryRawUnsafe<Array<{ n: number }>>(`SELECT ${counter} AS n FROM ${t.ref} WHERE ${t.id} = $1`, id);
+            id,
+            on ? 1 : -1,
+            userId,
+          )
+        : await tx.$queryRawUnsafe<Array<{ n: number }>>(`SELECT ${counter} AS n FROM ${t.ref} WHERE ${t.id} = $1`, id);
     return [changed > 0, rows[0]?.n ?? 0];
   }
 

@@ -1,11 +1,4 @@
-import {
-  toPage,
-  toUserSummary,
-  type LikeResponse,
-  type Page,
-  type RepostResponse,
-  type UserSummary,
-} from '@msp/contracts';
+import { toPage, toUserSummary, type LikeResponse, type Page, type RepostResponse, type UserSummary } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import { ItemLiked, ItemReposted, ItemUnliked, ItemUnreposted, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
@@ -74,6 +67,11 @@ export class EngagementService {
     await this.requireVisible(type, id, caller);
     const viewer = viewerOf(caller);
     const { rows, total } = await this.repo.actors(action, type, id, viewer, page, size);
-    return toPage(rows.map((row) => toUserSummary(row, row.userId !== viewer.id && row.isFollowing)), total, page, size);
+    return toPage(
+      rows.map((row) => toUserSummary(row, row.userId !== viewer.id && row.isFollowing)),
+      total,
+      page,
+      size,
+    );
   }
 }

@@ -159,7 +159,11 @@ export function toPlaylist(row: PlaylistListRow, viewerId: number): Playlist {
  * is dropped. Without catalog's answer, social's copy alone renders the page (its rows passed
  * social's own visibility SQL, R2/R7, before paging).
  */
-export function mergeRendered<Row extends TrackListRow>(rows: readonly Row[], rendered: ReadonlyMap<number, Track> | null, viewerId: number): Array<{ row: Row; track: Track }> {
+export function mergeRendered<Row extends TrackListRow>(
+  rows: readonly Row[],
+  rendered: ReadonlyMap<number, Track> | null,
+  viewerId: number,
+): Array<{ row: Row; track: Track }> {
   return rows.flatMap((row) => {
     const own = toTrack(row, viewerId);
     if (!rendered) return [{ row, track: own }];

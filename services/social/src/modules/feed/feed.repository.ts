@@ -87,7 +87,12 @@ export class FeedRepository {
     );
     if (rows.length > 0 || page === 0) return { rows, total: rows[0]?.total ?? 0 };
     // Past the end: the window count did not run, count alone.
-    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`${feedSql('$3', wide)} SELECT count(*)::int AS total FROM visible`, viewerId, since, cap);
+    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(
+      `${feedSql('$3', wide)} SELECT count(*)::int AS total FROM visible`,
+      viewerId,
+      since,
+      cap,
+    );
     return { rows: [], total: count?.total ?? 0 };
   }
 

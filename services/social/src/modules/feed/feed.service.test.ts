@@ -7,11 +7,41 @@ import { FeedService } from './feed.service.js';
 
 const ann: Caller = { userId: 1, role: 'LISTENER', tier: 'FREE', sessionId: 's', username: 'ann' };
 const at = new Date('2025-03-01T10:00:00Z');
-const summary = (userId: number) => ({ userId, username: `u${userId}`, displayName: `U${userId}`, avatarUrl: null, tier: 'FREE', followerCount: 0, trackCount: 0, isFollowing: true });
+const summary = (userId: number) => ({
+  userId,
+  username: `u${userId}`,
+  displayName: `U${userId}`,
+  avatarUrl: null,
+  tier: 'FREE',
+  followerCount: 0,
+  trackCount: 0,
+  isFollowing: true,
+});
 const trackRow = (trackId: number) => ({
-  trackId, title: 't', trackSlug: 't', state: 'FINISHED', isPrivate: false, access: 'PLAYABLE', durationSeconds: 1, coverUrl: null, genre: 'g',
-  publishedAt: at, createdAt: at, likeCount: 0, repostCount: 0, commentCount: 0, isLiked: false, isReposted: false,
-  artistUserId: 3, artistUsername: 'cat', artistDisplayName: 'Cat', artistAvatarUrl: null, artistTier: 'FREE', artistFollowerCount: 0, artistTrackCount: 0, artistIsFollowing: true,
+  trackId,
+  title: 't',
+  trackSlug: 't',
+  state: 'FINISHED',
+  isPrivate: false,
+  access: 'PLAYABLE',
+  durationSeconds: 1,
+  coverUrl: null,
+  genre: 'g',
+  publishedAt: at,
+  createdAt: at,
+  likeCount: 0,
+  repostCount: 0,
+  commentCount: 0,
+  isLiked: false,
+  isReposted: false,
+  artistUserId: 3,
+  artistUsername: 'cat',
+  artistDisplayName: 'Cat',
+  artistAvatarUrl: null,
+  artistTier: 'FREE',
+  artistFollowerCount: 0,
+  artistTrackCount: 0,
+  artistIsFollowing: true,
 });
 
 function feedWith(rows: FeedRow[], ownTrackIds: number[], actors: number[]): FeedService {

@@ -34,11 +34,7 @@ export class FollowsRepository {
       size,
       page * size,
     );
-    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(
-      `SELECT count(*)::int AS total ${join} ${where}`,
-      userId,
-      viewerId,
-    );
+    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total ${join} ${where}`, userId, viewerId);
     return { rows, total: count?.total ?? 0 };
   }
 
@@ -55,11 +51,7 @@ export class FollowsRepository {
   }
 
   async unfollow(tx: SqlExecutor, followerId: number, followeeId: number): Promise<boolean> {
-    const deleted = await tx.$executeRawUnsafe(
-      'DELETE FROM follows WHERE follower_id = $1 AND followee_id = $2',
-      followerId,
-      followeeId,
-    );
+    const deleted = await tx.$executeRawUnsafe('DELETE FROM follows WHERE follower_id = $1 AND followee_id = $2', followerId, followeeId);
     if (deleted === 0) return false;
     await this.shiftCounts(tx, followerId, followeeId, -1);
     return true;
@@ -115,10 +107,7 @@ export class FollowsRepository {
       size,
       page * size,
     );
-    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(
-      `SELECT count(*)::int AS total FROM (${from}) c`,
-      viewerId,
-    );
+    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total FROM (${from}) c`, viewerId);
     return { rows, total: count?.total ?? 0 };
   }
 }

@@ -16,16 +16,14 @@ export const followsModule: FastifyPluginAsyncZod<{ follows: FollowsService }> =
     {
       schema: { operationId: 'FOL-3', summary: 'Get followers', tags: ['Followers'], params, querystring: PageQuerySchema, response },
     },
-    async (request) =>
-      follows.list('followers', request.params.userId, callerFrom(request), request.query.page, request.query.size),
+    async (request) => follows.list('followers', request.params.userId, callerFrom(request), request.query.page, request.query.size),
   );
   app.get(
     '/users/:userId/following',
     {
       schema: { operationId: 'FOL-4', summary: 'Get following', tags: ['Followers'], params, querystring: PageQuerySchema, response },
     },
-    async (request) =>
-      follows.list('following', request.params.userId, callerFrom(request), request.query.page, request.query.size),
+    async (request) => follows.list('following', request.params.userId, callerFrom(request), request.query.page, request.query.size),
   );
   app.post(
     '/users/:userId/follow',

@@ -91,7 +91,12 @@ export class FollowsService {
   /** USR-16. */
   async suggested(caller: Caller, page: number, size: number): Promise<Page<UserSummary>> {
     const { rows, total } = await this.repo.suggested(caller.userId, page, size);
-    return toPage(rows.map((row) => toUserSummary(row, false)), total, page, size);
+    return toPage(
+      rows.map((row) => toUserSummary(row, false)),
+      total,
+      page,
+      size,
+    );
   }
 
   private async target(ref: UserRef, caller: Caller, refuseSelf = true, evenBanned = false): Promise<number> {

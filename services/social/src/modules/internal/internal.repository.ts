@@ -48,7 +48,11 @@ export class InternalReadsRepository {
    * one statement, primary-key lookups per id.
    */
   async engagement(viewerId: number, trackIds: number[], playlistIds: number[], userIds: number[]): Promise<string> {
-    const { rows } = await this.pool.query<{ body: string }>({ name: 'social-internal-engagement', text: ENGAGEMENT_SQL, values: [viewerId, trackIds, playlistIds, userIds] });
+    const { rows } = await this.pool.query<{ body: string }>({
+      name: 'social-internal-engagement',
+      text: ENGAGEMENT_SQL,
+      values: [viewerId, trackIds, playlistIds, userIds],
+    });
     return rows[0]!.body;
   }
 

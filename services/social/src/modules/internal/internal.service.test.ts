@@ -25,7 +25,11 @@ describe('internal batch reads', () => {
 
   it('answers an empty page without a query', async () => {
     const { calls, service } = recording();
-    expect(JSON.parse(await service.engagement({ viewerId: 1, trackIds: [], playlistIds: [], userIds: [1] }))).toEqual({ tracks: [], playlists: [], users: [] });
+    expect(JSON.parse(await service.engagement({ viewerId: 1, trackIds: [], playlistIds: [], userIds: [1] }))).toEqual({
+      tracks: [],
+      playlists: [],
+      users: [],
+    });
     expect(JSON.parse(await service.relationships({ viewerId: 1, userIds: [] }))).toEqual({ items: [] });
     expect(calls).toEqual([]);
   });

@@ -31,7 +31,16 @@ export async function recordAdminAction(tx: SqlExecutor, logger: FastifyBaseLogg
     a.requestId ?? null,
   );
   logger.info(
-    { audit: true, adminId: a.admin.userId, adminName: a.admin.username, action: a.action, targetType: a.targetType, targetId: String(a.targetId), reason: a.reason ?? null, details: a.details ?? null },
+    {
+      audit: true,
+      adminId: a.admin.userId,
+      adminName: a.admin.username,
+      action: a.action,
+      targetType: a.targetType,
+      targetId: String(a.targetId),
+      reason: a.reason ?? null,
+      details: a.details ?? null,
+    },
     'admin action',
   );
 }

@@ -41,45 +41,88 @@ async function admin(request: FastifyRequest) {
 }
 
 export const reportsModule: FastifyPluginAsyncZod<{ reports: ReportsService }> = async (app, { reports }) => {
-  app.post('/tracks/:trackId/report',
+  app.post(
+    '/tracks/:trackId/report',
     {
       onRequest: bearer,
-      schema: { operationId: 'MOD-2', summary: 'Report a track', tags, security, params: trackParams, body: ReportBody, response: { 201: ReportReceiptSchema } },
+      schema: {
+        operationId: 'MOD-2',
+        summary: 'Report a track',
+        tags,
+        security,
+        params: trackParams,
+        body: ReportBody,
+        response: { 201: ReportReceiptSchema },
+      },
     },
-    async (req, reply) => reply.code(201).send(await reports.reportTrack(req.params.trackId, req.body, requireCaller(req))));
+    async (req, reply) => reply.code(201).send(await reports.reportTrack(req.params.trackId, req.body, requireCaller(req))),
+  );
 
-  app.post('/comments/:commentId/report',
+  app.post(
+    '/comments/:commentId/report',
     {
       onRequest: bearer,
-      schema: { operationId: 'MOD-3', summary: 'Report a comment', tags, security, params: commentParams, body: ReportBody, response: { 201: ReportReceiptSchema } },
+      schema: {
+        operationId: 'MOD-3',
+        summary: 'Report a comment',
+        tags,
+        security,
+        params: commentParams,
+        body: ReportBody,
+        response: { 201: ReportReceiptSchema },
+      },
     },
-    async (req, reply) => reply.code(201).send(await reports.reportComment(req.params.commentId, req.body, requireCaller(req))));
+    async (req, reply) => reply.code(201).send(await reports.reportComment(req.params.commentId, req.body, requireCaller(req))),
+  );
 
-  app.get('/admin/reports',
+  app.get(
+    '/admin/reports',
     {
       onRequest: admin,
-      schema: { operationId: 'MOD-4', summary: 'View a list of reports (admin only)', tags, security, querystring: ListQuery, response: { 200: pageSchema(ReportSchema) } },
+      schema: {
+        operationId: 'MOD-4',
+        summary: 'View a list of reports (admin only)',
+        tags,
+        security,
+        querystring: ListQuery,
+        response: { 200: pageSchema(ReportSchema) },
+      },
     },
-    async (req) => reports.list({ status: req.query.status, targetType: req.query.targetType }, req.query.page, req.query.size));
+    async (req) => reports.list({ status: req.query.status, targetType: req.query.targetType }, req.query.page, req.query.size),
+  );
 
-  app.get('/admin/reports/all',
+  app.get(
+    '/admin/reports/all',
     {
       onRequest: admin,
       schema: { operationId: 'MOD-5', summary: 'All reports', tags, security, querystring: PageQuerySchema, response: { 200: pageSchema(ReportSchema) } },
     },
-    async (req) => reports.list({}, req.query.page, req.query.size));
+    async (req) => reports.list({}, req.query.page, req.query.size),
+  );
 
-  app.get('/admin/reports/:reportId',
+  app.get(
+    '/admin/reports/:reportId',
     {
       onRequest: admin,
       schema: { operationId: 'MOD-6', summary: 'View a specific report (admin only)', tags, security, params: reportParams, response: { 200: ReportSchema } },
     },
-    async (req) => reports.get(req.params.reportId));
+    async (req) => reports.get(req.params.reportId),
+  );
 
-  app.patch('/admin/reports/:reportId',
+  app.patch(
+    '/admin/reports/:reportId',
     {
       onRequest: admin,
-      schema: { operationId: 'MOD-7', summary: 'Update report status (admin only)', tags, security, params: reportParams, body: StatusBody, response: { 200: ReportUpdateResultSchema } },
+      schema: {
+        operationId: 'MOD-7',
+        summary: 'Update report status (admin only)',
+        tags,
+        security,
+        params: reportParams,
+        body: StatusBody,
+        response: { 200: ReportUpdateResultSchema },
+      },
     },
-    async (req) => reports.setStatus(req.params.reportId, req.body.status, requireAdmin(req), String(req.id)));
+    async (req) => reports.setStatus(req.params.reportId, req.body.status, requireAdmin(req), String(req.id)),
+  );
 };

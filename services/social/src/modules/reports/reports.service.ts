@@ -1,4 +1,13 @@
-import { toPage, type Page, type Report, type ReportReason, type ReportReceipt, type ReportStatus, type ReportTargetType, type ReportUpdateResult } from '@msp/contracts';
+import {
+  toPage,
+  type Page,
+  type Report,
+  type ReportReason,
+  type ReportReceipt,
+  type ReportStatus,
+  type ReportTargetType,
+  type ReportUpdateResult,
+} from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
 import type { Transactions } from '../../sql/transactions.repository.js';
@@ -151,7 +160,11 @@ export class ReportsService {
     }
   }
 
-  private async file(caller: Caller, input: ReportInput, target: Omit<NewReport, 'reporterId' | 'reporterUsername' | 'reason' | 'description'>): Promise<ReportReceipt> {
+  private async file(
+    caller: Caller,
+    input: ReportInput,
+    target: Omit<NewReport, 'reporterId' | 'reporterUsername' | 'reason' | 'description'>,
+  ): Promise<ReportReceipt> {
     const reporterUsername = (await this.repo.username(caller.userId)) ?? caller.username ?? `user-${caller.userId}`;
     try {
       const id = await this.repo.insert({
@@ -179,4 +192,3 @@ export class ReportsService {
     return { coverUrl: track.coverUrl ?? full?.coverUrl ?? null, playCount: full?.playCount ?? null };
   }
 }
-

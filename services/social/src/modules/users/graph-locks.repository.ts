@@ -6,11 +6,7 @@ import type { SqlExecutor } from '@msp/events';
  * (A follows B while B follows A), and a follow can never slip in beside a block being created.
  */
 export async function lockUsers(tx: SqlExecutor, a: number, b: number): Promise<void> {
-  await tx.$queryRawUnsafe(
-    'SELECT user_id FROM user_summaries WHERE user_id IN ($1, $2) ORDER BY user_id FOR UPDATE',
-    a,
-    b,
-  );
+  await tx.$queryRawUnsafe('SELECT user_id FROM user_summaries WHERE user_id IN ($1, $2) ORDER BY user_id FOR UPDATE', a, b);
 }
 
 export interface FollowCounts {

@@ -46,7 +46,7 @@ describe('R14: a banned user does not exist for anyone but admins', () => {
   });
 });
 
-describe('R8: a private user\'s activity lists are for the user and admins only', () => {
+describe("R8: a private user's activity lists are for the user and admins only", () => {
   const privateUser = user({ isPrivate: true });
 
   it('refuses others with PROFILE_PRIVATE', () => {
@@ -59,7 +59,7 @@ describe('R8: a private user\'s activity lists are for the user and admins only'
     expect(() => assertActivityVisible(privateUser, admin)).not.toThrow();
   });
 
-  it('lets anyone read a public user\'s lists', () => {
+  it("lets anyone read a public user's lists", () => {
     expect(() => assertActivityVisible(user(), ann)).not.toThrow();
   });
 });
