@@ -100,6 +100,7 @@ export function fastifyTracing(service: string) {
 
 /** Sends the spans still buffered (graceful shutdown). */
 export async function flushTelemetry(): Promise<void> {
+  // A collector that is down at shutdown loses the last spans; the shutdown itself must go on.
   await state()
     ?.provider.forceFlush()
     .catch(() => undefined);

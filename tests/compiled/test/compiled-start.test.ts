@@ -8,7 +8,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, rmdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +50,18 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   await Promise.allSettled([nats?.close(), s3?.close(), ...databases.map((url) => dropDatabase(url))]);
-  if (outRoot) await rm(outRoot, { recursive: true, force: true });
+  if (outRoot) {
+    await rm(outRoot, { recursive: true, force: true });
+    // `pnpm deploy` with the hoisted linker also leaves empty node_modules/.bin folders named after
+    // the target under the workspace (seen: <root>/tmp/<name>, <root>/<name>, <root>/services/<name>).
+    const name = path.basename(outRoot);
+    await Promise.all(
+      [ROOT, path.join(ROOT, 'tmp'), path.join(ROOT, 'services'), path.join(ROOT, 'packages'), path.join(ROOT, 'tests')].map((dir) =>
+        rm(path.join(dir, name), { recursive: true, force: true }),
+      ),
+    );
+    await rmdir(path.join(ROOT, 'tmp')).catch(() => undefined); // only when empty: anything else there is not ours
+  }
 });
 
 function productionEnv(name: string, port: number, databaseUrl: string): Record<string, string> {
@@ -128,7 +139,7 @@ describe('compiled workloads (pnpm build + pnpm deploy --prod, as in the image)'
         await waitFor(
           async () => {
             if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}: ${output}`);
-            const res = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => undefined);
+            const res = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => undefined); // not listening yet: poll again
             return res?.status === 200 ? true : undefined;
           },
           { timeoutMs: 30_000, intervalMs: 200, message: `${workload.name} did not become ready` },
@@ -195,7 +206,10 @@ describe('tracing in the image (compiled catalog, dist/instrument.js preloaded)'
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, intervalMs: 200 });
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ready`).catch(() => undefined /* not listening yet: poll again */))?.status === 200, {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      });
       // A read that reaches PostgreSQL through Prisma's pg adapter, with a caller's trace context.
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       const res = await fetch(`http://127.0.0.1:${port}/api/tracks/999999`, { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });

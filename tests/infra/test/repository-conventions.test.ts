@@ -12,10 +12,25 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const SKIP = new Set(['node_modules', 'generated', '.git', '.turbo', '.data', 'dist']);
 
 function walk(dir: string, keep: (file: string) => boolean): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    if (SKIP.has(name)) return [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    // A folder another test is creating or removing right now (tests/compiled's deploy output) is not source.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return names.flatMap((name) => {
+    if (SKIP.has(name) || name.startsWith('msp-compiled-')) return [];
     const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return walk(full, keep);
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(full).isDirectory();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []; // removed while we looked
+      throw err;
+    }
+    if (isDirectory) return walk(full, keep);
     return keep(full) ? [full] : [];
   });
 }
