@@ -23,7 +23,6 @@ import { createTestDatabase, freePort, startNatsServer, startS3rver, testInfra }
 import { ObjectStorage } from '../packages/storage/src/index.ts';
 import { resolveMediaBinaries } from '../services/media-processing/src/media/ffmpeg.ts';
 import { processUpload } from '../services/media-processing/src/media/pipeline.ts';
-import { multipartPut } from '../services/catalog/src/modules/uploads/multipart-put.ts';
 import { buildApp as buildMedia, loadMediaProcessingConfig } from '../services/media-processing/src/app.ts';
 
 const execFileAsync = promisify(execFile);
@@ -76,7 +75,7 @@ async function main() {
         wav,
       ]);
       const key = `uploads/${randomUUID()}/original`;
-      await multipartPut(storage, key, createReadStream(wav), 'application/octet-stream');
+      await storage.putStream(key, createReadStream(wav), 'application/octet-stream');
       const started = performance.now();
       const out = await processUpload(
         { trackId: minutes, uploadId: randomUUID(), attempt: 1, originalKey: key, coverKey: null, publicId: randomUUID() },

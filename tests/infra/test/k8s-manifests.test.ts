@@ -639,7 +639,8 @@ describe('Dockerfile (one for the eight workloads)', () => {
       expect(migrate, 'an init container named migrate').toBeDefined();
       expect(migrate?.image).toBe(container.image);
       expect(migrate?.command).toEqual(['node', 'dist/migrate.js']);
-      expect(migrate?.resources?.limits?.cpu && migrate?.resources?.limits?.memory, 'migrate limits').toBeTruthy();
+      expect(migrate?.resources?.limits?.cpu, 'migrate cpu limit').toMatch(/^\d+(\.\d+)?m?$/);
+      expect(migrate?.resources?.limits?.memory, 'migrate memory limit').toMatch(/^\d+(Mi|Gi)$/);
       const dbUrl = (c: Container | undefined) => c?.env?.find((e) => e.name === 'DATABASE_URL')?.valueFrom?.secretKeyRef;
       expect(dbUrl(migrate)).toEqual(dbUrl(container));
       const { names } = resolveEnv(container);

@@ -146,45 +146,16 @@ export async function processUpload(input: PipelineInput, ctx: PipelineContext):
     const hlsDir = path.join(dir, 'hls');
     await mkdir(hlsDir);
     const waveform = new WaveformBuilder();
-    const progressive = runMedia(
-      binaries.ffmpeg.path,
-      [
-        '-hide_banner',
-        '-nostdin',
-        '-v',
-        'error',
-        ...limit,
-        '-i',
-        original,
-        '-map',
-        '0:a:0',
-        '-vn',
-        ...AAC,
-        '-b:a',
-        PROGRESSIVE_KBPS,
-        '-movflags',
-        '+faststart',
-        '-f',
-        'mp4',
-        '-y',
-        full,
-      ],
-      { signal, timeoutMs: COMMAND_TIMEOUT_MS },
-    );
+    // The first audio stream of the original, decoded at most `limit`, encoded as AAC (the two renditions differ after this).
+    const encodeAac = ['-hide_banner', '-nostdin', '-v', 'error', ...limit, '-i', original, '-map', '0:a:0', '-vn', ...AAC];
+    const progressive = runMedia(binaries.ffmpeg.path, [...encodeAac, '-b:a', PROGRESSIVE_KBPS, '-movflags', '+faststart', '-f', 'mp4', '-y', full], {
+      signal,
+      timeoutMs: COMMAND_TIMEOUT_MS,
+    });
     const hls = runMedia(
       binaries.ffmpeg.path,
       [
-        '-hide_banner',
-        '-nostdin',
-        '-v',
-        'error',
-        ...limit,
-        '-i',
-        original,
-        '-map',
-        '0:a:0',
-        '-vn',
-        ...AAC,
+        ...encodeAac,
         '-b:a',
         HLS_KBPS,
         '-f',

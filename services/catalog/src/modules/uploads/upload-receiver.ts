@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { multipartPut } from './multipart-put.js';
 import type { Multipart } from '@fastify/multipart';
 import { AppError } from '@msp/errors';
 import type { ObjectStorage } from '@msp/storage';
@@ -104,7 +103,7 @@ async function storeGuarded<F extends string>(
   try {
     // The content type is settled only after sniffing; the object gets a neutral one and the
     // stream routes decide what to answer from the track's recorded format.
-    await multipartPut(storage, key, guard, 'application/octet-stream');
+    await storage.putStream(key, guard, 'application/octet-stream');
   } catch (err) {
     storeError = err;
     guard.resume(); // keep reading the request so the multipart parser can go on
@@ -207,7 +206,7 @@ export async function receiveUpload(request: UploadSource, options: ReceiveOptio
   return result;
 }
 
-/** Deletes the objects of a refused upload (unfinished multipart uploads were aborted by multipartPut). */
+/** Deletes the objects of a refused upload (unfinished multipart uploads were aborted by putStream). */
 export async function discard(storage: ObjectStorage, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
   await storage.remove([...keys]).catch(() => undefined); // cleanup of a refused upload: left-overs cost storage, never correctness
