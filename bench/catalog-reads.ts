@@ -6,7 +6,8 @@
  *   BENCH_ROOT=/path/to/other/checkout npx tsx bench/catalog-reads.ts   # the same cases on other code
  *
  * Starts catalog (bench_catalog) and social (bench_social) as separate processes from BENCH_ROOT
- * (default: this checkout) on a private NATS and object store, then sends requests straight to
+ * (default: this checkout), compiled as the image runs them (`node dist/server.js`, built first;
+ * BENCH_TSX=1 runs the sources through tsx) on a private NATS and object store, then sends requests straight to
  * catalog, as the gateway would (signed X-Gateway-Assertion for the "token" cases: the user who
  * follows 1,000 artists, the seed's last id). Each case runs BENCH_SECONDS (default 8) with
  * BENCH_CONCURRENCY (default 4) requests in flight, after a warm-up. Reports per case: requests/s,
@@ -17,11 +18,12 @@
  *
  * The history case gives the bench user 5,000 listening-history entries first (idempotent).
  * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of catalog there (`--cpu-prof`, on exit); BENCH_ONLY
- * (a substring) runs only the matching cases plus the baselines.
+ * (a substring) runs only the matching cases plus the baselines (BENCH_PROFILE_ONLY=1: without them, for a profile of one case).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import http from 'node:http';
@@ -37,6 +39,10 @@ const SOCIAL_DB = process.env.SOCIAL_DATABASE_URL ?? `${PG}/bench_social`;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const HISTORY = 5000;
+const COMPILED = process.env.BENCH_TSX !== '1';
+/** The Dockerfile's deploy command (as tests/compiled runs it). */
+const DEPLOY_ARGS = ['deploy', '--prod', '--legacy', '--config.node-linker=hoisted', '--config.auto-install-peers=false'];
+const deployed: string[] = [];
 const MASTER = 'bench-catalog-reads-master-key';
 const TICKS = 100; // USER_HZ: /proc times are in 1/100 s
 
@@ -53,10 +59,20 @@ function rssMb(pid: number): number {
 }
 
 async function start(service: 'catalog' | 'social', env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const cwd = path.join(ROOT, 'services', service);
-  // node itself (tsx as a loader, not its CLI wrapper), so the pid is the server's: its CPU is measured.
-  const loader = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-  const child = spawn(process.execPath, [...(env.NODE_PROFILE ? env.NODE_PROFILE.split(' ') : []), '--import', loader, 'src/server.ts'], {
+  const source = path.join(ROOT, 'services', service);
+  // As production starts it (the image's CMD): the compiled bundle deployed with its production
+  // dependencies (`pnpm build`, then the Dockerfile's `pnpm deploy`), run by node itself, so the pid
+  // is the server's and its CPU and memory are measured. BENCH_TSX=1: the sources through tsx's loader.
+  const cwd = COMPILED ? path.join(os.tmpdir(), `msp-bench-${service}-${process.pid}`) : source;
+  if (COMPILED) {
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-service.mjs')], { cwd: source, stdio: 'ignore' });
+    rmSync(cwd, { recursive: true, force: true });
+    execFileSync('pnpm', ['--filter', `@msp/${service}`, ...DEPLOY_ARGS, cwd], { cwd: ROOT, stdio: 'ignore' });
+    rmSync(path.join(ROOT, 'tmp'), { recursive: true, force: true }); // the hoisted deploy's empty .bin leftovers
+    deployed.push(cwd);
+  }
+  const entry = COMPILED ? ['dist/server.js'] : ['--import', pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, 'src/server.ts'];
+  const child = spawn(process.execPath, [...(env.NODE_PROFILE ? env.NODE_PROFILE.split(' ') : []), ...entry], {
     cwd,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -160,6 +176,8 @@ async function main() {
   const ports = { catalog: await freePort(), social: await freePort() };
   const common: Record<string, string> = {
     NODE_ENV: 'test',
+    // As in production: answers through the compiled serialisers only (tests also check them against zod).
+    RESPONSE_VALIDATION: '0',
     LOG_LEVEL: 'warn',
     NATS_URL: nats.url,
     REDIS_URL: testInfra().redisUrl,
@@ -217,7 +235,7 @@ async function main() {
   ];
 
   const only = process.env.BENCH_ONLY;
-  if (only) cases.splice(0, cases.length, ...cases.filter((c) => !c.base || c.name.includes(only)));
+  if (only) cases.splice(0, cases.length, ...cases.filter((c) => (!c.base && !process.env.BENCH_PROFILE_ONLY) || c.name.includes(only)));
   const results = new Map<string, { rps: number; p50: number; p95: number; cpu: number; calls: number }>();
   for (const c of cases) {
     // Signed headers are valid for a minute: sign once per case (a case lasts seconds).
@@ -264,7 +282,7 @@ async function main() {
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const c of cases) {
     const r = results.get(c.name)!;
-    const b = results.get(c.base ?? c.name)!;
+    const b = results.get(c.base ?? c.name) ?? r;
     console.log(
       `| ${c.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.cpu, 2)} | ${fmt(r.calls, 2)} | ${c.base ? fmt(r.p95 / b.p95) : '1'} | ${c.base ? fmt(r.cpu / b.cpu) : '1'} |`,
     );
@@ -277,6 +295,7 @@ async function main() {
   await Promise.all([catalog, social].map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));
   await Promise.all([nats.close(), s3.close()]);
   await db.end();
+  for (const dir of deployed) rmSync(dir, { recursive: true, force: true });
 }
 
 await main();

@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError, clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler } from '@msp/errors';
 import {
   ASSERTION_HEADER,
@@ -12,6 +12,7 @@ import {
   verifyAssertion,
 } from './gateway-assertion.js';
 import { registerInputDiscipline, safeQuerystringParser } from './input.js';
+import { responseSerializerCompiler, responseValidationWanted } from './response-serializer.js';
 import { SERVICE_TOKEN_HEADER, verifyServiceToken } from './internal-auth.js';
 import { guardBodyIdle, SERVER_TIMEOUTS } from './timeouts.js';
 import { registerHealth, type ReadinessCheck } from './health.js';
@@ -82,7 +83,8 @@ export async function createHttpApp(options: HttpAppOptions) {
   // carried by internal calls and outbox events).
   await app.register(fastifyTracing(options.service));
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  // Answers through compiled serialisers; checked against their zod schemas in tests (response-serializer.ts).
+  app.setSerializerCompiler(responseSerializerCompiler({ validate: responseValidationWanted() }));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.decorateRequest('clientAddress', '');

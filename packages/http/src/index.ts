@@ -56,3 +56,4 @@ export {
   type InternalCallOutcome,
   type InternalClientOptions,
 } from './internal-client.js';
+export { compileResponseSchema, responseSerializerCompiler, responseValidationWanted } from './response-serializer.js';

@@ -24,11 +24,22 @@ export interface SignedQuery {
   s: string;
 }
 
-/** HMAC-SHA256 over track, scope, grant, expiry (and the secret token for `t`): one track's signature never opens another. */
+/** Signatures kept per expiry step (bounded; a hot track's page is signed once a step, not per request). */
+const SIGNATURE_CACHE_MAX = 50_000;
+
+/**
+ * HMAC-SHA256 over track, scope, grant, expiry (and the secret token for `t`): one track's signature
+ * never opens another. Expiries are rounded up to a step (a tenth of the TTL, at most 60 s), so the
+ * URLs minted within one step are the same and their signatures are computed once per step: a URL
+ * lives between the TTL and the TTL plus one step.
+ */
 export class MediaSigner {
   /** The secret imported once (not on every signature) and the URL base without its trailing slashes. */
   private readonly key: KeyObject;
   private readonly baseUrl: string;
+  private readonly stepSeconds: number;
+  private cache = new Map<string, string>();
+  private cacheExpires = 0;
 
   constructor(
     secret: string,
@@ -37,10 +48,12 @@ export class MediaSigner {
   ) {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
     this.baseUrl = publicBaseUrl.replace(/\/+$/, '');
+    this.stepSeconds = Math.max(1, Math.min(60, Math.floor(ttlSeconds / 10)));
   }
 
   expiry(now = Date.now()): number {
-    return Math.floor(now / 1000) + this.ttlSeconds;
+    const step = this.stepSeconds;
+    return Math.ceil((Math.floor(now / 1000) + this.ttlSeconds) / step) * step;
   }
 
   private mac(trackId: number, scope: MediaScope, grant: MediaGrant, expires: number, binding: string): string {
@@ -48,7 +61,21 @@ export class MediaSigner {
   }
 
   query(trackId: number, scope: MediaScope, grant: MediaGrant, expires: number, binding = ''): string {
-    return `e=${expires}&g=${grant}&s=${this.mac(trackId, scope, grant, expires, grant === 't' ? binding : '')}`;
+    const bound = grant === 't' ? binding : '';
+    if (expires < this.cacheExpires) return `e=${expires}&g=${grant}&s=${this.mac(trackId, scope, grant, expires, bound)}`; // an older URL's expiry (HLS segments)
+    if (expires > this.cacheExpires) {
+      // A new step: the old signatures are not minted again (their URLs stay valid until they expire).
+      this.cache = new Map();
+      this.cacheExpires = expires;
+    }
+    const key = `${trackId}\n${scope}\n${grant}\n${bound}`;
+    let query = this.cache.get(key);
+    if (query === undefined) {
+      query = `e=${expires}&g=${grant}&s=${this.mac(trackId, scope, grant, expires, bound)}`;
+      if (this.cache.size >= SIGNATURE_CACHE_MAX) this.cache.clear();
+      this.cache.set(key, query);
+    }
+    return query;
   }
 
   /** Absolute URL through the gateway (MEDIA-1). `query` reuses a signature of the same scope (HLS and full share one). */
