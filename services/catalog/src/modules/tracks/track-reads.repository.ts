@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import type { UserSummarySource } from '@msp/contracts';
 import type { TrackRow } from './track.mapper.js';
 import { blockedSql, listedTrackSql } from '../discovery/discovery-sql.js';
@@ -15,6 +15,9 @@ export type ReadTrack = TrackRow & {
   artistBanned: boolean;
   blocked: boolean;
 };
+
+const pgTypes = pg.types;
+const TIMESTAMPTZ_OID = 1184;
 
 /** Columns of `TrackRow` (track.mapper's `trackSelect`) in SQL, plus the artist's. */
 const TRACK_COLUMNS = `t.id, t.artist_id AS "artistId", t.title, t.track_slug AS "trackSlug", t.description, t.genre, t.tags,
@@ -39,23 +42,45 @@ const HISTORY_VISIBLE = `((t.artist_id = $1 AND t.deleted_at IS NULL) OR (${list
 
 type RawRow = Record<string, unknown> & { u_userId: number | null };
 
+/**
+ * The row as read, with its artist summary attached. The artist's `u_*` columns stay on the row
+ * (nothing renders them: the answers are written from their schemas): copying the other 35 columns
+ * into a new object cost more than the rest of the mapping.
+ */
 function toReadTrack(raw: RawRow): ReadTrack {
-  const { u_userId, u_username, u_displayName, u_avatarUrl, u_tier, u_followerCount, u_trackCount, ...track } = raw;
-  const row = track as unknown as ReadTrack;
+  const row = raw as unknown as ReadTrack;
   row.artist =
-    u_userId === null
+    raw.u_userId === null
       ? null
       : {
-          userId: u_userId,
-          username: u_username as string,
-          displayName: u_displayName as string,
-          avatarUrl: u_avatarUrl as string | null,
-          tier: u_tier as string,
-          followerCount: u_followerCount as number,
-          trackCount: u_trackCount as number,
+          userId: raw.u_userId,
+          username: raw.u_username as string,
+          displayName: raw.u_displayName as string,
+          avatarUrl: raw.u_avatarUrl as string | null,
+          tier: raw.u_tier as string,
+          followerCount: raw.u_followerCount as number,
+          trackCount: raw.u_trackCount as number,
         };
   return row;
 }
+
+/**
+ * PostgreSQL's `timestamptz` text in a UTC session ('2026-11-26 04:35:14.453123+00') read by V8's
+ * own ISO parser: half the time of pg's general parser, which stays for any other form.
+ */
+const parseTimestamptz = (() => {
+  const general = pgTypes.getTypeParser(TIMESTAMPTZ_OID, 'text');
+  return (value: string): Date | string =>
+    value.length >= 22 && value.charCodeAt(10) === 32 && value.endsWith('+00')
+      ? new Date(`${value.slice(0, 10)}T${value.slice(11, value.length - 3)}Z`)
+      : general(value);
+})();
+
+/** Type parsers of the hot reads: pg's own, but for `timestamptz` (above). */
+const READ_TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === TIMESTAMPTZ_OID && format !== 'binary' ? parseTimestamptz : pgTypes.getTypeParser(oid, format ?? 'text')) as typeof pgTypes.getTypeParser,
+};
 
 /**
  * The hot reads of tracks, written as SQL on the service's pg pool instead of Prisma: a read
@@ -67,7 +92,7 @@ export class TrackReadsRepository {
   constructor(private readonly pool: pg.Pool) {}
 
   private async rows(name: string, text: string, values: unknown[]): Promise<ReadTrack[]> {
-    const result = await this.pool.query<RawRow>({ name, text, values });
+    const result = await this.pool.query<RawRow>({ name, text, values, types: READ_TYPES });
     return result.rows.map(toReadTrack);
   }
 
@@ -135,13 +160,13 @@ export class TrackReadsRepository {
              SELECT u.user_id AS "o_userId", u.is_banned AS "o_isBanned", u.track_count AS "o_trackCount", u.blocked AS "o_blocked", r.*
                FROM u LEFT JOIN r ON true ORDER BY r."createdAt" DESC, r.id DESC`,
       values: [byId ? ref.userId : (ref.username ?? ''), viewerId, size, page * size],
+      types: READ_TYPES,
     });
     const [first] = result.rows;
     if (!first) return { user: null, rows: [] as ReadTrack[] };
     const user = { userId: first.o_userId, isBanned: first.o_isBanned, trackCount: first.o_trackCount, blocked: first.o_blocked };
-    const rows = result.rows
-      .filter((r) => r.id !== null)
-      .map(({ o_userId: _u, o_isBanned: _b, o_trackCount: _c, o_blocked: _x, ...raw }) => toReadTrack(raw as RawRow));
+    // The user's o_* columns stay on each row, like the artist's (toReadTrack).
+    const rows = result.rows.filter((r) => r.id !== null).map(toReadTrack);
     return { user, rows };
   }
 
