@@ -544,6 +544,54 @@ describe('TRK-22 / TRK-23 / USR-18 tracks of a user', () => {
     }
   });
 
+  it('pages deep into a big artist from cached anchors exactly as an offset walk does (issue 14)', async () => {
+    const BIG = 906;
+    await publish(registered(BIG, 'big-lister', 'PRO'));
+    await waitFor(async () => (await app.infra.prisma.userSummary.findUnique({ where: { userId: BIG } })) ?? undefined, { message: 'projection' });
+    // 263 public tracks; some share a createdAt, so the id decides their order (the sort key is both).
+    await app.infra.prisma.track.createMany({
+      data: Array.from({ length: 263 }, (_, i) => {
+        const slug = `big-${i}-${randomUUID().slice(0, 6)}`;
+        return {
+          artistId: BIG,
+          title: slug,
+          trackSlug: slug,
+          genre: 'Techno',
+          genreKey: 'techno',
+          releaseDate: new Date('2026-01-15T00:00:00.000Z'),
+          secretToken: randomBytes(24).toString('base64url'),
+          uploadId: randomUUID(),
+          state: 'FINISHED' as const,
+          durationSeconds: 60,
+          publishedAt: new Date(),
+          progressiveKey: `tracks/${slug}/audio.mp3`,
+          createdAt: new Date(Date.UTC(2026, 2, 1, 0, 0, 0, Math.floor(i / 3) * 1000 + (i % 3 === 2 ? 0.5 : 0))),
+        };
+      }),
+    });
+    const expected = (
+      await app.infra.prisma.track.findMany({ where: { artistId: BIG }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { id: true } })
+    ).map((t) => t.id);
+    const walk = async (size: number) => {
+      const seen: number[] = [];
+      for (let page = 0; ; page++) {
+        const body = (await get(`/api/users/${BIG}/tracks?page=${page}&size=${size}`)).json();
+        seen.push(...body.content.map((t: Track) => t.id));
+        expect(body.totalElements).toBe(263);
+        if (body.isLast) return seen;
+      }
+    };
+    expect(await walk(20)).toEqual(expected);
+    expect(await walk(7)).toEqual(expected);
+    const deep = (await get(`/api/users/${BIG}/tracks?page=2&size=100`)).json();
+    expect(deep.content.map((t: Track) => t.id)).toEqual(expected.slice(200));
+    // The track an anchor points at is deleted: the deep page is still full and leaves it out.
+    await app.infra.prisma.track.update({ where: { id: expected[200]! }, data: { deletedAt: new Date() } });
+    const after = (await get(`/api/users/${BIG}/tracks?page=10&size=20`)).json();
+    expect(after.content).toHaveLength(20);
+    expect(after.content.map((t: Track) => t.id)).not.toContain(expected[200]);
+  });
+
   it('answers 404 USER_NOT_FOUND for unknown users and 400 for bad parameters', async () => {
     for (const url of ['/api/users/username/nobody-here/tracks', '/api/tracks/user/777777', '/api/users/777777/tracks', '/api/users/nobody-here/tracks']) {
       expectError(await get(url), 404, 'USER_NOT_FOUND');

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { UserSummarySource } from '@msp/contracts';
 import type { TrackRow } from './track.mapper.js';
+import { ANCHOR_STEP, type PageAnchor } from './artist-page-anchors.js';
 import { blockedSql, listedTrackSql } from '../discovery/discovery-sql.js';
 
 /**
@@ -147,19 +148,29 @@ export class TrackReadsRepository {
    * deleted; banned, R9 trackCount, block with the viewer) AND the page of their tracks with their
    * rows, in ONE statement (one round trip instead of two). `user` is null when no such user.
    */
-  async publicArtistPage(ref: { userId?: number; username?: string }, viewerId: number, page: number, size: number) {
+  async publicArtistPage(
+    ref: { userId?: number; username?: string },
+    viewerId: number,
+    page: number,
+    size: number,
+    from?: { anchor: PageAnchor; skip: number },
+  ) {
     const byId = ref.userId !== undefined;
+    // A deep page seeks to its anchor's sort key (ArtistPageAnchors), then skips what remains.
+    const seek = from ? `AND (t.created_at, t.id) <= ($5::timestamptz, $6::int)` : '';
+    const values: unknown[] = [byId ? ref.userId : (ref.username ?? ''), viewerId, size, from ? from.skip : page * size];
+    if (from) values.push(from.anchor.createdAt, from.anchor.id);
     const result = await this.pool.query<RawRow & { o_userId: number; o_isBanned: boolean; o_trackCount: number; o_blocked: boolean }>({
-      name: byId ? 'catalog_public_artist_page_by_id' : 'catalog_public_artist_page_by_name',
+      name: `catalog_public_artist_page_by_${byId ? 'id' : 'name'}${from ? '_seek' : ''}`,
       text: `WITH u AS (SELECT u.user_id, u.is_banned, u.track_count, ${blockedSql('$2', 'u.user_id')} AS blocked
                           FROM user_summaries u WHERE ${byId ? 'u.user_id = $1' : 'u.username = $1'} AND NOT u.is_deleted),
                   p AS (SELECT t.id, t.created_at FROM tracks t
-                         WHERE t.artist_id = (SELECT user_id FROM u) AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
+                         WHERE t.artist_id = (SELECT user_id FROM u) AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' ${seek}
                          ORDER BY t.created_at DESC, t.id DESC LIMIT $3 OFFSET $4),
                   r AS (SELECT ${withArtist('$2')} JOIN p ON p.id = t.id)
              SELECT u.user_id AS "o_userId", u.is_banned AS "o_isBanned", u.track_count AS "o_trackCount", u.blocked AS "o_blocked", r.*
                FROM u LEFT JOIN r ON true ORDER BY r."createdAt" DESC, r.id DESC`,
-      values: [byId ? ref.userId : (ref.username ?? ''), viewerId, size, page * size],
+      values,
       types: READ_TYPES,
     });
     const [first] = result.rows;
@@ -168,6 +179,22 @@ export class TrackReadsRepository {
     // The user's o_* columns stay on each row, like the artist's (toReadTrack).
     const rows = result.rows.filter((r) => r.id !== null).map(toReadTrack);
     return { user, rows };
+  }
+
+  /**
+   * The sort keys of every ANCHOR_STEP-th public FINISHED track of the artist, newest first (positions
+   * 100, 200, …): one walk of `tracks_artist_listed_idx`, index only.
+   */
+  async artistAnchors(artistId: number): Promise<PageAnchor[]> {
+    const result = await this.pool.query<PageAnchor>({
+      name: 'catalog_artist_page_anchors',
+      text: `SELECT x.created_at::text AS "createdAt", x.id FROM (
+               SELECT t.created_at, t.id, row_number() OVER (ORDER BY t.created_at DESC, t.id DESC) AS n FROM tracks t
+                WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED') x
+              WHERE x.n > 1 AND x.n % $2 = 1 ORDER BY x.n`,
+      values: [artistId, ANCHOR_STEP],
+    });
+    return result.rows;
   }
 
   /** How many of the artist's non-deleted tracks a page list holds (the owner's view, or a fallback). */

@@ -3,6 +3,7 @@ import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
 import { AUDIO_CONTENT_TYPES, type AudioFormat } from '../uploads/audio-format.js';
 import type { TrackRow } from './track.mapper.js';
+import { ANCHOR_STEP, ArtistPageAnchors } from './artist-page-anchors.js';
 import type { TrackAccess } from './track-access.js';
 import type { HistoryTotals } from './history-totals.js';
 import type { TrackPresenter } from './track-presenter.js';
@@ -18,6 +19,8 @@ export interface TrackReadsServiceDeps {
   access: TrackAccess;
   presenter: TrackPresenter;
   historyTotals: HistoryTotals;
+  /** Deep pages of an artist's public tracks seek to cached anchors (default: a cache of its own). */
+  anchors?: ArtistPageAnchors;
   webBaseUrl: string;
 }
 
@@ -32,7 +35,11 @@ interface PageQuery {
  * caller's flags (the presenter); visibility never waits for social.
  */
 export class TrackReadsService {
-  constructor(private readonly deps: TrackReadsServiceDeps) {}
+  private readonly anchors: ArtistPageAnchors;
+
+  constructor(private readonly deps: TrackReadsServiceDeps) {
+    this.anchors = deps.anchors ?? new ArtistPageAnchors();
+  }
 
   private async visible(trackId: number, caller: Caller | null): Promise<{ row: TrackRow; track: Track }> {
     const row = await this.deps.access.visible(trackId, caller);
@@ -108,7 +115,12 @@ export class TrackReadsService {
     const maybeOwn =
       !!caller && (caller.role === 'ADMIN' || who.userId === caller.userId || (!!who.username && who.username === caller.username?.toLowerCase()));
     if (!maybeOwn) {
-      const { user, rows } = await this.deps.reads.publicArtistPage(who, viewerId, query.page, query.size);
+      const offset = query.page * query.size;
+      const artistId = who.userId;
+      // A deep page (offset ≥ ANCHOR_STEP) of an artist known by id starts at its anchor (artist-page-anchors.ts).
+      const from =
+        artistId !== undefined && offset >= ANCHOR_STEP ? await this.anchors.anchorFor(artistId, offset, () => this.deps.reads.artistAnchors(artistId)) : null;
+      const { user, rows } = await this.deps.reads.publicArtistPage(who, viewerId, query.page, query.size, from ?? undefined);
       if (user && user.userId !== viewerId) {
         if (user.isBanned || user.blocked) throw new AppError('USER_NOT_FOUND');
         const total = await pageTotal(rows.length, query, () => this.deps.reads.artistCount(user.userId, true, null), user.trackCount);
