@@ -28,6 +28,10 @@
  * `bench_gwhop_social`, recreated and migrated at boot, the local NATS and Redis): BLK-3 then does
  * what it does in production (the caller's blocked users from PostgreSQL, through the repository),
  * which is the "authenticated route" of the issue's ≥ 0.9× goal; the stand-in measures the hop alone.
+ * BENCH_UPSTREAM=catalog runs catalog and social on the seed's databases (`bench/seed.ts` first;
+ * private NATS and object store) and measures TRK-6, a track by id with a caller: one statement in
+ * catalog plus one call to social for the caller's flags, the platform's most frequent
+ * authenticated read.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
@@ -41,6 +45,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
+/** BLK-3: the stand-in's and the social service's route. */
 const PATH = '/api/users/me/blocked';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -55,7 +60,7 @@ async function runUpstream(): Promise<void> {
   const { createHttpApp, requireCaller, runServer } = await import('../packages/http/src/index.ts');
   const { pageSchema, toPage, UserSummarySchema } = await import('../packages/contracts/src/index.ts');
   const app = await createHttpApp({ service: 'social', logLevel: 'info' });
-  // BLK-3's real answer shape (a Page of user summaries), serialised by zod like every service route.
+  // BLK-3's real answer shape (a Page of user summaries), serialised from its schema like every service route.
   app.get(PATH, { schema: { response: { 200: pageSchema(UserSummarySchema) } } }, async (request) => {
     const caller = requireCaller(request);
     const user = {
@@ -121,11 +126,16 @@ async function wrk(url: string, headers: Record<string, string>, seconds: number
 }
 
 /** Open loop: one request every 1000/RATE ms whatever the answers do; latencies in ms. */
-async function fixedRate(origin: string, headers: () => Record<string, string>, seconds: number): Promise<{ latencies: number[]; errors: number }> {
+async function fixedRate(
+  origin: string,
+  headers: () => Record<string, string>,
+  seconds: number,
+  path = PATH,
+): Promise<{ latencies: number[]; errors: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const get = (requestHeaders: Record<string, string>) =>
     new Promise<number>((resolve, reject) => {
-      const request = http.get(`${origin}${PATH}`, { agent, headers: requestHeaders }, (response) => {
+      const request = http.get(`${origin}${path}`, { agent, headers: requestHeaders }, (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
         response.on('error', reject);
@@ -175,9 +185,46 @@ async function main(): Promise<void> {
   const [upstreamPort, gatewayPort] = [await freePort(), await freePort()];
   const upstreamUrl = `http://127.0.0.1:${upstreamPort}`;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  const realSocial = process.env.BENCH_UPSTREAM === 'social';
+  const mode = process.env.BENCH_UPSTREAM ?? 'stand-in';
+  const realSocial = mode === 'social';
+  const realCatalog = mode === 'catalog';
+  /** The measured route: BLK-3, or TRK-6 (a track by id) in front of catalog. */
+  let route = PATH;
   let upstream: ChildProcess;
-  if (realSocial) {
+  const extra: ChildProcess[] = [];
+  if (realCatalog) {
+    // TRK-6 with a caller on the seed's data (bench/seed.ts): catalog reads the track with its
+    // artist in one statement and asks social once for the caller's flags, as in production.
+    const { createPgPool } = await import('../packages/db/src/index.ts');
+    const { startNatsServer, startS3rver, testInfra } = await import('../packages/testing/src/index.ts');
+    const pg = testInfra().postgresUrl;
+    const db = createPgPool(`${pg}/bench_catalog`, 1);
+    const [{ id }] = (
+      await db.query<{ id: number }>(
+        `SELECT t.id FROM tracks t JOIN user_summaries u ON u.user_id = t.artist_id
+          WHERE t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' AND NOT u.is_banned AND NOT u.is_deleted
+          ORDER BY t.id LIMIT 1 OFFSET 1000`,
+      )
+    ).rows as [{ id: number }];
+    await db.end();
+    route = `/api/tracks/${id}`;
+    const [nats, s3] = await Promise.all([startNatsServer(), startS3rver()]);
+    process.on('exit', () => void Promise.all([nats.close(), s3.close()]));
+    const socialPort = await freePort();
+    const common = {
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      NATS_URL: nats.url,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY: s3.accessKey,
+      S3_SECRET_KEY: s3.secretKey,
+      REDIS_KEY_PREFIX: `bench-gwhop-svc-${process.pid}:`,
+      CATALOG_URL: upstreamUrl,
+      SOCIAL_URL: `http://127.0.0.1:${socialPort}`,
+    };
+    extra.push(spawnNode('services/social/src/server.ts', { ...common, PORT: String(socialPort), DATABASE_URL: `${pg}/bench_social` }));
+    upstream = spawnNode('services/catalog/src/server.ts', { ...common, PORT: String(upstreamPort), DATABASE_URL: `${pg}/bench_catalog` });
+  } else if (realSocial) {
     const { dropDatabase } = await import('../packages/db/src/index.ts');
     const { startS3rver, testInfra } = await import('../packages/testing/src/index.ts');
     const databaseUrl = `${testInfra().postgresUrl}/bench_gwhop_social`;
@@ -199,6 +246,7 @@ async function main(): Promise<void> {
   const serviceEnv = Object.fromEntries(
     ['IDENTITY', 'CATALOG', 'MEDIA_PROCESSING', 'SOCIAL', 'MESSAGING', 'NOTIFICATION', 'BILLING'].map((s) => [`${s}_URL`, upstreamUrl]),
   );
+  const owner = realCatalog ? 'catalog' : 'social';
   const gateway = spawnNode(
     'gateway/src/server.ts',
     {
@@ -214,14 +262,14 @@ async function main(): Promise<void> {
     [],
     process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
   );
-  const children = [upstream, gateway];
+  const children = [upstream, gateway, ...extra];
   const stop = () => children.forEach((child) => child.kill('SIGTERM'));
   process.on('exit', stop);
 
   try {
     const token = await jwks.sign({ sub: '42', username: 'bench', role: 'LISTENER', tier: 'FREE', sid: 'bench-session' }, { expiresIn: '2h' });
     const bearer = { authorization: `Bearer ${token}` };
-    const assertionKey = deriveAssertionKey(DEV_GATEWAY_SIGNING_KEY, 'social');
+    const assertionKey = deriveAssertionKey(DEV_GATEWAY_SIGNING_KEY, owner);
     const directHeaders = (): Record<string, string> => {
       const headers: Record<string, string> = {
         'x-request-id': 'bench-direct',
@@ -232,22 +280,22 @@ async function main(): Promise<void> {
         'x-session-id': 'bench-session',
         'x-username': 'bench',
       };
-      headers['x-gateway-assertion'] = signAssertion(assertionKey, { method: 'GET', url: PATH, requestId: 'bench-direct', headers });
+      headers['x-gateway-assertion'] = signAssertion(assertionKey, { method: 'GET', url: route, requestId: 'bench-direct', headers });
       return headers;
     };
-    await waitFor(`${upstreamUrl}${PATH}`, directHeaders());
-    await waitFor(`${gatewayUrl}${PATH}`, bearer);
+    await waitFor(`${upstreamUrl}${route}`, directHeaders());
+    await waitFor(`${gatewayUrl}${route}`, bearer);
     // The direct route must really be authenticated (the assertion accepted), or the comparison is void.
-    const check = await fetch(`${upstreamUrl}${PATH}`, { headers: directHeaders() });
+    const check = await fetch(`${upstreamUrl}${route}`, { headers: directHeaders() });
     if (check.status !== 200) throw new Error(`direct call answered ${check.status}`);
 
     const pid = gateway.pid!;
     console.log(
-      `gateway-hop (${realSocial ? 'real social service, BLK-3 from PostgreSQL' : 'stand-in service, no database'}): ${CONNECTIONS} connections, ${SECONDS} s per phase, ${ROUNDS} rounds, fixed rate ${RATE}/s; node ${process.version}, ${(await run('nproc')).stdout.trim()} cores, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+      `gateway-hop (${realCatalog ? `real catalog + social, TRK-6 ${route} with a caller on the seed's data` : realSocial ? 'real social service, BLK-3 from PostgreSQL' : 'stand-in service, no database'}): ${CONNECTIONS} connections, ${SECONDS} s per phase, ${ROUNDS} rounds, fixed rate ${RATE}/s; node ${process.version}, ${(await run('nproc')).stdout.trim()} cores, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
     );
     // Warm-up: JIT, connection pools, the token cache.
-    await wrk(`${upstreamUrl}${PATH}`, directHeaders(), 3);
-    await wrk(`${gatewayUrl}${PATH}`, bearer, 3);
+    await wrk(`${upstreamUrl}${route}`, directHeaders(), 3);
+    await wrk(`${gatewayUrl}${route}`, bearer, 3);
 
     const ratios: number[] = [];
     const cpuPerRequest: number[] = [];
@@ -257,10 +305,10 @@ async function main(): Promise<void> {
       const results: Record<string, { rps: number; requests: number; p50: string; cpuUs?: number }> = {};
       for (const phase of phases) {
         if (phase === 'direct') {
-          results.direct = await wrk(`${upstreamUrl}${PATH}`, directHeaders(), SECONDS);
+          results.direct = await wrk(`${upstreamUrl}${route}`, directHeaders(), SECONDS);
         } else {
           const before = cpuMs(pid);
-          const result = await wrk(`${gatewayUrl}${PATH}`, bearer, SECONDS);
+          const result = await wrk(`${gatewayUrl}${route}`, bearer, SECONDS);
           results.gateway = { ...result, cpuUs: ((cpuMs(pid) - before) * 1000) / result.requests };
         }
       }
@@ -279,9 +327,9 @@ async function main(): Promise<void> {
     const p50Gateway: number[] = [];
     const fixedCpu: number[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const direct = await fixedRate(upstreamUrl, directHeaders, SECONDS);
+      const direct = await fixedRate(upstreamUrl, directHeaders, SECONDS, route);
       const before = cpuMs(pid);
-      const via = await fixedRate(gatewayUrl, () => bearer, SECONDS);
+      const via = await fixedRate(gatewayUrl, () => bearer, SECONDS, route);
       fixedCpu.push(((cpuMs(pid) - before) * 1000) / via.latencies.length);
       const [d50, g50] = [percentile(direct.latencies, 50), percentile(via.latencies, 50)];
       p50Direct.push(d50);

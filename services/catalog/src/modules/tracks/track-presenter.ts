@@ -34,6 +34,9 @@ export interface PresentOptions {
   context?: ViewerContext;
 }
 
+/** A public asset's storage key: `public/<uuid>/<file>`. */
+const ASSET_KEY = /^public\/([0-9a-f-]{36})\/([a-z0-9.-]+)$/;
+
 /** A row the caller already read with its artist (TrackReadsRepository): no summaries query. */
 export type PresentableRow = TrackRow & { artist?: UserSummarySource | null };
 
@@ -46,19 +49,24 @@ export type PresentableRow = TrackRow & { artist?: UserSummarySource | null };
  * also drops the track here.
  */
 export class TrackPresenter {
+  /** `<public base>/api/media/assets/`, built once. */
+  private readonly assetsBase: string;
+
   constructor(
     private readonly reads: TrackReadsRepository,
     private readonly signer: MediaSigner,
     private readonly social: SocialClient,
-    private readonly publicBaseUrl: string,
-  ) {}
+    publicBaseUrl: string,
+  ) {
+    this.assetsBase = `${publicBaseUrl.replace(/\/+$/, '')}/api/media/assets/`;
+  }
 
   /** Unsigned, cacheable, unguessable URL of a public asset (`public/<id>/<file>`, MEDIA-3). */
   assetUrl(key: string | null): string | null {
     if (!key) return null;
-    const match = /^public\/([0-9a-f-]{36})\/([a-z0-9.-]+)$/.exec(key);
+    const match = ASSET_KEY.exec(key);
     if (!match) return null;
-    return `${this.publicBaseUrl.replace(/\/+$/, '')}/api/media/assets/${match[1]}/${match[2]}`;
+    return `${this.assetsBase}${match[1]}/${match[2]}`;
   }
 
   grantFor(row: { artistId: number }, caller: Caller | null, viaToken: boolean): MediaGrant {
