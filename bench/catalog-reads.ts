@@ -19,10 +19,11 @@
  * The history case gives the bench user 5,000 listening-history entries first (idempotent).
  * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of catalog there (`--cpu-prof`, on exit); BENCH_ONLY
  * (a substring) runs only the matching cases plus the baselines (BENCH_PROFILE_ONLY=1: without them, for a profile of one case).
+ * BENCH_NODE_FLAGS: node flags for both services (e.g. `--max-old-space-size=160`).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -51,6 +52,31 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
 }
 
+/** CPU of every PostgreSQL process (the server's share of a request: backends, WAL writer, ...). */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.split(') ')[1]!.split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+/** The highest RSS the process reached (VmHWM). */
+function hwmMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'))!;
+  return Math.round(Number(line.split(/\s+/)[1]) / 1024);
+}
+
 function rssMb(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
@@ -72,7 +98,8 @@ async function start(service: 'catalog' | 'social', env: Record<string, string>,
     deployed.push(cwd);
   }
   const entry = COMPILED ? ['dist/server.js'] : ['--import', pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, 'src/server.ts'];
-  const child = spawn(process.execPath, [...(env.NODE_PROFILE ? env.NODE_PROFILE.split(' ') : []), ...entry], {
+  const nodeFlags = [env.NODE_PROFILE, process.env.BENCH_NODE_FLAGS].filter(Boolean).join(' ');
+  const child = spawn(process.execPath, [...(nodeFlags ? nodeFlags.split(' ') : []), ...entry], {
     cwd,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -197,6 +224,7 @@ async function main() {
   );
   const key = deriveAssertionKey(MASTER, 'catalog');
   const get = makeGet(ports.catalog, CONCURRENCY);
+  const catalogStartRss = rssMb(catalog.pid!);
 
   const headersFor = (url: string, token: boolean): Record<string, string> => {
     if (!token) return {};
@@ -236,7 +264,7 @@ async function main() {
 
   const only = process.env.BENCH_ONLY;
   if (only) cases.splice(0, cases.length, ...cases.filter((c) => (!c.base && !process.env.BENCH_PROFILE_ONLY) || c.name.includes(only)));
-  const results = new Map<string, { rps: number; p50: number; p95: number; cpu: number; calls: number }>();
+  const results = new Map<string, { rps: number; p50: number; p95: number; cpu: number; pg: number; calls: number }>();
   for (const c of cases) {
     // Signed headers are valid for a minute: sign once per case (a case lasts seconds).
     const headers = headersFor(c.url, c.token);
@@ -259,10 +287,12 @@ async function main() {
     const lat: number[] = [];
     const calls0 = await internalCalls(get);
     const cpu0 = cpuMs(catalog.pid!);
+    const pg0 = postgresCpuMs();
     const t0 = performance.now();
     await run(Date.now() + SECONDS * 1000, lat);
     const elapsed = (performance.now() - t0) / 1000;
     const cpu1 = cpuMs(catalog.pid!);
+    const pg1 = postgresCpuMs();
     const calls1 = await internalCalls(get);
     lat.sort((a, b) => a - b);
     results.set(c.name, {
@@ -270,6 +300,7 @@ async function main() {
       p50: percentile(lat, 50),
       p95: percentile(lat, 95),
       cpu: (cpu1 - cpu0) / lat.length,
+      pg: (pg1 - pg0) / lat.length,
       calls: (calls1 - calls0) / lat.length,
     });
   }
@@ -278,16 +309,19 @@ async function main() {
   console.log(
     `\n${SECONDS} s per case, ${CONCURRENCY} in flight, ${new Date().toISOString()}, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
   );
-  console.log('| case | req/s | p50 ms | p95 ms | catalog CPU ms/req | social calls/req | p95 ÷ base | CPU ÷ base |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| case | req/s | p50 ms | p95 ms | catalog CPU ms/req | PostgreSQL CPU ms/req | social calls/req | p95 ÷ base | CPU ÷ base |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const c of cases) {
     const r = results.get(c.name)!;
     const b = results.get(c.base ?? c.name) ?? r;
     console.log(
-      `| ${c.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.cpu, 2)} | ${fmt(r.calls, 2)} | ${c.base ? fmt(r.p95 / b.p95) : '1'} | ${c.base ? fmt(r.cpu / b.cpu) : '1'} |`,
+      `| ${c.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.cpu, 2)} | ${fmt(r.pg, 2)} | ${fmt(r.calls, 2)} | ${c.base ? fmt(r.p95 / b.p95) : '1'} | ${c.base ? fmt(r.cpu / b.cpu) : '1'} |`,
     );
   }
-  console.log(`\nRSS at the end: catalog ${rssMb(catalog.pid!)} MB, social ${rssMb(social.pid!)} MB`);
+  const heap = (await get('/metrics')).body.match(/^nodejs_heap_size_used_bytes (\S+)/m)?.[1];
+  console.log(
+    `\nRSS at the end: catalog ${rssMb(catalog.pid!)} MB (highest ${hwmMb(catalog.pid!)} MB, at start ${catalogStartRss} MB, V8 heap in use ${heap ? Math.round(Number(heap) / 2 ** 20) : '?'} MB), social ${rssMb(social.pid!)} MB (highest ${hwmMb(social.pid!)} MB)`,
+  );
 
   get.close();
   catalog.kill('SIGTERM');
