@@ -19,7 +19,8 @@
  * The history case gives the bench user 5,000 listening-history entries first (idempotent).
  * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of catalog there (`--cpu-prof`, on exit); BENCH_ONLY
  * (a substring) runs only the matching cases plus the baselines (BENCH_PROFILE_ONLY=1: without them, for a profile of one case).
- * BENCH_NODE_FLAGS: node flags for both services (e.g. `--max-old-space-size=160`).
+ * BENCH_NODE_FLAGS: more node flags for both services (after the Dockerfile's NODE_OPTIONS, which the
+ * compiled start applies as the image does).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -52,20 +53,27 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
 }
 
-/** CPU of every PostgreSQL process (the server's share of a request: backends, WAL writer, ...). */
-function postgresCpuMs(): number {
-  let total = 0;
+/** CPU of every PostgreSQL process by pid (the server's share of a request: backends, WAL writer, ...). */
+function postgresCpu(): Map<string, number> {
+  const out = new Map<string, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       if (!stat.includes('(postgres)')) continue;
       const fields = stat.split(') ')[1]!.split(' ');
-      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+      out.set(entry, ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS);
     } catch {
       // the process ended meanwhile
     }
   }
+  return out;
+}
+
+/** PostgreSQL CPU spent between two snapshots (a backend that ended meanwhile is not counted). */
+function postgresCpuMs(before: Map<string, number>, after: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
 }
 
@@ -98,7 +106,9 @@ async function start(service: 'catalog' | 'social', env: Record<string, string>,
     deployed.push(cwd);
   }
   const entry = COMPILED ? ['dist/server.js'] : ['--import', pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, 'src/server.ts'];
-  const nodeFlags = [env.NODE_PROFILE, process.env.BENCH_NODE_FLAGS].filter(Boolean).join(' ');
+  // The image's own node options (the Dockerfile's `ENV NODE_OPTIONS`, e.g. the heap cap) for the compiled start.
+  const imageFlags = COMPILED ? /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'))?.[1] : undefined;
+  const nodeFlags = [imageFlags, env.NODE_PROFILE, process.env.BENCH_NODE_FLAGS].filter(Boolean).join(' ');
   const child = spawn(process.execPath, [...(nodeFlags ? nodeFlags.split(' ') : []), ...entry], {
     cwd,
     env: { ...process.env, ...env, PORT: String(port) },
@@ -287,12 +297,12 @@ async function main() {
     const lat: number[] = [];
     const calls0 = await internalCalls(get);
     const cpu0 = cpuMs(catalog.pid!);
-    const pg0 = postgresCpuMs();
+    const pg0 = postgresCpu();
     const t0 = performance.now();
     await run(Date.now() + SECONDS * 1000, lat);
     const elapsed = (performance.now() - t0) / 1000;
     const cpu1 = cpuMs(catalog.pid!);
-    const pg1 = postgresCpuMs();
+    const pg1 = postgresCpu();
     const calls1 = await internalCalls(get);
     lat.sort((a, b) => a - b);
     results.set(c.name, {
@@ -300,7 +310,7 @@ async function main() {
       p50: percentile(lat, 50),
       p95: percentile(lat, 95),
       cpu: (cpu1 - cpu0) / lat.length,
-      pg: (pg1 - pg0) / lat.length,
+      pg: postgresCpuMs(pg0, pg1) / lat.length,
       calls: (calls1 - calls0) / lat.length,
     });
   }

@@ -78,8 +78,13 @@ async function runUpstream(): Promise<void> {
   await runServer(app, { host: '127.0.0.1', port: Number(process.env.PORT) });
 }
 
+/** The image's node options (the Dockerfile's `ENV NODE_OPTIONS`: the heap cap), applied as the image applies them. */
+const IMAGE_NODE_FLAGS = (/^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8'))?.[1] ?? '')
+  .split(' ')
+  .filter(Boolean);
+
 function spawnNode(file: string, env: Record<string, string>, args: string[] = [], nodeFlags: string[] = []): ChildProcess {
-  return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', file, ...args], {
+  return spawn(process.execPath, [...IMAGE_NODE_FLAGS, ...nodeFlags, '--import', 'tsx', file, ...args], {
     cwd: root,
     env: { ...process.env, NODE_ENV: 'development', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
