@@ -42,11 +42,12 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends tini $SYSTEM_PACKAGES \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
-# V8's old generation capped well below every container's memory limit (256Mi requests, 512Mi
-# limits; the heap in use under load is 60-110 MB). Uncapped, V8 sizes it from the host's memory and
-# lets garbage pile up: catalog reached 350-380 MB RSS under bench/catalog-reads.ts, about 210 MB
-# with the cap, at the same CPU per request. A Deployment may override NODE_OPTIONS.
-ENV NODE_OPTIONS=--max-old-space-size=256
+# V8's old generation capped below every container's memory limit (512Mi; the heap in use under
+# load is 60-110 MB). Uncapped, V8 sizes its heap from the host's memory and lets garbage pile up:
+# catalog's highest RSS under bench/catalog-reads.ts was 350-380 MB, about 220 MB with this cap, at
+# the same CPU per request. (256 was too tight: social run from sources through tsx collected
+# constantly and served a third of its requests.) A Deployment may override NODE_OPTIONS.
+ENV NODE_OPTIONS=--max-old-space-size=384
 WORKDIR /app
 COPY --from=build --chown=1000:1000 /out /app
 # The image's "node" user (uid 1000); numeric so Kubernetes can verify runAsNonRoot. The only

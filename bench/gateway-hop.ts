@@ -48,11 +48,17 @@ const RATE = Number(process.env.BENCH_RATE ?? 500);
 /** BLK-3: the stand-in's and the social service's route. */
 const PATH = '/api/users/me/blocked';
 const root = fileURLToPath(new URL('..', import.meta.url));
+/** The image's node options (the Dockerfile's `ENV NODE_OPTIONS`: the heap cap), applied as the image applies them. */
+const IMAGE_NODE_FLAGS = (/^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8'))?.[1] ?? '')
+  .split(' ')
+  .filter(Boolean);
 
 if (process.argv[2] === 'upstream') {
   await runUpstream();
 } else {
   await main();
+  // The object store and NATS of the real-service modes keep handles open: end here.
+  process.exit(0);
 }
 
 /** The service side: the fleet's HTTP shell with one authenticated route and no database. */
@@ -77,11 +83,6 @@ async function runUpstream(): Promise<void> {
   });
   await runServer(app, { host: '127.0.0.1', port: Number(process.env.PORT) });
 }
-
-/** The image's node options (the Dockerfile's `ENV NODE_OPTIONS`: the heap cap), applied as the image applies them. */
-const IMAGE_NODE_FLAGS = (/^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8'))?.[1] ?? '')
-  .split(' ')
-  .filter(Boolean);
 
 function spawnNode(file: string, env: Record<string, string>, args: string[] = [], nodeFlags: string[] = []): ChildProcess {
   return spawn(process.execPath, [...IMAGE_NODE_FLAGS, ...nodeFlags, '--import', 'tsx', file, ...args], {
@@ -193,6 +194,8 @@ async function main(): Promise<void> {
   const mode = process.env.BENCH_UPSTREAM ?? 'stand-in';
   const realSocial = mode === 'social';
   const realCatalog = mode === 'catalog';
+  // BENCH_UPSTREAM_PROFILE_DIR=<dir>: a V8 CPU profile of the service (social or catalog) there.
+  const upstreamProfile = process.env.BENCH_UPSTREAM_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_UPSTREAM_PROFILE_DIR}`] : [];
   /** The measured route: BLK-3, or TRK-6 (a track by id) in front of catalog. */
   let route = PATH;
   let upstream: ChildProcess;
@@ -228,7 +231,7 @@ async function main(): Promise<void> {
       SOCIAL_URL: `http://127.0.0.1:${socialPort}`,
     };
     extra.push(spawnNode('services/social/src/server.ts', { ...common, PORT: String(socialPort), DATABASE_URL: `${pg}/bench_social` }));
-    upstream = spawnNode('services/catalog/src/server.ts', { ...common, PORT: String(upstreamPort), DATABASE_URL: `${pg}/bench_catalog` });
+    upstream = spawnNode('services/catalog/src/server.ts', { ...common, PORT: String(upstreamPort), DATABASE_URL: `${pg}/bench_catalog` }, [], upstreamProfile);
   } else if (realSocial) {
     const { dropDatabase } = await import('../packages/db/src/index.ts');
     const { startS3rver, testInfra } = await import('../packages/testing/src/index.ts');
@@ -236,15 +239,20 @@ async function main(): Promise<void> {
     await dropDatabase(databaseUrl);
     const s3 = await startS3rver();
     process.on('exit', () => void s3.close());
-    upstream = spawnNode('services/social/src/server.ts', {
-      PORT: String(upstreamPort),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'info',
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY: s3.accessKey,
-      S3_SECRET_KEY: s3.secretKey,
-    });
+    upstream = spawnNode(
+      'services/social/src/server.ts',
+      {
+        PORT: String(upstreamPort),
+        HOST: '127.0.0.1',
+        DATABASE_URL: databaseUrl,
+        LOG_LEVEL: 'info',
+        S3_ENDPOINT: s3.endpoint,
+        S3_ACCESS_KEY: s3.accessKey,
+        S3_SECRET_KEY: s3.secretKey,
+      },
+      [],
+      upstreamProfile,
+    );
   } else {
     upstream = spawnNode('bench/gateway-hop.ts', { PORT: String(upstreamPort), HOST: '127.0.0.1' }, ['upstream']);
   }
