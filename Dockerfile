@@ -45,7 +45,7 @@ ENV NODE_ENV=production
 # V8's old generation capped below every container's memory limit (512Mi; the heap in use under
 # load is 60-110 MB). Uncapped, V8 sizes its heap from the host's memory and lets garbage pile up:
 # catalog's highest RSS under bench/catalog-reads.ts was 350-380 MB, about 220 MB with this cap, at
-# the same CPU per request. (256 was too tight: social run from sources through tsx collected
+# the same CPU per request. (256 was too tight: social started from its TypeScript sources collected
 # constantly and served a third of its requests.) A Deployment may override NODE_OPTIONS.
 ENV NODE_OPTIONS=--max-old-space-size=384
 WORKDIR /app
