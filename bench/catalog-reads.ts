@@ -32,6 +32,7 @@ import http from 'node:http';
 import { createPgPool } from '../packages/db/src/index.ts';
 import { deriveAssertionKey, signAssertion } from '../packages/http/src/gateway-assertion.ts';
 import { freePort, startNatsServer, startS3rver, testInfra } from '../packages/testing/src/index.ts';
+import { imageNodeOptions } from './image-node-options.ts';
 
 const here = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = path.resolve(process.env.BENCH_ROOT ?? here);
@@ -77,18 +78,11 @@ function postgresCpuMs(before: Map<string, number>, after: Map<string, number>):
   return total;
 }
 
-/** The highest RSS the process reached (VmHWM). */
-function hwmMb(pid: number): number {
+/** A memory figure of a process from /proc, in MB: `VmRSS` now, `VmHWM` the highest it reached. */
+function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
-    .find((l) => l.startsWith('VmHWM:'))!;
-  return Math.round(Number(line.split(/\s+/)[1]) / 1024);
-}
-
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'))!;
+    .find((l) => l.startsWith(`${field}:`))!;
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
 }
 
@@ -107,7 +101,7 @@ async function start(service: 'catalog' | 'social', env: Record<string, string>,
   }
   const entry = COMPILED ? ['dist/server.js'] : ['--import', pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, 'src/server.ts'];
   // The image's own node options (the Dockerfile's `ENV NODE_OPTIONS`, e.g. the heap cap) for the compiled start.
-  const imageFlags = COMPILED ? /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'))?.[1] : undefined;
+  const imageFlags = COMPILED ? imageNodeOptions(ROOT).join(' ') : undefined;
   const nodeFlags = [imageFlags, env.NODE_PROFILE, process.env.BENCH_NODE_FLAGS].filter(Boolean).join(' ');
   const child = spawn(process.execPath, [...(nodeFlags ? nodeFlags.split(' ') : []), ...entry], {
     cwd,
@@ -234,7 +228,7 @@ async function main() {
   );
   const key = deriveAssertionKey(MASTER, 'catalog');
   const get = makeGet(ports.catalog, CONCURRENCY);
-  const catalogStartRss = rssMb(catalog.pid!);
+  const catalogStartRss = statusMb(catalog.pid!, 'VmRSS');
 
   const headersFor = (url: string, token: boolean): Record<string, string> => {
     if (!token) return {};
@@ -330,7 +324,7 @@ async function main() {
   }
   const heap = (await get('/metrics')).body.match(/^nodejs_heap_size_used_bytes (\S+)/m)?.[1];
   console.log(
-    `\nRSS at the end: catalog ${rssMb(catalog.pid!)} MB (highest ${hwmMb(catalog.pid!)} MB, at start ${catalogStartRss} MB, V8 heap in use ${heap ? Math.round(Number(heap) / 2 ** 20) : '?'} MB), social ${rssMb(social.pid!)} MB (highest ${hwmMb(social.pid!)} MB)`,
+    `\nRSS at the end: catalog ${statusMb(catalog.pid!, 'VmRSS')} MB (highest ${statusMb(catalog.pid!, 'VmHWM')} MB, at start ${catalogStartRss} MB, V8 heap in use ${heap ? Math.round(Number(heap) / 2 ** 20) : '?'} MB), social ${statusMb(social.pid!, 'VmRSS')} MB (highest ${statusMb(social.pid!, 'VmHWM')} MB)`,
   );
 
   get.close();

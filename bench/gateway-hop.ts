@@ -39,6 +39,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import http from 'node:http';
+import { imageNodeOptions } from './image-node-options.ts';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -48,10 +49,8 @@ const RATE = Number(process.env.BENCH_RATE ?? 500);
 /** BLK-3: the stand-in's and the social service's route. */
 const PATH = '/api/users/me/blocked';
 const root = fileURLToPath(new URL('..', import.meta.url));
-/** The image's node options (the Dockerfile's `ENV NODE_OPTIONS`: the heap cap), applied as the image applies them. */
-const IMAGE_NODE_FLAGS = (/^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8'))?.[1] ?? '')
-  .split(' ')
-  .filter(Boolean);
+/** The image's node options (the heap cap), applied as the image applies them. */
+const IMAGE_NODE_FLAGS = imageNodeOptions(root);
 
 if (process.argv[2] === 'upstream') {
   await runUpstream();

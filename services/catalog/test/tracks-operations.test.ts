@@ -57,32 +57,33 @@ type TrackFields = Partial<{
   createdAt: Date;
 }>;
 
-/** A FINISHED public track with rendition keys, as media-processing leaves it; `fields` override. */
-async function insertTrack(artistId: number, fields: TrackFields = {}) {
+/** The row of a FINISHED public track with rendition keys, as media-processing leaves it; `fields` override. */
+function trackData(artistId: number, fields: TrackFields = {}) {
   const slug = `t-${randomUUID().slice(0, 8)}`;
-  const row = await app.infra.prisma.track.create({
-    data: {
-      artistId,
-      title: `Title ${slug}`,
-      trackSlug: slug,
-      genre: 'Techno',
-      genreKey: 'techno',
-      releaseDate: new Date('2026-01-15T00:00:00.000Z'),
-      secretToken: randomBytes(24).toString('base64url'),
-      uploadId: randomUUID(),
-      state: 'FINISHED',
-      durationSeconds: 120,
-      publishedAt: fields.isPrivate || (fields.state && fields.state !== 'FINISHED') ? null : new Date(),
-      progressiveKey: `tracks/${slug}/audio.mp3`,
-      hlsPlaylistKey: `tracks/${slug}/hls/index.m3u8`,
-      hlsPrefix: `tracks/${slug}/hls/`,
-      previewKey: `tracks/${slug}/preview.mp3`,
-      waveformKey: `tracks/${slug}/waveform.png`,
-      waveformJsonKey: `tracks/${slug}/waveform.json`,
-      ...fields,
-    },
-  });
-  return row;
+  return {
+    artistId,
+    title: `Title ${slug}`,
+    trackSlug: slug,
+    genre: 'Techno',
+    genreKey: 'techno',
+    releaseDate: new Date('2026-01-15T00:00:00.000Z'),
+    secretToken: randomBytes(24).toString('base64url'),
+    uploadId: randomUUID(),
+    state: 'FINISHED' as const,
+    durationSeconds: 120,
+    publishedAt: fields.isPrivate || (fields.state && fields.state !== 'FINISHED') ? null : new Date(),
+    progressiveKey: `tracks/${slug}/audio.mp3`,
+    hlsPlaylistKey: `tracks/${slug}/hls/index.m3u8`,
+    hlsPrefix: `tracks/${slug}/hls/`,
+    previewKey: `tracks/${slug}/preview.mp3`,
+    waveformKey: `tracks/${slug}/waveform.png`,
+    waveformJsonKey: `tracks/${slug}/waveform.json`,
+    ...fields,
+  };
+}
+
+async function insertTrack(artistId: number, fields: TrackFields = {}) {
+  return app.infra.prisma.track.create({ data: trackData(artistId, fields) });
 }
 
 /** A RIFF/WAVE file: 0.1 s of 8 kHz mono silence. */
@@ -548,26 +549,9 @@ describe('TRK-22 / TRK-23 / USR-18 tracks of a user', () => {
     const BIG = 906;
     await publish(registered(BIG, 'big-lister', 'PRO'));
     await waitFor(async () => (await app.infra.prisma.userSummary.findUnique({ where: { userId: BIG } })) ?? undefined, { message: 'projection' });
-    // 263 public tracks; some share a createdAt, so the id decides their order (the sort key is both).
+    // 263 public tracks, three to a createdAt, so the id decides their order within one (the sort key is both).
     await app.infra.prisma.track.createMany({
-      data: Array.from({ length: 263 }, (_, i) => {
-        const slug = `big-${i}-${randomUUID().slice(0, 6)}`;
-        return {
-          artistId: BIG,
-          title: slug,
-          trackSlug: slug,
-          genre: 'Techno',
-          genreKey: 'techno',
-          releaseDate: new Date('2026-01-15T00:00:00.000Z'),
-          secretToken: randomBytes(24).toString('base64url'),
-          uploadId: randomUUID(),
-          state: 'FINISHED' as const,
-          durationSeconds: 60,
-          publishedAt: new Date(),
-          progressiveKey: `tracks/${slug}/audio.mp3`,
-          createdAt: new Date(Date.UTC(2026, 2, 1, 0, 0, 0, Math.floor(i / 3) * 1000 + (i % 3 === 2 ? 0.5 : 0))),
-        };
-      }),
+      data: Array.from({ length: 263 }, (_, i) => trackData(BIG, { createdAt: new Date(Date.UTC(2026, 2, 1, 0, 0, 0, Math.floor(i / 3) * 1000)) })),
     });
     const expected = (
       await app.infra.prisma.track.findMany({ where: { artistId: BIG }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { id: true } })

@@ -1,3 +1,4 @@
+import { SharedTtlCache } from '../../shared-cache.js';
 import type { StationPick } from './discovery.repository.js';
 
 /**
@@ -6,26 +7,11 @@ import type { StationPick } from './discovery.repository.js';
  * the page's rows, not the pool's index walk and md5 ordering, and its total is the pool's length,
  * counted once. A pool is at most `ttlMs` old: a track that leaves the station meanwhile (made
  * private, deleted, its artist banned) is dropped from the page it would appear on, and the total
- * catches up when the pool is recomputed. Concurrent misses share one computation; at most `max`
- * pools are kept (oldest first out).
+ * catches up when the pool is recomputed (SharedTtlCache: shared misses, failures forgotten, at
+ * most `max` pools).
  */
-export class StationPools {
-  private readonly pools = new Map<string, { at: number; picks: Promise<StationPick[]> }>();
-
-  constructor(
-    private readonly ttlMs = 60_000,
-    private readonly max = 1_000,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  get(key: string, load: () => Promise<StationPick[]>): Promise<StationPick[]> {
-    const hit = this.pools.get(key);
-    if (hit && this.now() - hit.at < this.ttlMs) return hit.picks;
-    const picks = load();
-    this.pools.delete(key);
-    this.pools.set(key, { at: this.now(), picks });
-    picks.catch(() => this.pools.delete(key));
-    while (this.pools.size > this.max) this.pools.delete(this.pools.keys().next().value!);
-    return picks;
+export class StationPools extends SharedTtlCache<string, StationPick[]> {
+  constructor(ttlMs = 60_000, max = 1_000, now: () => number = Date.now) {
+    super(ttlMs, max, now);
   }
 }

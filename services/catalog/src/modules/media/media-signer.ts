@@ -60,9 +60,13 @@ export class MediaSigner {
     return createHmac('sha256', this.key).update(`${trackId}\n${scope}\n${grant}\n${expires}\n${binding}`).digest('base64url');
   }
 
+  private signed(trackId: number, scope: MediaScope, grant: MediaGrant, expires: number, bound: string): string {
+    return `e=${expires}&g=${grant}&s=${this.mac(trackId, scope, grant, expires, bound)}`;
+  }
+
   query(trackId: number, scope: MediaScope, grant: MediaGrant, expires: number, binding = ''): string {
     const bound = grant === 't' ? binding : '';
-    if (expires < this.cacheExpires) return `e=${expires}&g=${grant}&s=${this.mac(trackId, scope, grant, expires, bound)}`; // an older URL's expiry (HLS segments)
+    if (expires < this.cacheExpires) return this.signed(trackId, scope, grant, expires, bound); // an older URL's expiry (HLS segments)
     if (expires > this.cacheExpires) {
       // A new step: the old signatures are not minted again (their URLs stay valid until they expire).
       this.cache = new Map();
@@ -71,7 +75,7 @@ export class MediaSigner {
     const key = `${trackId}\n${scope}\n${grant}\n${bound}`;
     let query = this.cache.get(key);
     if (query === undefined) {
-      query = `e=${expires}&g=${grant}&s=${this.mac(trackId, scope, grant, expires, bound)}`;
+      query = this.signed(trackId, scope, grant, expires, bound);
       if (this.cache.size >= SIGNATURE_CACHE_MAX) this.cache.clear();
       this.cache.set(key, query);
     }

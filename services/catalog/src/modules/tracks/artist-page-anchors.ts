@@ -1,3 +1,5 @@
+import { SharedTtlCache } from '../../shared-cache.js';
+
 /** Where a deep page of an artist's public tracks starts: the listed track at a multiple of ANCHOR_STEP. */
 export interface PageAnchor {
   /** `created_at` as PostgreSQL printed it (microseconds kept; read back as timestamptz). */
@@ -18,37 +20,24 @@ export const ANCHOR_STEP = 100;
  * An entry is at most `ttlMs` old. Meanwhile a page is still exact for the tracks that existed when
  * the anchors were taken (the seek is by sort key, so a deleted or hidden anchor track still marks
  * its place and rows are read as they are now); a track published since then shows on the first
- * pages (which never use anchors) and reaches the deeper ones within `ttlMs`. Concurrent misses
- * share one computation; at most `max` artists are kept (oldest first out).
+ * pages (which never use anchors) and reaches the deeper ones within `ttlMs` (SharedTtlCache:
+ * shared misses, failures forgotten, at most `max` artists).
  */
 export class ArtistPageAnchors {
-  private readonly entries = new Map<number, { at: number; anchors: Promise<PageAnchor[]> }>();
+  private readonly cache: SharedTtlCache<number, PageAnchor[]>;
 
-  constructor(
-    private readonly ttlMs = 30_000,
-    private readonly max = 2_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(ttlMs = 30_000, max = 2_000, now: () => number = Date.now) {
+    this.cache = new SharedTtlCache(ttlMs, max, now);
+  }
 
   /** The anchor for `offset` and what remains to skip from it; null before the first anchor. */
   async anchorFor(artistId: number, offset: number, load: () => Promise<PageAnchor[]>): Promise<{ anchor: PageAnchor; skip: number } | null> {
     const index = Math.floor(offset / ANCHOR_STEP) - 1;
     if (index < 0) return null;
-    const anchors = await this.get(artistId, load);
+    const anchors = await this.cache.get(artistId, load);
     // Past the last anchor (the list shrank or the page is beyond the end): from the last one.
     const at = Math.min(index, anchors.length - 1);
     if (at < 0) return null;
     return { anchor: anchors[at]!, skip: offset - (at + 1) * ANCHOR_STEP };
-  }
-
-  private get(artistId: number, load: () => Promise<PageAnchor[]>): Promise<PageAnchor[]> {
-    const hit = this.entries.get(artistId);
-    if (hit && this.now() - hit.at < this.ttlMs) return hit.anchors;
-    const anchors = load();
-    this.entries.delete(artistId);
-    this.entries.set(artistId, { at: this.now(), anchors });
-    anchors.catch(() => this.entries.delete(artistId));
-    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
-    return anchors;
   }
 }
