@@ -19,12 +19,12 @@
  * The history case gives the bench user 5,000 listening-history entries first (idempotent).
  * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of catalog there (`--cpu-prof`, on exit); BENCH_ONLY
  * (a substring) runs only the matching cases plus the baselines (BENCH_PROFILE_ONLY=1: without them, for a profile of one case).
- * BENCH_NODE_FLAGS: more node flags for both services (after the Dockerfile's NODE_OPTIONS, which the
+ * BENCH_ANSWERS=<dir> writes each case's first answer there. BENCH_NODE_FLAGS: more node flags for both services (after the Dockerfile's NODE_OPTIONS, which the
  * compiled start applies as the image does).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -268,12 +268,13 @@ async function main() {
 
   const only = process.env.BENCH_ONLY;
   if (only) cases.splice(0, cases.length, ...cases.filter((c) => (!c.base && !process.env.BENCH_PROFILE_ONLY) || c.name.includes(only)));
-  const results = new Map<string, { rps: number; p50: number; p95: number; cpu: number; pg: number; calls: number }>();
+  const results = new Map<string, { rps: number; p50: number; p95: number; cpu: number; pg: number; calls: number; bytes: number }>();
   for (const c of cases) {
     // Signed headers are valid for a minute: sign once per case (a case lasts seconds).
     const headers = headersFor(c.url, c.token);
     const check = await get(c.url, headers);
     if (check.statusCode !== 200) throw new Error(`${c.name}: ${check.statusCode} ${check.body.slice(0, 300)}`);
+    if (process.env.BENCH_ANSWERS) writeFileSync(path.join(process.env.BENCH_ANSWERS, `${c.name.replace(/[^a-z0-9]+/gi, '-')}.json`), check.body);
     const warmUntil = Date.now() + 1500;
     const run = async (until: number, lat: number[] | null) => {
       await Promise.all(
@@ -306,6 +307,7 @@ async function main() {
       cpu: (cpu1 - cpu0) / lat.length,
       pg: postgresCpuMs(pg0, pg1) / lat.length,
       calls: (calls1 - calls0) / lat.length,
+      bytes: Buffer.byteLength(check.body),
     });
   }
 
@@ -313,13 +315,13 @@ async function main() {
   console.log(
     `\n${SECONDS} s per case, ${CONCURRENCY} in flight, ${new Date().toISOString()}, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
   );
-  console.log('| case | req/s | p50 ms | p95 ms | catalog CPU ms/req | PostgreSQL CPU ms/req | social calls/req | p95 ÷ base | CPU ÷ base |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| case | req/s | p50 ms | p95 ms | catalog CPU ms/req | PostgreSQL CPU ms/req | social calls/req | answer KB | p95 ÷ base | CPU ÷ base |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const c of cases) {
     const r = results.get(c.name)!;
     const b = results.get(c.base ?? c.name) ?? r;
     console.log(
-      `| ${c.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.cpu, 2)} | ${fmt(r.pg, 2)} | ${fmt(r.calls, 2)} | ${c.base ? fmt(r.p95 / b.p95) : '1'} | ${c.base ? fmt(r.cpu / b.cpu) : '1'} |`,
+      `| ${c.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.cpu, 2)} | ${fmt(r.pg, 2)} | ${fmt(r.calls, 2)} | ${fmt(r.bytes / 1024)} | ${c.base ? fmt(r.p95 / b.p95) : '1'} | ${c.base ? fmt(r.cpu / b.cpu) : '1'} |`,
     );
   }
   const heap = (await get('/metrics')).body.match(/^nodejs_heap_size_used_bytes (\S+)/m)?.[1];

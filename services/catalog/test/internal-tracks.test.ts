@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { INTERNAL_ROUTES, InternalTracksResponseSchema, type Track } from '@msp/contracts';
 import { startServiceTestEnv, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
@@ -225,5 +225,51 @@ describe('INTERNAL tracks (Track (full) for another service, as TRK-6 renders it
   it('is hidden from the OpenAPI document', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths).filter((p) => p.includes('internal'))).toEqual([]);
+  });
+});
+
+describe('issue 14: list reads take rows from the row cache only at their current version', () => {
+  /** Full row reads of list pages (the row cache's misses), counted on catalog's pool. */
+  function countFullReads() {
+    const spy = vi.spyOn(app.infra.pool, 'query');
+    return {
+      get count() {
+        return spy.mock.calls.filter(([config]) => (config as { name?: string }).name === 'catalog_tracks_by_ids').length;
+      },
+      restore: () => spy.mockRestore(),
+    };
+  }
+
+  it('reads each row in full once, then shows every change at once: the track, its counters, its artist, a block', async () => {
+    const trackIds = [ids.public, ids.preview];
+    await renderOk({ viewerId: null, trackIds });
+    const reads = countFullReads();
+    try {
+      const again = await renderOk({ viewerId: null, trackIds });
+      expect(again.map((t) => t.id)).toEqual(trackIds);
+      expect(reads.count).toBe(0);
+
+      // Changes as TRK-8, a like and identity's profile event write them.
+      await app.infra.prisma.track.update({ where: { id: ids.public }, data: { title: 'Renamed while cached' } });
+      await app.infra.pool.query('UPDATE tracks SET like_count = like_count + 5 WHERE id = $1', [ids.preview]);
+      const changed = await renderOk({ viewerId: null, trackIds });
+      expect(changed.map((t) => t.title)[0]).toBe('Renamed while cached');
+      expect(changed[1]!.likeCount).toBe(again[1]!.likeCount + 5);
+      expect(reads.count).toBe(1);
+
+      await app.infra.prisma.userSummary.update({ where: { userId: NINA }, data: { displayName: 'Nina Renamed' } });
+      const renamed = await renderOk({ viewerId: null, trackIds });
+      expect(renamed.map((t) => t.artist.displayName)).toEqual(['Nina Renamed', 'Nina Renamed']);
+
+      // A row cached for an anonymous render is still hidden from a viewer a block separates from its artist.
+      await renderOk({ viewerId: null, trackIds: [ids.blocked] });
+      expect((await renderOk({ viewerId: VIEWER, viewerRole: 'LISTENER', trackIds: [ids.blocked, ids.public] })).map((t) => t.id)).toEqual([ids.public]);
+      // Deleted after being cached: gone.
+      await app.infra.prisma.track.update({ where: { id: ids.preview }, data: { deletedAt: new Date() } });
+      expect((await renderOk({ viewerId: null, trackIds })).map((t) => t.id)).toEqual([ids.public]);
+    } finally {
+      reads.restore();
+      await app.infra.prisma.track.update({ where: { id: ids.preview }, data: { deletedAt: null } });
+    }
   });
 });

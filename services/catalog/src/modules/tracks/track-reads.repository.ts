@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { UserSummarySource } from '@msp/contracts';
 import type { TrackRow } from './track.mapper.js';
 import { ANCHOR_STEP, type PageAnchor } from './artist-page-anchors.js';
+import { TrackRowCache } from './track-row-cache.js';
 import { blockedSql, listedTrackSql } from '../discovery/discovery-sql.js';
 
 /**
@@ -32,16 +33,27 @@ const TRACK_COLUMNS = `t.id, t.artist_id AS "artistId", t.title, t.track_slug AS
   t.status_updated_at AS "statusUpdatedAt",
   u.user_id AS "u_userId", u.username AS "u_username", u.display_name AS "u_displayName", u.avatar_url AS "u_avatarUrl",
   u.tier AS "u_tier", u.follower_count AS "u_followerCount", u.track_count AS "u_trackCount",
-  coalesce(u.is_deleted OR u.is_banned, false) AS "artistHidden", coalesce(u.is_banned, false) AS "artistBanned"`;
+  coalesce(u.is_deleted OR u.is_banned, false) AS "artistHidden", coalesce(u.is_banned, false) AS "artistBanned",
+  t.xmin AS tv, u.xmin AS uv`;
 
 /** `viewer` is the parameter holding the caller's id (0 when anonymous: no user has id 0). */
 const withArtist = (viewer: string, extra = '') => `${TRACK_COLUMNS}, ${blockedSql(viewer, 't.artist_id')} AS blocked${extra}
   FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id`;
 
+/**
+ * A list's rows as versions only (TrackRowCache): the track's id, the `xmin` of its row and of its
+ * artist's summary (the row versions, as text), and the viewer's block state. `extra`: more columns.
+ */
+const versionsOf = (viewer: string, extra = '') => `t.id, t.xmin AS tv, u.xmin AS uv, ${blockedSql(viewer, 't.artist_id')} AS blocked${extra}
+  FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id`;
+
+/** A row of a list read by `versionsOf`. */
+type RowVersion = { id: number; tv: string; uv: string | null; blocked: boolean };
+
 /** USR-17: the listener's own tracks (not deleted), or tracks anybody may see (`$1` is the listener). */
 const HISTORY_VISIBLE = `((t.artist_id = $1 AND t.deleted_at IS NULL) OR (${listedTrackSql('t', '$1')}))`;
 
-type RawRow = Record<string, unknown> & { u_userId: number | null };
+type RawRow = Record<string, unknown> & { id: number; u_userId: number | null; tv: string; uv: string | null };
 
 /**
  * The row as read, with its artist summary attached. The artist's `u_*` columns stay on the row
@@ -90,11 +102,51 @@ const READ_TYPES = {
  * compilation in Node. Writes, migrations and the cold paths stay on Prisma.
  */
 export class TrackReadsRepository {
-  constructor(private readonly pool: pg.Pool) {}
+  /** Full rows read lately, by row version: list reads take them instead of reading them again. */
+  private readonly cache: TrackRowCache<ReadTrack>;
 
+  constructor(
+    private readonly pool: pg.Pool,
+    cachedRows = 10_000,
+  ) {
+    this.cache = new TrackRowCache(cachedRows);
+  }
+
+  /** Full rows (with `TRACK_COLUMNS`), kept in the row cache under their versions. */
   private async rows(name: string, text: string, values: unknown[]): Promise<ReadTrack[]> {
     const result = await this.pool.query<RawRow>({ name, text, values, types: READ_TYPES });
-    return result.rows.map(toReadTrack);
+    return result.rows.map((raw) => {
+      const row = toReadTrack(raw);
+      this.cache.set(TrackRowCache.key(raw.id, raw.tv, raw.uv), row);
+      return row;
+    });
+  }
+
+  /**
+   * The rows of a list read as versions (`versionsOf`), in its order: from the row cache where it
+   * holds that version, the others in ONE full read by id. A track gone between the two reads is
+   * left out; one changed between them comes as it is now.
+   */
+  private async hydrate(versions: readonly RowVersion[], viewerId: number): Promise<ReadTrack[]> {
+    const found: Array<ReadTrack | undefined> = new Array(versions.length);
+    let missing: number[] | undefined;
+    for (let i = 0; i < versions.length; i++) {
+      const v = versions[i]!;
+      const hit = this.cache.get(TrackRowCache.key(v.id, v.tv, v.uv));
+      if (!hit) (missing ??= []).push(v.id);
+      // The block state is the viewer's: a row cached for another viewer is copied if it differs (rare).
+      else found[i] = hit.blocked === v.blocked ? hit : { ...hit, blocked: v.blocked };
+    }
+    if (missing) {
+      const read = await this.rows('catalog_tracks_by_ids', `SELECT ${withArtist('$2')} WHERE t.id = ANY($1::int[])`, [missing, viewerId]);
+      const byId = new Map(read.map((row) => [row.id, row]));
+      for (let i = 0; i < versions.length; i++) found[i] ??= byId.get(versions[i]!.id);
+    }
+    return found.filter((row): row is ReadTrack => row !== undefined);
+  }
+
+  private async versions(name: string, text: string, values: unknown[]): Promise<RowVersion[]> {
+    return (await this.pool.query<RowVersion>({ name, text, values, types: READ_TYPES })).rows;
   }
 
   /** One track with its artist and the viewer's block state (TRK-6 and every by-id check). */
@@ -116,37 +168,39 @@ export class TrackReadsRepository {
   /** Tracks by id in the order asked (ids not found are left out); one statement whatever the count. */
   async inOrder(ids: readonly number[], viewerId: number): Promise<ReadTrack[]> {
     if (ids.length === 0) return [];
-    const rows = await this.rows(
+    const versions = await this.versions(
       'catalog_tracks_in_order',
-      `SELECT ${withArtist('$2')} JOIN unnest($1::int[]) WITH ORDINALITY AS x(id, n) ON x.id = t.id ORDER BY x.n`,
+      `SELECT ${versionsOf('$2')} JOIN unnest($1::int[]) WITH ORDINALITY AS x(id, n) ON x.id = t.id ORDER BY x.n`,
       [ids, viewerId],
     );
-    return rows;
+    return this.hydrate(versions, viewerId);
   }
 
   /**
    * A page of an artist's tracks, newest first. `publicOnly`: public FINISHED (R2). The page's ids
    * come from the index alone (`tracks_artist_listed_idx` / `(artist_id, created_at)`), so a deep
-   * page skips index entries, not heap rows; then the page's rows are read by id.
+   * page skips index entries, not heap rows; then the page's versions, and the rows (`hydrate`).
    */
   async artistPage(artistId: number, publicOnly: boolean, state: string | null, page: number, size: number, viewerId: number): Promise<ReadTrack[]> {
     const filter = publicOnly ? `AND NOT t.is_private AND t.state = 'FINISHED'` : `AND ($5::text IS NULL OR t.state::text = $5)`;
     const name = publicOnly ? 'catalog_artist_page_public' : 'catalog_artist_page_all';
     const values: unknown[] = [artistId, size, page * size, viewerId];
     if (!publicOnly) values.push(state);
-    return this.rows(
+    const versions = await this.versions(
       name,
       `WITH p AS (SELECT t.id, t.created_at FROM tracks t WHERE t.artist_id = $1 AND t.deleted_at IS NULL ${filter}
                   ORDER BY t.created_at DESC, t.id DESC LIMIT $2 OFFSET $3)
-       SELECT ${withArtist('$4')} JOIN p ON p.id = t.id ORDER BY p.created_at DESC, p.id DESC`,
+       SELECT ${versionsOf('$4')} JOIN p ON p.id = t.id ORDER BY p.created_at DESC, p.id DESC`,
       values,
     );
+    return this.hydrate(versions, viewerId);
   }
 
   /**
    * USR-18/TRK-22/TRK-23 for someone who sees only the public FINISHED tracks: the user (not
-   * deleted; banned, R9 trackCount, block with the viewer) AND the page of their tracks with their
-   * rows, in ONE statement (one round trip instead of two). `user` is null when no such user.
+   * deleted; banned, R9 trackCount, block with the viewer) AND the page of their tracks' versions, in
+   * ONE statement (one round trip instead of two), then the rows (`hydrate`). `user` is null when no
+   * such user.
    */
   async publicArtistPage(
     ref: { userId?: number; username?: string },
@@ -160,25 +214,25 @@ export class TrackReadsRepository {
     const seek = from ? `AND (t.created_at, t.id) <= ($5::timestamptz, $6::int)` : '';
     const values: unknown[] = [byId ? ref.userId : (ref.username ?? ''), viewerId, size, from ? from.skip : page * size];
     if (from) values.push(from.anchor.createdAt, from.anchor.id);
-    const result = await this.pool.query<RawRow & { o_userId: number; o_isBanned: boolean; o_trackCount: number; o_blocked: boolean }>({
+    const result = await this.pool.query<
+      Partial<RowVersion> & { o_userId: number; o_isBanned: boolean; o_trackCount: number; o_blocked: boolean; created_at: Date | null }
+    >({
       name: `catalog_public_artist_page_by_${byId ? 'id' : 'name'}${from ? '_seek' : ''}`,
       text: `WITH u AS (SELECT u.user_id, u.is_banned, u.track_count, ${blockedSql('$2', 'u.user_id')} AS blocked
                           FROM user_summaries u WHERE ${byId ? 'u.user_id = $1' : 'u.username = $1'} AND NOT u.is_deleted),
                   p AS (SELECT t.id, t.created_at FROM tracks t
                          WHERE t.artist_id = (SELECT user_id FROM u) AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' ${seek}
                          ORDER BY t.created_at DESC, t.id DESC LIMIT $3 OFFSET $4),
-                  r AS (SELECT ${withArtist('$2')} JOIN p ON p.id = t.id)
+                  r AS (SELECT ${versionsOf('$2', ', p.created_at')} JOIN p ON p.id = t.id)
              SELECT u.user_id AS "o_userId", u.is_banned AS "o_isBanned", u.track_count AS "o_trackCount", u.blocked AS "o_blocked", r.*
-               FROM u LEFT JOIN r ON true ORDER BY r."createdAt" DESC, r.id DESC`,
+               FROM u LEFT JOIN r ON true ORDER BY r.created_at DESC, r.id DESC`,
       values,
-      types: READ_TYPES,
     });
     const [first] = result.rows;
     if (!first) return { user: null, rows: [] as ReadTrack[] };
     const user = { userId: first.o_userId, isBanned: first.o_isBanned, trackCount: first.o_trackCount, blocked: first.o_blocked };
-    // The user's o_* columns stay on each row, like the artist's (toReadTrack).
-    const rows = result.rows.filter((r) => r.id !== null).map(toReadTrack);
-    return { user, rows };
+    const versions = result.rows.filter((r): r is typeof r & RowVersion => r.id !== null && r.id !== undefined);
+    return { user, rows: versions.length === 0 ? [] : await this.hydrate(versions, viewerId) };
   }
 
   /**
@@ -239,19 +293,21 @@ export class TrackReadsRepository {
   /**
    * USR-17: one page of the caller's history, latest play first, tracks still visible to them
    * (R2; R7 through catalog's copy of the blocks), filtered in SQL before paging; the page walks
-   * `(user_id, last_played_at DESC)` and stops after `size` visible entries.
+   * `(user_id, last_played_at DESC)` and stops after `size` visible entries. `playedAt`: each
+   * track's last play (ISO 8601), by track id.
    */
-  async historyPage(userId: number, page: number, size: number): Promise<Array<ReadTrack & { lastPlayedAt: Date }>> {
-    const rows = await this.rows(
+  async historyPage(userId: number, page: number, size: number): Promise<{ rows: ReadTrack[]; playedAt: Map<number, string> }> {
+    const versions = await this.versions(
       'catalog_history_page',
       `WITH h AS (SELECT h.track_id, h.last_played_at FROM listening_history h JOIN tracks t ON t.id = h.track_id
                    WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}
                    ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT $2 OFFSET $3)
-       SELECT ${withArtist('$1', ', h.last_played_at AS "lastPlayedAt"')} JOIN h ON h.track_id = t.id
+       SELECT ${versionsOf('$1', ', h.last_played_at AS "lastPlayedAt"')} JOIN h ON h.track_id = t.id
         ORDER BY h.last_played_at DESC, h.track_id DESC`,
       [userId, size, page * size],
     );
-    return rows as Array<ReadTrack & { lastPlayedAt: Date }>;
+    const playedAt = new Map(versions.map((v) => [v.id, (v as RowVersion & { lastPlayedAt: Date }).lastPlayedAt.toISOString()]));
+    return { rows: await this.hydrate(versions, userId), playedAt };
   }
 
   /** USR-17's total: every entry through the same filter (one probe per entry: cached by the service). */

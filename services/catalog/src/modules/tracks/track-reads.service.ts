@@ -144,11 +144,13 @@ export class TrackReadsService {
   async history(caller: Caller, query: PageQuery): Promise<Page<Track>> {
     // The flag and the page in parallel (two connections, one round trip of waiting): the page is
     // thrown away in the rare case that history is off.
-    const [flags, rows] = await Promise.all([this.deps.reads.userFlags(caller.userId), this.deps.reads.historyPage(caller.userId, query.page, query.size)]);
+    const [flags, { rows, playedAt }] = await Promise.all([
+      this.deps.reads.userFlags(caller.userId),
+      this.deps.reads.historyPage(caller.userId, query.page, query.size),
+    ]);
     if (!(flags?.showHistory ?? true)) return toPage([], 0, query.page, query.size);
     const total = await pageTotal(rows.length, query, () => this.deps.historyTotals.get(caller.userId, () => this.deps.reads.historyCount(caller.userId)));
     const tracks = await this.deps.presenter.present(rows, caller);
-    const playedAt = new Map(rows.map((r) => [r.id, r.lastPlayedAt.toISOString()]));
     return toPage(
       tracks.map((t) => ({ ...t, lastPlayedAt: playedAt.get(t.id) })),
       total,

@@ -1,0 +1,37 @@
+/**
+ * Parsed track rows (each with its artist's summary) by ROW VERSION, per replica: the key is the
+ * track's id with PostgreSQL's `xmin` of its `tracks` row and of its artist's `user_summaries` row.
+ * Every UPDATE writes a new row version with a new `xmin`, so an entry is never stale: a list read
+ * asks PostgreSQL for the page's ids and versions (a few narrow columns), takes the rows whose
+ * versions it holds from here and reads only the others in full. A changed counter, title or artist
+ * is a miss, never an old answer. Nothing to invalidate, so the cache needs no events; it is bounded
+ * (oldest entries out first) and holds what the replica's lists served lately.
+ *
+ * Why: parsing a full track row (42 columns, dates, arrays) costs catalog ~25 µs of CPU, so a page of
+ * 20 cost ~500 µs in pg's parser alone; the versions of 20 rows cost ~60 µs (bench/catalog-reads.ts,
+ * services/catalog/README.md "Performance of the hot reads").
+ */
+export class TrackRowCache<Row extends { id: number }> {
+  private readonly rows = new Map<string, Row>();
+
+  constructor(private readonly max = 10_000) {}
+
+  static key(id: number, trackVersion: string, artistVersion: string | null): string {
+    return `${id}:${trackVersion}:${artistVersion ?? ''}`;
+  }
+
+  get(key: string): Row | undefined {
+    return this.rows.get(key);
+  }
+
+  set(key: string, row: Row): void {
+    if (this.max <= 0) return;
+    this.rows.set(key, row);
+    // Oldest first out: a key is written once per version, so insertion order is age.
+    if (this.rows.size > this.max) this.rows.delete(this.rows.keys().next().value!);
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+}
