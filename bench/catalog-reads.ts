@@ -22,17 +22,16 @@
  * BENCH_ANSWERS=<dir> writes each case's first answer there. BENCH_NODE_FLAGS: more node flags for both services (after the Dockerfile's NODE_OPTIONS, which the
  * compiled start applies as the image does).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import http from 'node:http';
 import { createPgPool } from '../packages/db/src/index.ts';
 import { deriveAssertionKey, signAssertion } from '../packages/http/src/gateway-assertion.ts';
 import { freePort, startNatsServer, startS3rver, testInfra } from '../packages/testing/src/index.ts';
-import { imageNodeOptions } from './image-node-options.ts';
+import { compiledStart, removeDeployed } from './compiled-start.ts';
 
 const here = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = path.resolve(process.env.BENCH_ROOT ?? here);
@@ -43,9 +42,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const HISTORY = 5000;
 const COMPILED = process.env.BENCH_TSX !== '1';
-/** The Dockerfile's deploy command (as tests/compiled runs it). */
-const DEPLOY_ARGS = ['deploy', '--prod', '--legacy', '--config.node-linker=hoisted', '--config.auto-install-peers=false'];
-const deployed: string[] = [];
 const MASTER = 'bench-catalog-reads-master-key';
 const TICKS = 100; // USER_HZ: /proc times are in 1/100 s
 
@@ -91,18 +87,10 @@ async function start(service: 'catalog' | 'social', env: Record<string, string>,
   // As production starts it (the image's CMD): the compiled bundle deployed with its production
   // dependencies (`pnpm build`, then the Dockerfile's `pnpm deploy`), run by node itself, so the pid
   // is the server's and its CPU and memory are measured. BENCH_TSX=1: the sources through tsx's loader.
-  const cwd = COMPILED ? path.join(os.tmpdir(), `msp-bench-${service}-${process.pid}`) : source;
-  if (COMPILED) {
-    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-service.mjs')], { cwd: source, stdio: 'ignore' });
-    rmSync(cwd, { recursive: true, force: true });
-    execFileSync('pnpm', ['--filter', `@msp/${service}`, ...DEPLOY_ARGS, cwd], { cwd: ROOT, stdio: 'ignore' });
-    rmSync(path.join(ROOT, 'tmp'), { recursive: true, force: true }); // the hoisted deploy's empty .bin leftovers
-    deployed.push(cwd);
-  }
-  const entry = COMPILED ? ['dist/server.js'] : ['--import', pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, 'src/server.ts'];
-  // The image's own node options (the Dockerfile's `ENV NODE_OPTIONS`, e.g. the heap cap) for the compiled start.
-  const imageFlags = COMPILED ? imageNodeOptions(ROOT).join(' ') : undefined;
-  const nodeFlags = [imageFlags, env.NODE_PROFILE, process.env.BENCH_NODE_FLAGS].filter(Boolean).join(' ');
+  const compiled = COMPILED ? compiledStart(ROOT, `services/${service}`, 'reads') : null;
+  const cwd = compiled?.cwd ?? source;
+  const entry = compiled?.entry ?? ['--import', pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, 'src/server.ts'];
+  const nodeFlags = [...(compiled?.nodeOptions ?? []), env.NODE_PROFILE, process.env.BENCH_NODE_FLAGS].filter(Boolean).join(' ');
   const child = spawn(process.execPath, [...(nodeFlags ? nodeFlags.split(' ') : []), ...entry], {
     cwd,
     env: { ...process.env, ...env, PORT: String(port) },
@@ -335,7 +323,7 @@ async function main() {
   await Promise.all([catalog, social].map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));
   await Promise.all([nats.close(), s3.close()]);
   await db.end();
-  for (const dir of deployed) rmSync(dir, { recursive: true, force: true });
+  removeDeployed();
 }
 
 await main();

@@ -32,6 +32,17 @@
  * private NATS and object store) and measures TRK-6, a track by id with a caller: one statement in
  * catalog plus one call to social for the caller's flags, the platform's most frequent
  * authenticated read.
+ *
+ * The gateway and the real services run as the image runs them: built and deployed (`pnpm deploy
+ * --prod`), `node <the Dockerfile's NODE_OPTIONS> dist/server.js`; BENCH_TSX=1 runs their sources
+ * through tsx instead. The stand-in always runs from this file.
+ *
+ * BENCH_PIN=1 (Linux, taskset): the gateway gets its own core, as a deployment gives it its own pods.
+ * CPU 0 takes the service side (the upstream processes and PostgreSQL's postmaster, whose new
+ * backends inherit it), the last CPU the gateway side (gateway, Redis, wrk and this process); both
+ * are restored to every CPU at the end. It answers "does the hop cap the route's throughput when
+ * the gateway is not competing for the service's CPU"; the default (nothing pinned) shares every
+ * core, as the issue's "today" figure did.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
@@ -40,6 +51,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import http from 'node:http';
 import { imageNodeOptions } from './image-node-options.ts';
+import { compiledStart, removeDeployed } from './compiled-start.ts';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -51,6 +63,13 @@ const PATH = '/api/users/me/blocked';
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** The image's node options (the heap cap), applied as the image applies them. */
 const IMAGE_NODE_FLAGS = imageNodeOptions(root);
+
+/** BENCH_PIN: the CPUs of the service side and of the gateway side (Linux taskset). */
+const PIN = process.env.BENCH_PIN === '1';
+const cpuCount = Number(readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? 1);
+const SERVICE_CPUS = '0';
+const GATEWAY_CPUS = String(cpuCount - 1);
+const ALL_CPUS = `0-${cpuCount - 1}`;
 
 if (process.argv[2] === 'upstream') {
   await runUpstream();
@@ -91,6 +110,27 @@ function spawnNode(file: string, env: Record<string, string>, args: string[] = [
   });
 }
 
+/** The gateway or a service (`gateway`, `services/social`): compiled and deployed as the image runs it, or its sources (BENCH_TSX=1). */
+function spawnWorkload(workload: string, env: Record<string, string>, nodeFlags: string[] = []): ChildProcess {
+  if (process.env.BENCH_TSX === '1') return spawnNode(`${workload}/src/server.ts`, env, [], nodeFlags);
+  const { cwd, nodeOptions, entry } = compiledStart(root, workload, 'gwhop');
+  return spawn(process.execPath, [...nodeOptions, ...nodeFlags, ...entry], {
+    cwd,
+    env: { ...process.env, NODE_ENV: 'development', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function pin(pid: number | undefined, cpus: string): Promise<void> {
+  if (pid) await run('taskset', ['-a', '-p', '-c', cpus, String(pid)]);
+}
+
+/** The oldest process named `name` (PostgreSQL's postmaster, redis-server). */
+async function oldest(name: string): Promise<number | undefined> {
+  const { stdout } = await run('pgrep', ['-o', '-x', name]).catch(() => ({ stdout: '' }));
+  return stdout.trim() ? Number(stdout.trim()) : undefined;
+}
+
 async function waitFor(url: string, headers: Record<string, string> = {}): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -121,10 +161,12 @@ function rssMb(pid: number): number {
 async function wrk(url: string, headers: Record<string, string>, seconds: number): Promise<{ rps: number; requests: number; p50: string }> {
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency'];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
-  const { stdout } = await run('wrk', [...args, url], { maxBuffer: 1 << 20 });
+  const { stdout } = PIN
+    ? await run('taskset', ['-c', GATEWAY_CPUS, 'wrk', ...args, url], { maxBuffer: 1 << 20 })
+    : await run('wrk', [...args, url], { maxBuffer: 1 << 20 });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);
-  const p50 = /50%\s+(\S+)/.exec(stdout)?.[1] ?? '?';
+  const p50 = /^\s+50%\s+(\S+)/m.exec(stdout)?.[1] ?? '?';
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(stdout);
   if (non2xx) throw new Error(`${url}: ${non2xx[1]} answers were not 2xx`);
   return { rps, requests, p50 };
@@ -229,8 +271,8 @@ async function main(): Promise<void> {
       CATALOG_URL: upstreamUrl,
       SOCIAL_URL: `http://127.0.0.1:${socialPort}`,
     };
-    extra.push(spawnNode('services/social/src/server.ts', { ...common, PORT: String(socialPort), DATABASE_URL: `${pg}/bench_social` }));
-    upstream = spawnNode('services/catalog/src/server.ts', { ...common, PORT: String(upstreamPort), DATABASE_URL: `${pg}/bench_catalog` }, [], upstreamProfile);
+    extra.push(spawnWorkload('services/social', { ...common, PORT: String(socialPort), DATABASE_URL: `${pg}/bench_social` }));
+    upstream = spawnWorkload('services/catalog', { ...common, PORT: String(upstreamPort), DATABASE_URL: `${pg}/bench_catalog` }, upstreamProfile);
   } else if (realSocial) {
     const { dropDatabase } = await import('../packages/db/src/index.ts');
     const { startS3rver, testInfra } = await import('../packages/testing/src/index.ts');
@@ -238,8 +280,8 @@ async function main(): Promise<void> {
     await dropDatabase(databaseUrl);
     const s3 = await startS3rver();
     process.on('exit', () => void s3.close());
-    upstream = spawnNode(
-      'services/social/src/server.ts',
+    upstream = spawnWorkload(
+      'services/social',
       {
         PORT: String(upstreamPort),
         HOST: '127.0.0.1',
@@ -249,7 +291,6 @@ async function main(): Promise<void> {
         S3_ACCESS_KEY: s3.accessKey,
         S3_SECRET_KEY: s3.secretKey,
       },
-      [],
       upstreamProfile,
     );
   } else {
@@ -259,8 +300,8 @@ async function main(): Promise<void> {
     ['IDENTITY', 'CATALOG', 'MEDIA_PROCESSING', 'SOCIAL', 'MESSAGING', 'NOTIFICATION', 'BILLING'].map((s) => [`${s}_URL`, upstreamUrl]),
   );
   const owner = realCatalog ? 'catalog' : 'social';
-  const gateway = spawnNode(
-    'gateway/src/server.ts',
+  const gateway = spawnWorkload(
+    'gateway',
     {
       ...serviceEnv,
       PORT: String(gatewayPort),
@@ -271,12 +312,26 @@ async function main(): Promise<void> {
       RATE_LIMIT_USER_PER_MINUTE: '100000000',
       LOG_LEVEL: 'info',
     },
-    [],
     process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
   );
   const children = [upstream, gateway, ...extra];
-  const stop = () => children.forEach((child) => child.kill('SIGTERM'));
+  const [postmaster, redisServer] = [await oldest('postgres'), await oldest('redis-server')];
+  const unpin = () => {
+    if (!PIN) return;
+    for (const pid of [postmaster, redisServer, process.pid]) if (pid) spawn('taskset', ['-a', '-p', '-c', ALL_CPUS, String(pid)], { stdio: 'ignore' });
+  };
+  const stop = () => {
+    children.forEach((child) => child.kill('SIGTERM'));
+    unpin();
+    removeDeployed();
+  };
   process.on('exit', stop);
+  if (PIN) {
+    // Before the services open their pools: PostgreSQL's new backends inherit the postmaster's CPUs.
+    await pin(postmaster, SERVICE_CPUS);
+    for (const child of [upstream, ...extra]) await pin(child.pid, SERVICE_CPUS);
+    for (const pid of [gateway.pid, redisServer, process.pid]) await pin(pid, GATEWAY_CPUS);
+  }
 
   try {
     const token = await jwks.sign({ sub: '42', username: 'bench', role: 'LISTENER', tier: 'FREE', sid: 'bench-session' }, { expiresIn: '2h' });
@@ -303,7 +358,7 @@ async function main(): Promise<void> {
 
     const pid = gateway.pid!;
     console.log(
-      `gateway-hop (${realCatalog ? `real catalog + social, TRK-6 ${route} with a caller on the seed's data` : realSocial ? 'real social service, BLK-3 from PostgreSQL' : 'stand-in service, no database'}): ${CONNECTIONS} connections, ${SECONDS} s per phase, ${ROUNDS} rounds, fixed rate ${RATE}/s; node ${process.version}, ${(await run('nproc')).stdout.trim()} cores, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+      `${PIN ? `pinned: service side CPU ${SERVICE_CPUS}, gateway side CPU ${GATEWAY_CPUS}; ` : ''}gateway-hop (${realCatalog ? `real catalog + social, TRK-6 ${route} with a caller on the seed's data` : realSocial ? 'real social service, BLK-3 from PostgreSQL' : 'stand-in service, no database'}): ${CONNECTIONS} connections, ${SECONDS} s per phase, ${ROUNDS} rounds, fixed rate ${RATE}/s; node ${process.version}, ${cpuCount} cores, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
     );
     // Warm-up: JIT, connection pools, the token cache.
     await wrk(`${upstreamUrl}${route}`, directHeaders(), 3);
