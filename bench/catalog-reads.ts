@@ -13,7 +13,7 @@
  * BENCH_CONCURRENCY (default 4) requests in flight, after a warm-up. Reports per case: requests/s,
  * p50/p95 latency, catalog CPU per request (user + system time of the catalog process from
  * /proc, divided by the requests: the least noisy figure on a shared machine), calls catalog made
- * to social per request (its `internal_calls_total`), and the ratios of p95 and CPU to a track GET
+ * to social per request (its `internal_calls_total`), the answer's size, and the ratios of p95 and CPU to a track GET
  * measured in the same run; catalog's and social's largest RSS at the end.
  *
  * The history case gives the bench user 5,000 listening-history entries first (idempotent).
