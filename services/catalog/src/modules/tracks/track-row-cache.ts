@@ -7,9 +7,9 @@
  * is a miss, never an old answer. Nothing to invalidate, so the cache needs no events; it is bounded
  * (oldest entries out first) and holds what the replica's lists served lately.
  *
- * Why: parsing a full track row (42 columns, dates, arrays) costs catalog ~25 µs of CPU, so a page of
- * 20 cost ~500 µs in pg's parser alone; the versions of 20 rows cost ~60 µs (bench/catalog-reads.ts,
- * services/catalog/README.md "Performance of the hot reads").
+ * Why: 20 full track rows (42 columns, dates, arrays) cost catalog ~0.6 ms of CPU to read, their
+ * versions ~0.07 ms (bench/track-row-reads.ts; whole requests: services/catalog/README.md
+ * "Performance of the hot reads").
  */
 export class TrackRowCache<Row extends { id: number }> {
   private readonly rows = new Map<string, Row>();
