@@ -14,6 +14,7 @@ import type { GatewayConfig } from './config.js';
 import type { JwksKeyStore } from '@msp/http';
 import type { RouteTable, ServiceUrls } from './route-table.js';
 import { onUpstreamError } from './upstream-errors.js';
+import { currentTraceCarrier } from '@msp/telemetry';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,7 +45,10 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Headers only the gateway (or a service, for internal calls) may write; dropped from clients. */
 const TRUST_HEADERS = [...IDENTITY_HEADER_NAMES, ASSERTION_HEADER, CLIENT_IP_HEADER, SERVICE_TOKEN_HEADER];
-/** The client's trace context was read into the gateway's span; the proxy (undici instrumentation) sends the gateway's own. */
+/**
+ * The client's trace context was read into the gateway's server span; the services get that span's
+ * context instead (`forwardHeaders`), so the proxied call needs no client span of its own.
+ */
 const TRACE_HEADERS = ['traceparent', 'tracestate'];
 
 /** The key the gateway signs assertions with for each owner service (derived from its master key). */
@@ -62,6 +66,10 @@ export function forwardHeaders(request: FastifyRequest, headers: IncomingHttpHea
   for (const name of [...TRUST_HEADERS, ...TRACE_HEADERS]) delete out[name];
   // A body the gateway read whole goes on with a Content-Length (set by reply-from).
   if (Buffer.isBuffer(request.body)) delete out['transfer-encoding'];
+  // One trace across the hop: the gateway's request span is the parent of the service's.
+  const trace = currentTraceCarrier();
+  if (trace.traceparent) out.traceparent = trace.traceparent;
+  if (trace.tracestate) out.tracestate = trace.tracestate;
   if (request.caller) Object.assign(out, identityHeaders(request.caller));
   out['x-request-id'] = String(request.id);
   out[CLIENT_IP_HEADER] = request.ip;

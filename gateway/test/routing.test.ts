@@ -97,6 +97,25 @@ describe('request id: accepted, generated, echoed', () => {
   });
 });
 
+describe('trace context: one trace across the hop', () => {
+  const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
+
+  it("forwards the gateway's own span context, once, continuing the client's trace", async () => {
+    const client = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const echo = await json<Echo>(await fetch(`${h.url}/api/genres`, { headers: { traceparent: client, tracestate: 'vendor=client' } }));
+    const forwarded = String(echo.headers.traceparent);
+    // Exactly one header (two would arrive joined by a comma), the client's trace id, the gateway's span.
+    const [, traceId, spanId] = TRACEPARENT.exec(forwarded) ?? [];
+    expect(traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(spanId).not.toBe('00f067aa0ba902b7');
+  });
+
+  it('starts a trace for a client that sent none', async () => {
+    const echo = await json<Echo>(await fetch(`${h.url}/api/genres`));
+    expect(String(echo.headers.traceparent)).toMatch(TRACEPARENT);
+  });
+});
+
 describe('upstream error answers pass through unchanged', () => {
   it('relays a service 4xx ErrorResponse as is', async () => {
     const response = await fetch(`${h.url}/api/genres?fakeStatus=404`, { headers: { 'x-request-id': 'pass-through-1' } });

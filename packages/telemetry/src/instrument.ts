@@ -24,8 +24,11 @@ function serviceName(): string {
 if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   const probes = new Set(['/health', '/ready', '/metrics']);
+  const service = serviceName();
   initTelemetry({
-    service: serviceName(),
+    service,
+    // The gateway's undici calls are its proxied requests: they carry its own context (gateway/src/proxy.ts).
+    undici: service !== 'gateway',
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => probes.has((req.url ?? '').split('?')[0] ?? '') }),
       new PgInstrumentation({ requireParentSpan: true }),

@@ -26,8 +26,11 @@ import { FastifyOtelInstrumentation } from '@fastify/otel';
  * in-memory exporter in tests. Off (no exporter) by default in development and tests.
  *
  * Instrumentations: @fastify/otel (the Fastify project's OpenTelemetry instrumentation, registered
- * by createHttpApp and the gateway as a plugin) and undici (service-to-service calls and the
- * gateway's proxy; both work through diagnostics channels, so they also run under tsx and vitest).
+ * by createHttpApp and the gateway as a plugin) and undici (service-to-service calls; both work
+ * through diagnostics channels, so they also run under tsx and vitest). A request that already
+ * carries a `traceparent` is not traced by the undici instrumentation: its sender propagated the
+ * context itself (the gateway's proxy forwards its own server span's context: a client span per
+ * proxied request cost the gateway ~15 % of its CPU per request, gateway/README.md).
  * The http and pg instrumentations patch modules as they load: `node --import ./dist/instrument.js`
  * (the images' command) turns them on before the application is imported. The NATS hop carries the
  * context in the event envelope (`traceparent`, packages/events).
@@ -43,6 +46,12 @@ export interface TelemetryOptions {
   sampleRatio?: number;
   /** Extra instrumentations (the http and pg ones of instrument.ts). */
   instrumentations?: Instrumentation[];
+  /**
+   * Client spans for undici calls (default true). The gateway's process turns them off: its only
+   * undici calls are the proxied requests, which carry its own context (`forwardHeaders`); even
+   * ignored, the instrumentation's diagnostics-channel subscribers cost it CPU on every request.
+   */
+  undici?: boolean;
 }
 
 interface TelemetryState {
@@ -82,11 +91,23 @@ export function initTelemetry(options: TelemetryOptions): TelemetryState {
   const fastify = new FastifyOtelInstrumentation({ instrumentHooks: false, ignorePaths: (route: { url?: string }) => isProbe(route.url) });
   registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [fastify, new UndiciInstrumentation(), ...(options.instrumentations ?? [])],
+    instrumentations: [
+      fastify,
+      ...(options.undici === false ? [] : [new UndiciInstrumentation({ ignoreRequestHook: (request) => carriesTraceContext(request.headers) })]),
+      ...(options.instrumentations ?? []),
+    ],
   });
   const created: TelemetryState = { provider, fastify, service: options.service, exporting: processors.length > 0 };
   (globalThis as GlobalWithState)[STATE] = created;
   return created;
+}
+
+/** Whether undici request headers (`[name, value, ...]` in undici 7, a header block before) hold a `traceparent`. */
+export function carriesTraceContext(headers: unknown): boolean {
+  if (typeof headers === 'string') return /(?:^|\r\n)traceparent:/i.test(headers);
+  if (!Array.isArray(headers)) return false;
+  for (let i = 0; i < headers.length; i += 2) if (String(headers[i]).toLowerCase() === 'traceparent') return true;
+  return false;
 }
 
 function isProbe(url: string | undefined): boolean {
