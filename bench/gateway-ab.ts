@@ -1,0 +1,125 @@
+/**
+ * Two (or more) gateways side by side in one run (a benchmark, not a test): the paired comparison
+ * for a change of the gateway on a machine too noisy for sequential runs.
+ *
+ *   BENCH_VARIANTS='{"before":{"root":"/path/to/old/checkout"},"after":{}}' npx tsx bench/gateway-ab.ts
+ *   BENCH_VARIANTS='{"plain":{},"pipelined":{"env":{"SOME_FLAG":"1"}}}' npx tsx bench/gateway-ab.ts
+ *
+ * Each variant is the gateway of `root` (default this checkout) built and deployed as the image runs
+ * it (bench/compiled-start.ts) and started with `env` on top of the bench's; all of them proxy BLK-3
+ * to one stand-in service (bench/gateway-hop.ts's, no database) with a bearer token of a test JWKS.
+ * After a 3-s warm-up each, BENCH_ROUNDS (6) rounds send wrk (32 connections, BENCH_SECONDS = 5 s)
+ * to every variant in turn, the order reversed every other round; per variant: CPU per request
+ * (user + system time of its process from /proc over its phases) and requests/s, each round and
+ * the mean.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { compiledStart, removeDeployed } from './compiled-start.ts';
+
+const run = promisify(execFile);
+const here = fileURLToPath(new URL('..', import.meta.url));
+const PATH = '/api/users/me/blocked';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const VARIANTS = JSON.parse(process.env.BENCH_VARIANTS ?? '{"this checkout":{}}') as Record<string, { root?: string; env?: Record<string, string> }>;
+
+const { createTestJwks, freePort } = await import('../packages/testing/src/index.ts');
+
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function wrk(url: string, headers: Record<string, string>, seconds: number): Promise<{ rps: number; requests: number }> {
+  const args = ['-t1', '-c32', `-d${seconds}s`];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
+  const { stdout } = await run('wrk', [...args, url]);
+  if (/Non-2xx or 3xx responses/.test(stdout)) throw new Error(`${url}: answers that were not 2xx`);
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]), requests: Number(/(\d+) requests in/.exec(stdout)?.[1]) };
+}
+
+const jwks = await createTestJwks();
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  children.forEach((child) => child.kill('SIGTERM'));
+  removeDeployed();
+});
+const upstreamPort = await freePort();
+children.push(
+  spawn(process.execPath, ['--import', 'tsx', 'bench/gateway-hop.ts', 'upstream'], {
+    cwd: here,
+    env: { ...process.env, PORT: String(upstreamPort), HOST: '127.0.0.1', NODE_ENV: 'development' },
+    stdio: 'ignore',
+  }),
+);
+const upstream = `http://127.0.0.1:${upstreamPort}`;
+const serviceUrls = Object.fromEntries(
+  ['IDENTITY', 'CATALOG', 'MEDIA_PROCESSING', 'SOCIAL', 'MESSAGING', 'NOTIFICATION', 'BILLING'].map((s) => [`${s}_URL`, upstream]),
+);
+const gateways: Array<{ name: string; url: string; pid: number }> = [];
+for (const [index, [name, variant]] of Object.entries(VARIANTS).entries()) {
+  const port = await freePort();
+  const { cwd, nodeOptions, entry } = compiledStart(path.resolve(variant.root ?? here), 'gateway', `ab${index}`);
+  const child = spawn(process.execPath, [...nodeOptions, ...entry], {
+    cwd,
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      ...serviceUrls,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      JWKS_URL: jwks.url,
+      REDIS_KEY_PREFIX: `bench-gwab-${index}-${process.pid}:`,
+      RATE_LIMIT_CLIENT_PER_MINUTE: '100000000',
+      RATE_LIMIT_USER_PER_MINUTE: '100000000',
+      LOG_LEVEL: 'info',
+      ...variant.env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  gateways.push({ name, url: `http://127.0.0.1:${port}${PATH}`, pid: child.pid! });
+}
+
+const token = await jwks.sign({ sub: '42', username: 'bench', role: 'LISTENER', tier: 'FREE', sid: 'bench-session' }, { expiresIn: '2h' });
+const bearer = { authorization: `Bearer ${token}` };
+for (const gateway of gateways) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await fetch(gateway.url, { headers: bearer }).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200) break;
+    if (Date.now() > deadline) throw new Error(`${gateway.name} did not answer 200`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await wrk(gateway.url, bearer, 3);
+}
+
+console.log(
+  `gateway-ab: ${gateways.length} gateways, ${ROUNDS} rounds of ${SECONDS} s each, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+);
+const results = new Map(gateways.map((g) => [g.name, { cpu: [] as number[], rps: [] as number[] }]));
+for (let round = 0; round < ROUNDS; round++) {
+  const order = round % 2 === 0 ? gateways : [...gateways].reverse();
+  for (const gateway of order) {
+    const before = cpuMs(gateway.pid);
+    const result = await wrk(gateway.url, bearer, SECONDS);
+    results.get(gateway.name)!.cpu.push(((cpuMs(gateway.pid) - before) * 1000) / result.requests);
+    results.get(gateway.name)!.rps.push(result.rps);
+  }
+}
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+for (const [name, r] of results) {
+  console.log(
+    `${name}: CPU per request mean ${mean(r.cpu).toFixed(0)} µs (${r.cpu.map((v) => v.toFixed(0)).join(', ')}), requests/s mean ${mean(r.rps).toFixed(0)} (${r.rps.map((v) => v.toFixed(0)).join(', ')})`,
+  );
+}
+await jwks.close();
+process.exit(0);
