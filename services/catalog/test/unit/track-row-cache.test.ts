@@ -21,4 +21,15 @@ describe('TrackRowCache (issue 14: parsed rows by row version)', () => {
     off.set('1:a:', { id: 1 });
     expect(off.get('1:a:')).toBeUndefined();
   });
+
+  it('forgets a row after maxAgeMs (a 32-bit xmin never comes round within it)', () => {
+    let now = 0;
+    const cache = new TrackRowCache<{ id: number }>(10, 1_000, () => now);
+    cache.set('1:a:', { id: 1 });
+    now = 1_000;
+    expect(cache.get('1:a:')).toEqual({ id: 1 });
+    now = 1_001;
+    expect(cache.get('1:a:')).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
 });
