@@ -32,6 +32,7 @@ import { createPgPool } from '../packages/db/src/index.ts';
 import { deriveAssertionKey, signAssertion } from '../packages/http/src/gateway-assertion.ts';
 import { freePort, startNatsServer, startS3rver, testInfra } from '../packages/testing/src/index.ts';
 import { compiledStart, removeDeployed } from './compiled-start.ts';
+import { cpuMs, statCpuMs, statusMb } from './proc-stats.ts';
 
 const here = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = path.resolve(process.env.BENCH_ROOT ?? here);
@@ -43,12 +44,6 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const HISTORY = 5000;
 const COMPILED = process.env.BENCH_TSX !== '1';
 const MASTER = 'bench-catalog-reads-master-key';
-const TICKS = 100; // USER_HZ: /proc times are in 1/100 s
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-}
 
 /** CPU of every PostgreSQL process by pid (the server's share of a request: backends, WAL writer, ...). */
 function postgresCpu(): Map<string, number> {
@@ -58,8 +53,7 @@ function postgresCpu(): Map<string, number> {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       if (!stat.includes('(postgres)')) continue;
-      const fields = stat.split(') ')[1]!.split(' ');
-      out.set(entry, ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS);
+      out.set(entry, statCpuMs(stat));
     } catch {
       // the process ended meanwhile
     }
@@ -72,14 +66,6 @@ function postgresCpuMs(before: Map<string, number>, after: Map<string, number>):
   let total = 0;
   for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
-}
-
-/** A memory figure of a process from /proc, in MB: `VmRSS` now, `VmHWM` the highest it reached. */
-function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(`${field}:`))!;
-  return Math.round(Number(line.split(/\s+/)[1]) / 1024);
 }
 
 async function start(service: 'catalog' | 'social', env: Record<string, string>, port: number): Promise<ChildProcess> {

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { compiledStart, removeDeployed } from './compiled-start.ts';
+import { cpuMs } from './proc-stats.ts';
 
 const run = promisify(execFile);
 const here = fileURLToPath(new URL('..', import.meta.url));
@@ -28,12 +29,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const VARIANTS = JSON.parse(process.env.BENCH_VARIANTS ?? '{"this checkout":{}}') as Record<string, { root?: string; env?: Record<string, string> }>;
 
 const { createTestJwks, freePort } = await import('../packages/testing/src/index.ts');
-
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 async function wrk(url: string, headers: Record<string, string>, seconds: number): Promise<{ rps: number; requests: number }> {
   const args = ['-t1', '-c32', `-d${seconds}s`];

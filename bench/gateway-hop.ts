@@ -52,6 +52,7 @@ import { promisify } from 'node:util';
 import http from 'node:http';
 import { imageNodeOptions } from './image-node-options.ts';
 import { compiledStart, removeDeployed } from './compiled-start.ts';
+import { cpuMs, statusMb } from './proc-stats.ts';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -143,19 +144,6 @@ async function waitFor(url: string, headers: Record<string, string> = {}): Promi
     if (Date.now() > deadline) throw new Error(`${url} did not answer 200 in 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-/** User + system CPU of a process in ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
 }
 
 async function wrk(url: string, headers: Record<string, string>, seconds: number): Promise<{ rps: number; requests: number; p50: string }> {
@@ -407,7 +395,7 @@ async function main(): Promise<void> {
     }
     const added = p50Gateway.map((g, i) => g - p50Direct[i]!);
     console.log(
-      `added p50 at ${RATE}/s: median ${median(added).toFixed(2)} ms; gateway CPU at ${RATE}/s: median ${median(fixedCpu).toFixed(0)} µs/request; RSS gateway ${rssMb(pid)} MB, service ${rssMb(upstream.pid!)} MB`,
+      `added p50 at ${RATE}/s: median ${median(added).toFixed(2)} ms; gateway CPU at ${RATE}/s: median ${median(fixedCpu).toFixed(0)} µs/request; RSS gateway ${statusMb(pid, 'VmRSS')} MB, service ${statusMb(upstream.pid!, 'VmRSS')} MB`,
     );
   } finally {
     stop();

@@ -9,7 +9,7 @@
  * with the cache off (`TrackReadsRepository(pool, 0)`: the page's versions, then 20 full rows, what
  * a page of changed tracks costs); the same with the cache warm (the versions only).
  */
-import { readFileSync } from 'node:fs';
+import { cpuMs } from './proc-stats.ts';
 import { createPgPool } from '../packages/db/src/index.ts';
 import { TrackReadsRepository } from '../services/catalog/src/modules/tracks/track-reads.repository.ts';
 
@@ -19,11 +19,8 @@ const pool = createPgPool(process.env.CATALOG_DATABASE_URL ?? `${PG}/bench_catal
 const ids = (await pool.query<{ id: number }>('SELECT id FROM tracks WHERE id % 997 = 5 ORDER BY id LIMIT 20')).rows.map((r) => r.id);
 const backend = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
 
-/** CPU of the connection's PostgreSQL backend in ms (clock ticks of 10 ms). */
-function backendCpuMs(): number {
-  const fields = readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+/** CPU of the connection's PostgreSQL backend in ms. */
+const backendCpuMs = () => cpuMs(backend);
 
 async function measure(label: string, read: () => Promise<unknown>): Promise<void> {
   for (let i = 0; i < 300; i++) await read();

@@ -145,8 +145,8 @@ export class TrackReadsRepository {
     return found.filter((row): row is ReadTrack => row !== undefined);
   }
 
-  private async versions(name: string, text: string, values: unknown[]): Promise<RowVersion[]> {
-    return (await this.pool.query<RowVersion>({ name, text, values, types: READ_TYPES })).rows;
+  private async versions<Row extends RowVersion = RowVersion>(name: string, text: string, values: unknown[]): Promise<Row[]> {
+    return (await this.pool.query<Row>({ name, text, values, types: READ_TYPES })).rows;
   }
 
   /** One track with its artist and the viewer's block state (TRK-6 and every by-id check). */
@@ -297,7 +297,7 @@ export class TrackReadsRepository {
    * track's last play (ISO 8601), by track id.
    */
   async historyPage(userId: number, page: number, size: number): Promise<{ rows: ReadTrack[]; playedAt: Map<number, string> }> {
-    const versions = await this.versions(
+    const versions = await this.versions<RowVersion & { lastPlayedAt: Date }>(
       'catalog_history_page',
       `WITH h AS (SELECT h.track_id, h.last_played_at FROM listening_history h JOIN tracks t ON t.id = h.track_id
                    WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}
@@ -306,7 +306,7 @@ export class TrackReadsRepository {
         ORDER BY h.last_played_at DESC, h.track_id DESC`,
       [userId, size, page * size],
     );
-    const playedAt = new Map(versions.map((v) => [v.id, (v as RowVersion & { lastPlayedAt: Date }).lastPlayedAt.toISOString()]));
+    const playedAt = new Map(versions.map((v) => [v.id, v.lastPlayedAt.toISOString()]));
     return { rows: await this.hydrate(versions, userId), playedAt };
   }
 

@@ -37,7 +37,7 @@ export class TrackRowCache<Row extends { id: number }> {
 
   set(key: string, row: Row): void {
     if (this.max <= 0) return;
-    // A key is written again only when its entry aged out: move it to the young end.
+    // A full read of a version already held (a by-id read, two misses at once) renews it: young end.
     this.rows.delete(key);
     this.rows.set(key, { row, at: this.now() });
     // Oldest first out (insertion order is age).

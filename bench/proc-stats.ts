@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+
+/** USER_HZ: /proc times are in 1/100 s. */
+const TICKS = 100;
+
+/** User + system CPU of a process in ms, from the text of its `/proc/<pid>/stat`. */
+export function statCpuMs(stat: string): number {
+  // The command name (in parentheses) may hold spaces: the fields start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+}
+
+/** User + system CPU of a process in ms (Linux /proc). */
+export function cpuMs(pid: number): number {
+  return statCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/** A memory figure of a process from /proc, in MB: `VmRSS` now, `VmHWM` the highest it reached. */
+export function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const kb = Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
