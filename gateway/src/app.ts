@@ -6,8 +6,7 @@ import { IDENTITY_HEADER_NAMES } from './auth.js';
 import type { GatewayConfig } from './config.js';
 import { registerDocs } from './docs.js';
 import { registerHealth } from './health.js';
-import { contextLogFields, logDestination, registerMetrics } from '@msp/http';
-import { fastifyTracing } from '@msp/telemetry';
+import { logDestination, registerMetrics } from '@msp/http';
 import { createJwksKeyStore } from '@msp/http';
 import { createOpenApiProvider } from './openapi.js';
 import { PROXY_ROUTE_URL, proxyPlugin } from './proxy.js';
@@ -15,6 +14,7 @@ import { passGate } from './gate.js';
 import { connectRedis, createRedis } from './redis.js';
 import { buildRouteTable, type RouteTable, type ServiceUrls } from './route-table.js';
 import { registerRequestLog } from './request-log.js';
+import { registerRequestTrace } from './request-trace.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { registerWebsocketProxy } from './websocket.js';
 
@@ -59,7 +59,8 @@ function notFound(routeTable: RouteTable) {
  */
 export async function buildGateway(config: GatewayConfig, options: BuildGatewayOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.LOG_LEVEL, base: { service: 'gateway' }, mixin: contextLogFields, stream: logDestination() },
+    // No mixin: a request's lines get `traceId`/`spanId` from its logger's bindings (request-trace.ts).
+    logger: options.logger === false ? false : { level: config.LOG_LEVEL, base: { service: 'gateway' }, stream: logDestination() },
     genReqId: requestIdFrom,
     // One line per request instead of Fastify's two (request-log.ts).
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
@@ -91,8 +92,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     app.log.warn({ err }, 'Redis connection error');
   });
 
-  // First: every request runs in its span (trace ids in logs; the proxy carries the context on).
-  await app.register(fastifyTracing('gateway'));
+  // First: every request has its span (trace ids in logs; the proxy carries the context on).
+  registerRequestTrace(app);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFound(routeTable));
   app.addHook('onReady', async () => {

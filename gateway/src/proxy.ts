@@ -14,7 +14,7 @@ import type { GatewayConfig } from './config.js';
 import type { JwksKeyStore } from '@msp/http';
 import type { RouteTable, ServiceUrls } from './route-table.js';
 import { onUpstreamError } from './upstream-errors.js';
-import { currentTraceCarrier } from '@msp/telemetry';
+import { currentTraceCarrier, requestTraceCarrier } from '@msp/telemetry';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -67,7 +67,7 @@ export function forwardHeaders(request: FastifyRequest, headers: IncomingHttpHea
   // A body the gateway read whole goes on with a Content-Length (set by reply-from).
   if (Buffer.isBuffer(request.body)) delete out['transfer-encoding'];
   // One trace across the hop: the gateway's request span is the parent of the service's.
-  const trace = currentTraceCarrier();
+  const trace = request.traceSpan ? requestTraceCarrier(request.traceSpan) : currentTraceCarrier();
   if (trace.traceparent) out.traceparent = trace.traceparent;
   if (trace.tracestate) out.tracestate = trace.tracestate;
   if (request.caller) Object.assign(out, identityHeaders(request.caller));

@@ -116,6 +116,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Per service: options of its fake, or `'stopped'` for a port nobody listens on. */
   services?: Partial<Record<ServiceName, FakeServiceOptions | 'stopped'>>;
+  /** Log to @msp/http's log destination (at `env.LOG_LEVEL`) instead of not at all. */
+  logger?: boolean;
 }
 
 /**
@@ -153,7 +155,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     BILLING_URL: urls.billing,
     ...options.env,
   });
-  const app = await buildGateway(config, { logger: false });
+  const app = await buildGateway(config, { logger: options.logger ?? false });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

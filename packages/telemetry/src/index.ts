@@ -1,2 +1,3 @@
 export { initTelemetry, fastifyTracing, flushTelemetry, activeTraceIds, currentTraceCarrier, withSpan, SpanKind, type TelemetryOptions } from './tracing.js';
+export { startRequestSpan, failRequestSpan, endRequestSpan, requestTraceCarrier, type RequestSpan } from './request-span.js';
 export { logMixin } from './log.js';
