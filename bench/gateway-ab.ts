@@ -10,8 +10,9 @@
  * to one stand-in service (bench/gateway-hop.ts's, no database) with a bearer token of a test JWKS.
  * After a 3-s warm-up each, BENCH_ROUNDS (6) rounds send wrk (32 connections, BENCH_SECONDS = 5 s)
  * to every variant in turn, the order reversed every other round; per variant: CPU per request
- * (user + system time of its process from /proc over its phases) and requests/s, each round and
- * the mean.
+ * (user + system time of its process from /proc over its phases), the local Redis server's CPU per
+ * request over the same phases (the gateway's Redis work is on the machine too: on shared cores it
+ * is taken from the services) and requests/s, each round and the mean.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -100,20 +101,24 @@ for (const gateway of gateways) {
 console.log(
   `gateway-ab: ${gateways.length} gateways, ${ROUNDS} rounds of ${SECONDS} s each, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
 );
-const results = new Map(gateways.map((g) => [g.name, { cpu: [] as number[], rps: [] as number[] }]));
+const redisPid = Number((await run('pgrep', ['-x', 'redis-server']).catch(() => ({ stdout: '' }))).stdout.split('\n')[0]) || undefined;
+const redisCpu = () => (redisPid ? cpuMs(redisPid) : 0);
+const results = new Map(gateways.map((g) => [g.name, { cpu: [] as number[], redis: [] as number[], rps: [] as number[] }]));
 for (let round = 0; round < ROUNDS; round++) {
   const order = round % 2 === 0 ? gateways : [...gateways].reverse();
   for (const gateway of order) {
     const before = cpuMs(gateway.pid);
+    const redisBefore = redisCpu();
     const result = await wrk(gateway.url, bearer, SECONDS);
     results.get(gateway.name)!.cpu.push(((cpuMs(gateway.pid) - before) * 1000) / result.requests);
+    results.get(gateway.name)!.redis.push(((redisCpu() - redisBefore) * 1000) / result.requests);
     results.get(gateway.name)!.rps.push(result.rps);
   }
 }
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 for (const [name, r] of results) {
   console.log(
-    `${name}: CPU per request mean ${mean(r.cpu).toFixed(0)} µs (${r.cpu.map((v) => v.toFixed(0)).join(', ')}), requests/s mean ${mean(r.rps).toFixed(0)} (${r.rps.map((v) => v.toFixed(0)).join(', ')})`,
+    `${name}: CPU per request mean ${mean(r.cpu).toFixed(0)} µs (${r.cpu.map((v) => v.toFixed(0)).join(', ')}), Redis ${redisPid ? `${mean(r.redis).toFixed(0)} µs (${r.redis.map((v) => v.toFixed(0)).join(', ')})` : 'not found'}, requests/s mean ${mean(r.rps).toFixed(0)} (${r.rps.map((v) => v.toFixed(0)).join(', ')})`,
   );
 }
 await jwks.close();

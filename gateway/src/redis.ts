@@ -12,6 +12,12 @@ export function createRedis(url: string, keyPrefix: string): Redis {
     connectTimeout: 2000,
     commandTimeout: 1000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    // Every request's gate script (gate.ts) issued in one turn of the event loop goes to Redis in one
+    // write (ioredis flushes its auto-pipeline on setImmediate), and their answers come back in one
+    // read: under load a turn holds several requests (about nine at saturation on a 2-core VM), so
+    // both the gateway's and Redis's syscalls per request drop. Still one round trip per request.
+    // Measured with bench/gateway-ab.ts: Redis CPU per request 34 → 15 µs, the gateway's −6 %.
+    enableAutoPipelining: true,
   });
   defineGateCommand(redis);
   return redis;

@@ -78,6 +78,29 @@ describe('rate limits: per user', () => {
   });
 });
 
+describe('rate limits: the gate script under load (auto-pipelined, src/redis.ts)', () => {
+  it('answers each of many requests sent at once on its own count: exactly the user budget passes', async () => {
+    const token = await h.token({ sub: '9003' });
+    // Eight requests in flight at once: their gate scripts share Redis writes, each keeps its answer.
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, () => fetch(`${h.url}/api/users/me`, { headers: { authorization: `Bearer ${token}`, ...client() } }).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+  });
+
+  it('keeps gating after Redis lost its scripts (a restart without persistence: SCRIPT FLUSH)', async () => {
+    const token = await h.token({ sub: '9004' });
+    const headers = { authorization: `Bearer ${token}`, ...client() };
+    expect((await fetch(`${h.url}/api/users/me`, { headers })).status).toBe(200);
+    await h.redis.script('FLUSH');
+    const statuses = await Promise.all(Array.from({ length: 2 }, () => fetch(`${h.url}/api/users/me`, { headers }).then((r) => r.status)));
+    expect(statuses).toEqual([200, 200]);
+    // The user's count went on across the flush: the fourth request is over the budget of 3.
+    await expectError(await fetch(`${h.url}/api/users/me`, { headers }), 429, 'RATE_LIMITED');
+  });
+});
+
 describe('body limits (API.md §6): 413 PAYLOAD_TOO_LARGE', () => {
   it('refuses a JSON body over 1 MB by its Content-Length, before reading it', async () => {
     const body = Buffer.alloc(MIB + 10, 0x61);
