@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import replyFrom from '@fastify/reply-from';
 import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import type { RouteContract } from '@msp/contracts';
 import { AppError, sendError } from '@msp/errors';
@@ -13,7 +13,7 @@ import { SERVICE_NAMES, type ServiceName } from '@msp/contracts';
 import type { GatewayConfig } from './config.js';
 import type { JwksKeyStore } from '@msp/http';
 import type { RouteTable, ServiceUrls } from './route-table.js';
-import { onUpstreamError } from './upstream-errors.js';
+import { createUpstreamAgent, forward, upstreamOf } from './upstream.js';
 import { currentTraceCarrier, requestTraceCarrier } from '@msp/telemetry';
 
 declare module 'fastify' {
@@ -36,8 +36,7 @@ export interface ProxyOptions {
 /** The catch-all route of every API.md operation (the root hook leaves its rate limit to this plugin). */
 export const PROXY_ROUTE_URL = '/api/*';
 
-/** Unreachable hosts must fail fast: a stopped service answers 503 well within 5 s. */
-export const CONNECT_TIMEOUT_MS = 3000;
+export { CONNECT_TIMEOUT_MS } from './upstream.js';
 
 const closeAfterReply = new WeakSet<object>();
 
@@ -50,6 +49,7 @@ const TRUST_HEADERS = [...IDENTITY_HEADER_NAMES, ASSERTION_HEADER, CLIENT_IP_HEA
  * context instead (`forwardHeaders`), so the proxied call needs no client span of its own.
  */
 const TRACE_HEADERS = ['traceparent', 'tracestate'];
+const DROPPED_HEADERS = new Set([...TRUST_HEADERS, ...TRACE_HEADERS]);
 
 /** The key the gateway signs assertions with for each owner service (derived from its master key). */
 export function assertionKeys(masterKey: string | undefined): Record<ServiceName, string> {
@@ -62,23 +62,28 @@ export function assertionKeys(masterKey: string | undefined): Record<ServiceName
  * caller and client address, signed for the owner service (X-Gateway-Assertion).
  */
 export function forwardHeaders(request: FastifyRequest, headers: IncomingHttpHeaders, signingKey?: string): IncomingHttpHeaders {
-  const out: IncomingHttpHeaders = { ...headers };
-  for (const name of [...TRUST_HEADERS, ...TRACE_HEADERS]) delete out[name];
-  // A body the gateway read whole goes on with a Content-Length (set by reply-from).
-  if (Buffer.isBuffer(request.body)) delete out['transfer-encoding'];
+  // A new object with only the headers that pass (deleting from a copy would turn it into a slow
+  // dictionary that undici then walks).
+  const out: IncomingHttpHeaders = {};
+  for (const name of Object.keys(headers)) {
+    if (DROPPED_HEADERS.has(name)) continue;
+    out[name] = headers[name];
+  }
   // One trace across the hop: the gateway's request span is the parent of the service's.
   const trace = request.traceSpan ? requestTraceCarrier(request.traceSpan) : currentTraceCarrier();
   if (trace.traceparent) out.traceparent = trace.traceparent;
   if (trace.tracestate) out.tracestate = trace.tracestate;
   if (request.caller) Object.assign(out, identityHeaders(request.caller));
   out['x-request-id'] = String(request.id);
-  out[CLIENT_IP_HEADER] = request.ip;
+  // A getter that walks X-Forwarded-For when a proxy is trusted: read once.
+  const ip = request.ip;
+  out[CLIENT_IP_HEADER] = ip;
   if (signingKey) {
     out[ASSERTION_HEADER] = signAssertion(signingKey, { method: request.method, url: request.url, requestId: String(request.id), headers: out });
   }
   // The gateway is the trust boundary: services see the client address it resolved, not a chain
   // the client could have written itself.
-  out['x-forwarded-for'] = request.ip;
+  out['x-forwarded-for'] = ip;
   out['x-forwarded-proto'] = request.protocol;
   out['x-forwarded-host'] = request.host;
   return out;
@@ -93,13 +98,14 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
   const { config, redis, keyStore, routeTable, serviceUrls } = options;
   const keys = assertionKeys(config.GATEWAY_SIGNING_KEY);
 
-  await app.register(replyFrom, {
-    // JSON bodies are read whole before a connection is taken (below); only uploads stream, and a
-    // stalled one holds its upstream connection for at most the 30-s idle timeout. The pool is
-    // large so that a few hundred of those cannot starve other requests.
-    undici: { connections: 2048, pipelining: 1, connect: { timeout: CONNECT_TIMEOUT_MS } },
-    disableRequestLogging: true,
+  const agent = createUpstreamAgent();
+  app.addHook('onClose', async () => {
+    await agent.close();
   });
+  const upstreams = Object.fromEntries(SERVICE_NAMES.map((name) => [name, upstreamOf(serviceUrls[name])])) as Record<
+    ServiceName,
+    ReturnType<typeof upstreamOf>
+  >;
   await registerJwt(app, keyStore, config.JWT_ISSUER);
   app.decorateRequest('gatewayRoute', null);
   app.decorateRequest('caller', null);
@@ -184,23 +190,12 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
     handler(request, reply) {
       const route = request.gatewayRoute;
       if (!route) return sendError(request, reply, 404, 'ROUTE_NOT_FOUND');
-      const base = serviceUrls[route.owner].replace(/\/+$/, '');
-      const buffered = Buffer.isBuffer(request.body) ? request.body : undefined;
-      return reply.from(`${base}${request.url}`, {
-        // A body read whole is sent as the same bytes with the client's Content-Type (reply-from
-        // would JSON-encode it otherwise).
-        ...(buffered ? { body: buffered, contentType: request.headers['content-type'] ?? 'application/octet-stream' } : {}),
-        timeout: route.body === 'upload' ? config.UPLOAD_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS,
-        // reply-from retries GETs on a 503 answer by default; the service's answer must pass through.
-        retryDelay: () => null,
-        rewriteRequestHeaders: (req, headers) => forwardHeaders(req as FastifyRequest, headers as IncomingHttpHeaders, keys[route.owner]),
-        // Hop-by-hop: the client's own connection decides keep-alive, not the upstream's.
-        rewriteHeaders: (headers) => {
-          delete headers.connection;
-          delete headers['keep-alive'];
-          return headers;
-        },
-        onError: onUpstreamError,
+      return forward(agent, request, reply, {
+        upstream: upstreams[route.owner],
+        headers: forwardHeaders(request, request.headers, keys[route.owner]),
+        // A body read whole goes on as the same bytes; an upload streams through.
+        body: Buffer.isBuffer(request.body) || request.body instanceof Readable ? request.body : undefined,
+        timeoutMs: route.body === 'upload' ? config.UPLOAD_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS,
       });
     },
   });

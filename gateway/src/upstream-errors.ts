@@ -1,5 +1,4 @@
 import type { FastifyReply } from 'fastify';
-import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import { sendError } from '@msp/errors';
 import { BodyTooLargeError, findInCauses } from './body-limit.js';
 
@@ -25,14 +24,12 @@ const TIMEOUT_CODES = new Set([
 export const RETRY_AFTER_SECONDS = '5';
 
 /**
- * reply-from `onError`: turns a failed upstream call into the gateway's own ErrorResponse.
+ * Turns a failed upstream call (upstream.ts, and the websocket proxy's reply-from) into the gateway's own ErrorResponse.
  * Unreachable (refused, DNS, connect timeout) → 503 with Retry-After; no answer in time → 504;
  * a body that outgrew its limit while streaming → 413; anything else → 503.
  * Answers the services did send (4xx/5xx ErrorResponses included) never come here: they pass through.
  */
-export const onUpstreamError: NonNullable<FastifyReplyFromHooks['onError']> = (genericReply, { error }) => {
-  // reply-from types the reply for any server kind; the gateway is an HTTP/1 server.
-  const reply = genericReply as unknown as FastifyReply;
+export function onUpstreamError(reply: FastifyReply, error: unknown): void {
   const request = reply.request;
   // The request stream itself is destroyed once fully read (autoDestroy), so look at the socket.
   if (reply.sent || reply.raw.destroyed || request.raw.socket?.destroyed === true) {
@@ -60,4 +57,4 @@ export const onUpstreamError: NonNullable<FastifyReplyFromHooks['onError']> = (g
   request.log.error({ err: error }, 'upstream call failed');
   reply.header('retry-after', RETRY_AFTER_SECONDS);
   sendError(request, reply, 503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable.');
-};
+}

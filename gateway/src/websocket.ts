@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import httpProxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayConfig } from './config.js';
@@ -32,7 +32,7 @@ export async function registerWebsocketProxy(app: FastifyInstance, config: Gatew
       timeout: config.UPSTREAM_TIMEOUT_MS,
       retryDelay: () => null,
       rewriteRequestHeaders: (request, headers) => forwardHeaders(request as FastifyRequest, headers as IncomingHttpHeaders),
-      onError: onUpstreamError,
+      onError: (reply, { error }) => onUpstreamError(reply as unknown as FastifyReply, error),
     },
   });
 }

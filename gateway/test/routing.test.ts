@@ -81,6 +81,38 @@ describe('routing: owner service and unchanged path', () => {
   });
 });
 
+describe('proxy (src/upstream.ts): what crosses the hop', () => {
+  it("drops the client's hop-by-hop headers and those its Connection header names, and sets the service's Host", async () => {
+    const response = await rawRequest(h.url, {
+      path: '/api/genres',
+      headers: { connection: 'keep-alive, X-Drop-Me', 'x-drop-me': 'secret', 'keep-alive': 'timeout=5', te: 'trailers', 'x-kept': 'yes' },
+    });
+    expect(response.status).toBe(200);
+    const echo = JSON.parse(response.body.toString()) as Echo;
+    expect(echo.headers['x-kept']).toBe('yes');
+    for (const name of ['x-drop-me', 'keep-alive', 'te']) expect(echo.headers[name], name).toBeUndefined();
+    expect(echo.headers.host).toBe(new URL(h.services.get('catalog')!.url).host);
+  });
+
+  it('sends a body read whole as the same bytes with a Content-Length, and answers HEAD without a body', async () => {
+    const body = JSON.stringify({ email: 'a@b.c', note: 'é'.repeat(10) });
+    const response = await rawRequest(h.url, {
+      method: 'POST',
+      path: '/api/auth/login/local',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      chunks: [Buffer.from(body)],
+    });
+    const echo = JSON.parse(response.body.toString()) as Echo;
+    expect(echo.body).toBe(body);
+    expect(echo.headers['content-length']).toBe(String(Buffer.byteLength(body)));
+    expect(echo.headers['transfer-encoding']).toBeUndefined();
+
+    const head = await rawRequest(h.url, { method: 'HEAD', path: '/api/genres' });
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+  });
+});
+
 describe('request id: accepted, generated, echoed', () => {
   it('echoes a client X-Request-Id on the response and forwards it', async () => {
     const response = await fetch(`${h.url}/api/genres`, { headers: { 'x-request-id': 'client-req-123' } });

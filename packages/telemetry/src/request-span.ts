@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Span } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
 
 /**
@@ -58,7 +58,9 @@ export function endRequestSpan(request: RequestSpan, statusCode: number, route?:
 
 /** W3C `traceparent`/`tracestate` naming the request's span as the parent (for a forwarded call). */
 export function requestTraceCarrier(request: RequestSpan): { traceparent?: string; tracestate?: string } {
-  const carrier: Record<string, string> = {};
-  propagation.inject(trace.setSpan(ROOT_CONTEXT, request.span), carrier);
-  return { traceparent: carrier.traceparent, tracestate: carrier.tracestate };
+  // What W3CTraceContextPropagator.inject writes for this span, without building a context for it.
+  const spanContext = request.span.spanContext();
+  if (!isSpanContextValid(spanContext)) return {};
+  const { traceId, spanId, traceFlags, traceState } = spanContext;
+  return { traceparent: `00-${traceId}-${spanId}-0${Number(traceFlags || TraceFlags.NONE).toString(16)}`, tracestate: traceState?.serialize() };
 }

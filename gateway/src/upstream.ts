@@ -1,0 +1,105 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
+import { onUpstreamError } from './upstream-errors.js';
+
+/** Unreachable hosts must fail fast: a stopped service answers 503 well within 5 s. */
+export const CONNECT_TIMEOUT_MS = 3000;
+
+/**
+ * The connection pool to the services: JSON bodies are read whole before a connection is taken
+ * (proxy.ts), only uploads stream, and a stalled one holds its upstream connection for at most the
+ * idle timeout; the pool is large so that a few hundred of those cannot starve other requests.
+ */
+export function createUpstreamAgent(): Agent {
+  return new Agent({ connections: 2048, pipelining: 1, connect: { timeout: CONNECT_TIMEOUT_MS } });
+}
+
+/** Hop-by-hop headers of an answer (RFC 9110 §7.6.1): the client's own connection decides these. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'te', 'trailer']);
+
+/** A service's address: `origin` (`http://host:port`) and the Host header its requests carry. */
+export interface Upstream {
+  origin: string;
+  host: string;
+}
+
+export function upstreamOf(baseUrl: string): Upstream {
+  const url = new URL(baseUrl);
+  return { origin: url.origin, host: url.host };
+}
+
+export interface UpstreamCall {
+  upstream: Upstream;
+  headers: IncomingHttpHeaders;
+  /** A body read whole, a stream (uploads), or none. */
+  body: Buffer | Readable | undefined;
+  timeoutMs: number;
+}
+
+/**
+ * Sends the request on to its service with the path unchanged and streams the service's answer
+ * back as it is (status, headers but the hop-by-hop ones, body). What @fastify/reply-from did for
+ * the gateway, without its per-request generality (URL parsing and caching, retries, HTTP/2): that
+ * was about a tenth of the gateway's CPU per request (gateway/README.md "Cost of the hop").
+ * A call that fails before an answer becomes the gateway's ErrorResponse (`onUpstreamError`).
+ */
+export function forward(agent: Dispatcher, request: FastifyRequest, reply: FastifyReply, call: UpstreamCall): FastifyReply {
+  const headers: Record<string, string | string[]> = {};
+  // Names the client's Connection header lists are hop-by-hop too (RFC 9110 §7.6.1).
+  const listed = typeof call.headers.connection === 'string' ? call.headers.connection.toLowerCase().split(',') : [];
+  for (const name of Object.keys(call.headers)) {
+    const value = call.headers[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || (listed.length > 0 && listed.some((entry) => entry.trim() === name))) continue;
+    headers[name] = value;
+  }
+  headers.host = call.upstream.host;
+  if (Buffer.isBuffer(call.body)) {
+    // The same bytes with the client's Content-Type (RFC 9110 §8.3: octet-stream when it sent none).
+    headers['content-length'] = String(call.body.length);
+    headers['content-type'] ??= 'application/octet-stream';
+  } else if (!call.body) {
+    delete headers['content-length'];
+  }
+
+  agent.request(
+    {
+      origin: call.upstream.origin,
+      path: request.url,
+      method: request.method as Dispatcher.HttpMethod,
+      headers,
+      body: call.body,
+      headersTimeout: call.timeoutMs,
+      bodyTimeout: call.timeoutMs,
+    },
+    (err, answer) => {
+      if (err) {
+        onUpstreamError(reply, err);
+        return;
+      }
+      if (request.raw.aborted || reply.raw.destroyed) {
+        // The client went away while the service answered: nothing to send, free the connection.
+        answer.body.destroy();
+        return;
+      }
+      for (const name of Object.keys(answer.headers)) {
+        const value = answer.headers[name];
+        if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
+      }
+      // An HTTP/1 connection cannot be reused before its request body was read: the service
+      // answered early (e.g. 401 on an upload), so this connection closes after the answer.
+      if (!request.raw.complete) reply.header('connection', 'close');
+      try {
+        reply.code(answer.statusCode);
+      } catch (statusError) {
+        // Not a status Fastify can send (e.g. a 1xx): the service's answer is unusable.
+        answer.body.destroy();
+        onUpstreamError(reply, statusError);
+        return;
+      }
+      reply.send(answer.body);
+    },
+  );
+  return reply;
+}
