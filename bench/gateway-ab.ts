@@ -6,13 +6,16 @@
  *   BENCH_VARIANTS='{"plain":{},"pipelined":{"env":{"SOME_FLAG":"1"}}}' npx tsx bench/gateway-ab.ts
  *
  * Each variant is the gateway of `root` (default this checkout) built and deployed as the image runs
- * it (bench/compiled-start.ts) and started with `env` on top of the bench's; all of them proxy BLK-3
+ * it (bench/compiled-start.ts) and started with `env` on top of the bench's and `nodeFlags` (e.g.
+ * `["--cpu-prof", "--cpu-prof-dir=/tmp/prof"]`) after the image's; all of them proxy BLK-3
  * to one stand-in service (bench/gateway-hop.ts's, no database) with a bearer token of a test JWKS.
  * After a 3-s warm-up each, BENCH_ROUNDS (6) rounds send wrk (32 connections, BENCH_SECONDS = 5 s)
  * to every variant in turn, the order reversed every other round; per variant: CPU per request
  * (user + system time of its process from /proc over its phases), the local Redis server's CPU per
  * request over the same phases (the gateway's Redis work is on the machine too: on shared cores it
- * is taken from the services) and requests/s, each round and the mean.
+ * is taken from the services) and requests/s, each round and the mean. BENCH_UPSTREAM_URL=<url>
+ * proxies to a service already listening there instead of the stand-in (e.g. a bare HTTP server
+ * that answers every path with the same JSON: the hop alone).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,7 +30,10 @@ const here = fileURLToPath(new URL('..', import.meta.url));
 const PATH = '/api/users/me/blocked';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-const VARIANTS = JSON.parse(process.env.BENCH_VARIANTS ?? '{"this checkout":{}}') as Record<string, { root?: string; env?: Record<string, string> }>;
+const VARIANTS = JSON.parse(process.env.BENCH_VARIANTS ?? '{"this checkout":{}}') as Record<
+  string,
+  { root?: string; env?: Record<string, string>; nodeFlags?: string[] }
+>;
 
 const { createTestJwks, freePort } = await import('../packages/testing/src/index.ts');
 
@@ -45,15 +51,18 @@ process.on('exit', () => {
   children.forEach((child) => child.kill('SIGTERM'));
   removeDeployed();
 });
-const upstreamPort = await freePort();
-children.push(
-  spawn(process.execPath, ['--import', 'tsx', 'bench/gateway-hop.ts', 'upstream'], {
-    cwd: here,
-    env: { ...process.env, PORT: String(upstreamPort), HOST: '127.0.0.1', NODE_ENV: 'development' },
-    stdio: 'ignore',
-  }),
-);
-const upstream = `http://127.0.0.1:${upstreamPort}`;
+let upstream = process.env.BENCH_UPSTREAM_URL ?? '';
+if (!upstream) {
+  const upstreamPort = await freePort();
+  children.push(
+    spawn(process.execPath, ['--import', 'tsx', 'bench/gateway-hop.ts', 'upstream'], {
+      cwd: here,
+      env: { ...process.env, PORT: String(upstreamPort), HOST: '127.0.0.1', NODE_ENV: 'development' },
+      stdio: 'ignore',
+    }),
+  );
+  upstream = `http://127.0.0.1:${upstreamPort}`;
+}
 const serviceUrls = Object.fromEntries(
   ['IDENTITY', 'CATALOG', 'MEDIA_PROCESSING', 'SOCIAL', 'MESSAGING', 'NOTIFICATION', 'BILLING'].map((s) => [`${s}_URL`, upstream]),
 );
@@ -61,7 +70,7 @@ const gateways: Array<{ name: string; url: string; pid: number }> = [];
 for (const [index, [name, variant]] of Object.entries(VARIANTS).entries()) {
   const port = await freePort();
   const { cwd, nodeOptions, entry } = compiledStart(path.resolve(variant.root ?? here), 'gateway', `ab${index}`);
-  const child = spawn(process.execPath, [...nodeOptions, ...entry], {
+  const child = spawn(process.execPath, [...nodeOptions, ...(variant.nodeFlags ?? []), ...entry], {
     cwd,
     env: {
       ...process.env,
