@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { freePort } from '@msp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, json, startHarness, type Echo, type Harness } from './helpers.js';
@@ -94,5 +95,29 @@ describe('JWKS unreachable: tokens cannot be verified', () => {
 
   it('routes without auth keep working', async () => {
     expect((await fetch(`${h.url}/api/genres`)).status).toBe(200);
+  });
+});
+
+describe('a service answering an unusable status', () => {
+  let h: Harness;
+  let odd: net.Server;
+  beforeAll(async () => {
+    // Speaks HTTP/1.1 but answers a status outside 100–599, with headers of its own.
+    odd = net.createServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 999 Odd\r\ncontent-length: 2\r\nx-odd: yes\r\n\r\nhi'));
+    });
+    await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+    const address = odd.address() as net.AddressInfo;
+    h = await startHarness({ env: { CATALOG_URL: `http://127.0.0.1:${address.port}` } });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await new Promise((resolve) => odd?.close(resolve));
+  });
+
+  it('→ 503 SERVICE_UNAVAILABLE ErrorResponse, none of its headers passed on', async () => {
+    const response = await fetch(`${h.url}/api/genres`);
+    await expectError(response, 503, 'SERVICE_UNAVAILABLE');
+    expect(response.headers.get('x-odd')).toBeNull();
   });
 });
