@@ -13,7 +13,7 @@ import { SERVICE_NAMES, type ServiceName } from '@msp/contracts';
 import type { GatewayConfig } from './config.js';
 import type { JwksKeyStore } from '@msp/http';
 import type { RouteTable, ServiceUrls } from './route-table.js';
-import { createUpstreamAgent, forward, upstreamOf } from './upstream.js';
+import { createUpstreamAgent, forward, HOP_BY_HOP, upstreamOf, type Upstream } from './upstream.js';
 import { currentTraceCarrier, requestTraceCarrier } from '@msp/telemetry';
 
 declare module 'fastify' {
@@ -58,15 +58,17 @@ export function assertionKeys(masterKey: string | undefined): Record<ServiceName
 }
 
 /**
- * Headers the services receive: the client's, minus anything claiming trust, plus the verified
- * caller and client address, signed for the owner service (X-Gateway-Assertion).
+ * Headers the services receive: the client's, minus anything claiming trust and the hop-by-hop ones
+ * (with the names its Connection header lists, RFC 9110 §7.6.1), plus the verified caller and client
+ * address, signed for the owner service (X-Gateway-Assertion). A new object, the caller's to complete.
  */
 export function forwardHeaders(request: FastifyRequest, headers: IncomingHttpHeaders, signingKey?: string): IncomingHttpHeaders {
   // A new object with only the headers that pass (deleting from a copy would turn it into a slow
   // dictionary that undici then walks).
   const out: IncomingHttpHeaders = {};
+  const listed = typeof headers.connection === 'string' ? headers.connection.toLowerCase().split(',') : [];
   for (const name of Object.keys(headers)) {
-    if (DROPPED_HEADERS.has(name)) continue;
+    if (DROPPED_HEADERS.has(name) || HOP_BY_HOP.has(name) || (listed.length > 0 && listed.some((entry) => entry.trim() === name))) continue;
     out[name] = headers[name];
   }
   // One trace across the hop: the gateway's request span is the parent of the service's.
@@ -103,10 +105,7 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
   app.addHook('onClose', async () => {
     await agent.destroy();
   });
-  const upstreams = Object.fromEntries(SERVICE_NAMES.map((name) => [name, upstreamOf(serviceUrls[name])])) as Record<
-    ServiceName,
-    ReturnType<typeof upstreamOf>
-  >;
+  const upstreams = Object.fromEntries(SERVICE_NAMES.map((name) => [name, upstreamOf(serviceUrls[name])])) as Record<ServiceName, Upstream>;
   await registerJwt(app, keyStore, config.JWT_ISSUER);
   app.decorateRequest('gatewayRoute', null);
   app.decorateRequest('caller', null);

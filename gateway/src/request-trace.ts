@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { endRequestSpan, failRequestSpan, initTelemetry, startRequestSpan, type RequestSpan } from '@msp/telemetry';
+import { endRequestSpan, failRequestSpan, initTelemetry, isProbe, startRequestSpan, type RequestSpan } from '@msp/telemetry';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -8,13 +8,11 @@ declare module 'fastify' {
   }
 }
 
-const PROBES = new Set(['/health', '/ready', '/metrics']);
-
 /**
  * One span per request, held by the request (packages/telemetry `startRequestSpan`), and its ids
  * bound to the request's logger, so every line the gateway writes for a request carries `traceId`
- * and `spanId`. No AsyncLocalStorage context per request (what @fastify/otel, which the services
- * use, costs the gateway: gateway/README.md "Cost of the hop"). Register first.
+ * and `spanId`. No AsyncLocalStorage context per request, as @fastify/otel (which the services use)
+ * makes (gateway/README.md "Fourth pass"). Register first.
  */
 export function registerRequestTrace(app: FastifyInstance): void {
   // The tracer provider, once per process (server.ts starts it first, without undici spans; a test
@@ -22,9 +20,8 @@ export function registerRequestTrace(app: FastifyInstance): void {
   initTelemetry({ service: 'gateway' });
   app.decorateRequest('traceSpan', null);
   app.addHook('onRequest', (request, reply, done) => {
-    const path = request.url.split('?', 1)[0] ?? request.url;
-    if (PROBES.has(path)) return done();
-    const traced = startRequestSpan(request.method, path, request.headers);
+    if (isProbe(request.url)) return done();
+    const traced = startRequestSpan(request.method, request.url.split('?', 1)[0] ?? request.url, request.headers);
     request.traceSpan = traced;
     request.log = request.log.child(traced.ids);
     reply.log = request.log;

@@ -16,8 +16,8 @@ export function createUpstreamAgent(): Agent {
   return new Agent({ connections: 2048, pipelining: 1, connect: { timeout: CONNECT_TIMEOUT_MS } });
 }
 
-/** Hop-by-hop headers of an answer (RFC 9110 §7.6.1): the client's own connection decides these. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'te', 'trailer']);
+/** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, never the next one. */
+export const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'te', 'trailer']);
 
 /** A service's address: `origin` (`http://host:port`) and the Host header its requests carry. */
 export interface Upstream {
@@ -32,6 +32,7 @@ export function upstreamOf(baseUrl: string): Upstream {
 
 export interface UpstreamCall {
   upstream: Upstream;
+  /** What the service receives (`forwardHeaders`: hop-by-hop headers already dropped); completed here with Host and the body's headers. */
   headers: IncomingHttpHeaders;
   /** A body read whole, a stream (uploads), or none. */
   body: Buffer | Readable | undefined;
@@ -46,14 +47,7 @@ export interface UpstreamCall {
  * A call that fails before an answer becomes the gateway's ErrorResponse (`onUpstreamError`).
  */
 export function forward(agent: Dispatcher, request: FastifyRequest, reply: FastifyReply, call: UpstreamCall): FastifyReply {
-  const headers: Record<string, string | string[]> = {};
-  // Names the client's Connection header lists are hop-by-hop too (RFC 9110 §7.6.1).
-  const listed = typeof call.headers.connection === 'string' ? call.headers.connection.toLowerCase().split(',') : [];
-  for (const name of Object.keys(call.headers)) {
-    const value = call.headers[name];
-    if (value === undefined || HOP_BY_HOP.has(name) || (listed.length > 0 && listed.some((entry) => entry.trim() === name))) continue;
-    headers[name] = value;
-  }
+  const headers = call.headers;
   headers.host = call.upstream.host;
   if (Buffer.isBuffer(call.body)) {
     // The same bytes with the client's Content-Type (RFC 9110 §8.3: octet-stream when it sent none).
@@ -68,7 +62,7 @@ export function forward(agent: Dispatcher, request: FastifyRequest, reply: Fasti
       origin: call.upstream.origin,
       path: request.url,
       method: request.method as Dispatcher.HttpMethod,
-      headers,
+      headers: headers as Record<string, string | string[]>,
       body: call.body,
       headersTimeout: call.timeoutMs,
       bodyTimeout: call.timeoutMs,

@@ -10,7 +10,7 @@ import { register } from 'node:module';
 import path from 'node:path';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { initTelemetry } from './tracing.js';
+import { initTelemetry, isProbe } from './tracing.js';
 
 function serviceName(): string {
   try {
@@ -23,15 +23,11 @@ function serviceName(): string {
 
 if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
-  const probes = new Set(['/health', '/ready', '/metrics']);
   const service = serviceName();
   initTelemetry({
     service,
     // The gateway's undici calls are its proxied requests: they carry its own context (gateway/src/proxy.ts).
     undici: service !== 'gateway',
-    instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => probes.has((req.url ?? '').split('?')[0] ?? '') }),
-      new PgInstrumentation({ requireParentSpan: true }),
-    ],
+    instrumentations: [new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => isProbe(req.url) }), new PgInstrumentation({ requireParentSpan: true })],
   });
 }

@@ -110,8 +110,11 @@ function carriesTraceContext(headers: unknown): boolean {
   return false;
 }
 
-function isProbe(url: string | undefined): boolean {
-  return url === '/health' || url === '/ready' || url === '/metrics';
+const PROBES = new Set(['/health', '/ready', '/metrics']);
+
+/** Whether a request URL (query or not) is a health, readiness or metrics probe: those are never traced. */
+export function isProbe(url: string | undefined): boolean {
+  return PROBES.has((url ?? '').split('?', 1)[0] ?? '');
 }
 
 /** The Fastify plugin of @fastify/otel (request spans, context active in handlers); register it first. */
