@@ -15,7 +15,8 @@
  * request over the same phases (the gateway's Redis work is on the machine too: on shared cores it
  * is taken from the services) and requests/s, each round and the mean. BENCH_UPSTREAM_URL=<url>
  * proxies to a service already listening there instead of the stand-in (e.g. a bare HTTP server
- * that answers every path with the same JSON: the hop alone).
+ * that answers every path with the same JSON: the hop alone). BENCH_LOG_PIPE=1 pipes each gateway's
+ * log lines to this process instead of /dev/null.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -30,6 +31,9 @@ const here = fileURLToPath(new URL('..', import.meta.url));
 const PATH = '/api/users/me/blocked';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+// BENCH_LOG_PIPE=1: each gateway's stdout is a pipe this process reads (as a container runtime reads
+// a pod's log), not /dev/null, so that a log write costs what it costs in a deployment.
+const LOG_PIPE = process.env.BENCH_LOG_PIPE === '1';
 const VARIANTS = JSON.parse(process.env.BENCH_VARIANTS ?? '{"this checkout":{}}') as Record<
   string,
   { root?: string; env?: Record<string, string>; nodeFlags?: string[] }
@@ -85,8 +89,9 @@ for (const [index, [name, variant]] of Object.entries(VARIANTS).entries()) {
       LOG_LEVEL: 'info',
       ...variant.env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', LOG_PIPE ? 'pipe' : 'ignore', 'inherit'],
   });
+  child.stdout?.resume();
   children.push(child);
   gateways.push({ name, url: `http://127.0.0.1:${port}${PATH}`, pid: child.pid! });
 }

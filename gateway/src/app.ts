@@ -60,7 +60,7 @@ function notFound(routeTable: RouteTable) {
 export async function buildGateway(config: GatewayConfig, options: BuildGatewayOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     // No mixin: a request's lines get `traceId`/`spanId` from its logger's bindings (request-trace.ts).
-    logger: options.logger === false ? false : { level: config.LOG_LEVEL, base: { service: 'gateway' }, stream: logDestination() },
+    logger: options.logger === false ? false : { level: config.LOG_LEVEL, base: { service: 'gateway' }, stream: logDestination(config.LOG_BUFFER_BYTES) },
     genReqId: requestIdFrom,
     // One line per request instead of Fastify's two (request-log.ts).
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),

@@ -25,6 +25,12 @@ const boolFromEnv = (fallback: boolean) => z.stringbool().default(fallback);
 export const commonEnvShape = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Log lines are written to stdout in batches of this many bytes (or every 200 ms, and at exit):
+   * one write per request was one wake-up of the log reader per request. 0 writes line by line;
+   * at most 16,000 (pino's SonicBoom writes at most 16 KiB at once and refuses a larger buffer).
+   */
+  LOG_BUFFER_BYTES: z.coerce.number().int().min(0).max(16_000).default(4096),
   /** Loopback by default: a development fleet is not reachable from the network (k8s and compose set 0.0.0.0). */
   HOST: z.string().min(1).default('127.0.0.1'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),

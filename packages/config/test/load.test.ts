@@ -12,12 +12,17 @@ describe('loadConfig', () => {
 
   it('parses typed values and rejects bad ones with every problem listed', () => {
     expect(loadConfig(serviceEnvShape('social'), { env: { PORT: '9000', DB_AUTO_MIGRATE: 'false' } })).toMatchObject({ PORT: 9000, DB_AUTO_MIGRATE: false });
-    const attempt = () => loadConfig(serviceEnvShape('social'), { env: { PORT: 'eighty', DATABASE_URL: 'nope', LOG_LEVEL: 'loud' } });
+    expect(loadConfig(serviceEnvShape('social'), { env: {} }).LOG_BUFFER_BYTES).toBe(4096);
+    expect(loadConfig(serviceEnvShape('social'), { env: { LOG_BUFFER_BYTES: '0' } }).LOG_BUFFER_BYTES).toBe(0);
+    const attempt = () =>
+      loadConfig(serviceEnvShape('social'), { env: { PORT: 'eighty', DATABASE_URL: 'nope', LOG_LEVEL: 'loud', LOG_BUFFER_BYTES: '16384' } });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();
     } catch (err) {
-      expect((err as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(expect.arrayContaining(['PORT', 'DATABASE_URL', 'LOG_LEVEL']));
+      expect((err as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(
+        expect.arrayContaining(['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'LOG_BUFFER_BYTES']),
+      );
     }
   });
 

@@ -20,6 +20,7 @@ import { registerMetrics } from './metrics.js';
 import { requestIdFrom } from './request-id.js';
 import { currentRequestContext, runWithRequestContext } from './request-context.js';
 import { fastifyTracing, logMixin } from '@msp/telemetry';
+import { logDestination } from './log-destination.js';
 
 export interface HttpAppOptions {
   service: string;
@@ -35,15 +36,8 @@ export interface HttpAppOptions {
    * defaults to the development key derived for `service`.
    */
   assertionKey?: string;
-}
-
-let destination: { write(line: string): void } | undefined;
-/** Where the fleet's loggers write (default stdout); tests capture log lines with it. */
-export function setLogDestination(stream: { write(line: string): void } | undefined): void {
-  destination = stream;
-}
-export function logDestination(): { write(line: string): void } | undefined {
-  return destination;
+  /** LOG_BUFFER_BYTES: stdout is written in batches of this size (0: line by line; log-destination.ts). */
+  logBufferBytes?: number;
 }
 
 /**
@@ -64,7 +58,12 @@ export type App = FastifyInstance & { withTypeProvider(): FastifyInstance };
  */
 export async function createHttpApp(options: HttpAppOptions) {
   const app = Fastify({
-    logger: options.logger ?? { level: options.logLevel ?? 'info', base: { service: options.service }, mixin: contextLogFields, stream: logDestination() },
+    logger: options.logger ?? {
+      level: options.logLevel ?? 'info',
+      base: { service: options.service },
+      mixin: contextLogFields,
+      stream: logDestination(options.logBufferBytes),
+    },
     genReqId: requestIdFrom,
     // One label across the fleet's logs (the gateway's too): `requestId`.
     logController: new LogController({ requestIdLogLabel: 'requestId' }),

@@ -10,7 +10,7 @@ export interface Stoppable {
 
 export interface ServiceAppOptions<P> {
   service: ServiceName;
-  config: InfrastructureConfig & { LOG_LEVEL: string; GATEWAY_ASSERTION_KEY?: string; INTERNAL_SERVICE_KEY?: string };
+  config: InfrastructureConfig & { LOG_LEVEL: string; LOG_BUFFER_BYTES?: number; GATEWAY_ASSERTION_KEY?: string; INTERNAL_SERVICE_KEY?: string };
   /** The service's `prisma/migrations` folder. */
   migrationsDir: string;
   createPrisma: (adapter: PrismaPg) => P;
@@ -37,6 +37,7 @@ export async function createServiceApp<P extends { $disconnect(): Promise<void> 
     assertionKey: options.config.GATEWAY_ASSERTION_KEY,
     readiness,
     logLevel: options.config.LOG_LEVEL,
+    logBufferBytes: options.config.LOG_BUFFER_BYTES,
     logger: options.logger === false ? false : undefined,
   });
   let infra: Infrastructure<P>;
