@@ -16,10 +16,12 @@
  * is taken from the services) and requests/s, each round and the mean. BENCH_UPSTREAM_URL=<url>
  * proxies to a service already listening there instead of the stand-in (e.g. a bare HTTP server
  * that answers every path with the same JSON: the hop alone). BENCH_LOG_PIPE=1 pipes each gateway's
- * log lines to this process instead of /dev/null.
+ * log lines to this process instead of /dev/null. BENCH_CONNECTIONS (32) and BENCH_PACE_MS (a delay
+ * before each request of a connection: below saturation) shape the load.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -34,6 +36,16 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 // BENCH_LOG_PIPE=1: each gateway's stdout is a pipe this process reads (as a container runtime reads
 // a pod's log), not /dev/null, so that a log write costs what it costs in a deployment.
 const LOG_PIPE = process.env.BENCH_LOG_PIPE === '1';
+// BENCH_PACE_MS=<ms>: each connection waits that long before each request (a wrk script), so the
+// gateways run below saturation (BENCH_CONNECTIONS ÷ pace, e.g. 8 connections at 25 ms: ~300/s),
+// where per-request costs that batch away at saturation (a log write, a Redis write) show.
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const PACE = process.env.BENCH_PACE_MS ? paceScript(Number(process.env.BENCH_PACE_MS)) : undefined;
+function paceScript(ms: number): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gateway-ab-')), 'pace.lua');
+  writeFileSync(file, `function delay()\n  return ${ms}\nend\n`);
+  return file;
+}
 const VARIANTS = JSON.parse(process.env.BENCH_VARIANTS ?? '{"this checkout":{}}') as Record<
   string,
   { root?: string; env?: Record<string, string>; nodeFlags?: string[] }
@@ -42,7 +54,7 @@ const VARIANTS = JSON.parse(process.env.BENCH_VARIANTS ?? '{"this checkout":{}}'
 const { createTestJwks, freePort } = await import('../packages/testing/src/index.ts');
 
 async function wrk(url: string, headers: Record<string, string>, seconds: number): Promise<{ rps: number; requests: number }> {
-  const args = ['-t1', '-c32', `-d${seconds}s`];
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, ...(PACE ? ['-s', PACE] : [])];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   const { stdout } = await run('wrk', [...args, url]);
   if (/Non-2xx or 3xx responses/.test(stdout)) throw new Error(`${url}: answers that were not 2xx`);
