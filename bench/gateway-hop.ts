@@ -37,6 +37,11 @@
  * --prod`), `node <the Dockerfile's NODE_OPTIONS> dist/server.js`; BENCH_TSX=1 runs their sources
  * through tsx instead. The stand-in always runs from this file.
  *
+ * BENCH_GATEWAY=bare puts the cheapest HTTP hop Node makes in the gateway's place (no checks at
+ * all), BENCH_GATEWAY=minimal the same plus only the gateway's unavoidable work per request (its gate
+ * script, assertion HMAC and log line, with its own code): what any gateway in Node costs here, and
+ * what the gateway's other work costs on top (`runBareProxy`).
+ *
  * BENCH_PIN=1 (Linux, taskset): the gateway gets its own core, as a deployment gives it its own pods.
  * CPU 0 takes the service side (the upstream processes and PostgreSQL's postmaster, whose new
  * backends inherit it), the last CPU the gateway side (gateway, Redis, wrk and this process); both
@@ -74,6 +79,8 @@ const ALL_CPUS = `0-${cpuCount - 1}`;
 
 if (process.argv[2] === 'upstream') {
   await runUpstream();
+} else if (process.argv[2] === 'bare-proxy') {
+  await runBareProxy();
 } else {
   await main();
   // The object store and NATS of the real-service modes keep handles open: end here.
@@ -101,6 +108,63 @@ async function runUpstream(): Promise<void> {
     return toPage([user], 1, 0, 20);
   });
   await runServer(app, { host: '127.0.0.1', port: Number(process.env.PORT) });
+}
+
+/**
+ * BENCH_GATEWAY=bare: the cheapest HTTP hop Node makes, in the gateway's place: Node's http server
+ * and one undici pool (the gateway's client), every request forwarded as it came (method, path,
+ * headers but the connection ones; no token, no limits, no log, no span, no signing) and the answer
+ * streamed back. The floor under any gateway written in Node, on the same machine and route.
+ * BENCH_GATEWAY=minimal adds only the gateway's unavoidable work per request, with its own code:
+ * the gate script (one auto-pipelined Redis round trip, gate.ts `passGate`), the assertion's HMAC
+ * (`signAssertion`) and one log line (pino, the fleet's batched stdout).
+ */
+async function runBareProxy(): Promise<void> {
+  const { Pool } = (await import(new URL('../gateway/node_modules/undici/index.js', import.meta.url).href)) as typeof import('undici');
+  const pool = new Pool(process.env.UPSTREAM_URL!, { connections: 2048 });
+  const minimal = process.env.BARE_MINIMAL === '1';
+  const { createRedis } = await import('../gateway/src/redis.ts');
+  const { passGate } = await import('../gateway/src/gate.ts');
+  const { deriveAssertionKey, DEV_GATEWAY_SIGNING_KEY, logDestination, signAssertion } = await import('../packages/http/src/index.ts');
+  const { default: pino } = (await import(new URL('../packages/http/node_modules/pino/pino.js', import.meta.url).href)) as {
+    default: typeof import('pino').default;
+  };
+  const redis = minimal ? createRedis('redis://127.0.0.1:6379', `bench-bare-${process.pid}:`) : null;
+  const key = deriveAssertionKey(DEV_GATEWAY_SIGNING_KEY, 'catalog');
+  const log = pino({ base: { service: 'gateway' } }, logDestination());
+  const limits = { clientPerMinute: 100_000_000, userPerMinute: 100_000_000 };
+  let seq = 0;
+  const server = http.createServer(async (req, res) => {
+    const headers = { ...req.headers };
+    delete headers.connection;
+    delete headers['keep-alive'];
+    const started = performance.now();
+    if (redis) {
+      await passGate(redis, '127.0.0.1', { userId: '42', sessionId: 'bench-session' }, limits);
+      // Signed as the gateway signs (the bench's direct assertion, already in the headers, stays the one checked).
+      void signAssertion(key, { method: req.method!, url: req.url!, requestId: `bare-${++seq}`, headers });
+      res.on('finish', () =>
+        log.info({ method: req.method, url: req.url, statusCode: res.statusCode, responseTime: performance.now() - started }, 'request completed'),
+      );
+    }
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : req;
+    pool.request({ method: req.method as 'GET', path: req.url!, headers, body }).then(
+      (answer) => {
+        const out = { ...answer.headers };
+        delete out.connection;
+        delete out['keep-alive'];
+        delete out['transfer-encoding'];
+        res.writeHead(answer.statusCode, out);
+        answer.body.pipe(res);
+      },
+      () => {
+        res.statusCode = 502;
+        res.end();
+      },
+    );
+  });
+  server.keepAliveTimeout = 72_000;
+  server.listen(Number(process.env.PORT), '127.0.0.1');
 }
 
 function spawnNode(file: string, env: Record<string, string>, args: string[] = [], nodeFlags: string[] = []): ChildProcess {
@@ -288,20 +352,27 @@ async function main(): Promise<void> {
     ['IDENTITY', 'CATALOG', 'MEDIA_PROCESSING', 'SOCIAL', 'MESSAGING', 'NOTIFICATION', 'BILLING'].map((s) => [`${s}_URL`, upstreamUrl]),
   );
   const owner = realCatalog ? 'catalog' : 'social';
-  const gateway = spawnWorkload(
-    'gateway',
-    {
-      ...serviceEnv,
-      PORT: String(gatewayPort),
-      HOST: '127.0.0.1',
-      JWKS_URL: jwks.url,
-      REDIS_KEY_PREFIX: `bench-gwhop-${process.pid}:`,
-      RATE_LIMIT_CLIENT_PER_MINUTE: '100000000',
-      RATE_LIMIT_USER_PER_MINUTE: '100000000',
-      LOG_LEVEL: 'info',
-    },
-    process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
-  );
+  const bare = process.env.BENCH_GATEWAY === 'bare' || process.env.BENCH_GATEWAY === 'minimal';
+  const gateway = bare
+    ? spawnNode(
+        'bench/gateway-hop.ts',
+        { PORT: String(gatewayPort), UPSTREAM_URL: upstreamUrl, BARE_MINIMAL: process.env.BENCH_GATEWAY === 'minimal' ? '1' : '0' },
+        ['bare-proxy'],
+      )
+    : spawnWorkload(
+        'gateway',
+        {
+          ...serviceEnv,
+          PORT: String(gatewayPort),
+          HOST: '127.0.0.1',
+          JWKS_URL: jwks.url,
+          REDIS_KEY_PREFIX: `bench-gwhop-${process.pid}:`,
+          RATE_LIMIT_CLIENT_PER_MINUTE: '100000000',
+          RATE_LIMIT_USER_PER_MINUTE: '100000000',
+          LOG_LEVEL: 'info',
+        },
+        process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
+      );
   const children = [upstream, gateway, ...extra];
   const [postmaster, redisServer] = [await oldest('postgres'), await oldest('redis-server')];
   const unpin = () => {
@@ -338,19 +409,21 @@ async function main(): Promise<void> {
       headers['x-gateway-assertion'] = signAssertion(assertionKey, { method: 'GET', url: route, requestId: 'bench-direct', headers });
       return headers;
     };
+    // The bare proxy checks nothing: it gets what the gateway would have forwarded.
+    const viaHeaders = (): Record<string, string> => (bare ? directHeaders() : bearer);
     await waitFor(`${upstreamUrl}${route}`, directHeaders());
-    await waitFor(`${gatewayUrl}${route}`, bearer);
+    await waitFor(`${gatewayUrl}${route}`, viaHeaders());
     // The direct route must really be authenticated (the assertion accepted), or the comparison is void.
     const check = await fetch(`${upstreamUrl}${route}`, { headers: directHeaders() });
     if (check.status !== 200) throw new Error(`direct call answered ${check.status}`);
 
     const pid = gateway.pid!;
     console.log(
-      `${PIN ? `pinned: service side CPU ${SERVICE_CPUS}, gateway side CPU ${GATEWAY_CPUS}; ` : ''}gateway-hop (${realCatalog ? `real catalog + social, TRK-6 ${route} with a caller on the seed's data` : realSocial ? 'real social service, BLK-3 from PostgreSQL' : 'stand-in service, no database'}): ${CONNECTIONS} connections, ${SECONDS} s per phase, ${ROUNDS} rounds, fixed rate ${RATE}/s; node ${process.version}, ${cpuCount} cores, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+      `${bare ? `BENCH_GATEWAY=${process.env.BENCH_GATEWAY}: a ${process.env.BENCH_GATEWAY} proxy in the gateway's place; ` : ''}${PIN ? `pinned: service side CPU ${SERVICE_CPUS}, gateway side CPU ${GATEWAY_CPUS}; ` : ''}gateway-hop (${realCatalog ? `real catalog + social, TRK-6 ${route} with a caller on the seed's data` : realSocial ? 'real social service, BLK-3 from PostgreSQL' : 'stand-in service, no database'}): ${CONNECTIONS} connections, ${SECONDS} s per phase, ${ROUNDS} rounds, fixed rate ${RATE}/s; node ${process.version}, ${cpuCount} cores, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
     );
     // Warm-up: JIT, connection pools, the token cache.
     await wrk(`${upstreamUrl}${route}`, directHeaders(), 3);
-    await wrk(`${gatewayUrl}${route}`, bearer, 3);
+    await wrk(`${gatewayUrl}${route}`, viaHeaders(), 3);
 
     const ratios: number[] = [];
     const cpuPerRequest: number[] = [];
@@ -363,7 +436,7 @@ async function main(): Promise<void> {
           results.direct = await wrk(`${upstreamUrl}${route}`, directHeaders(), SECONDS);
         } else {
           const before = cpuMs(pid);
-          const result = await wrk(`${gatewayUrl}${route}`, bearer, SECONDS);
+          const result = await wrk(`${gatewayUrl}${route}`, viaHeaders(), SECONDS);
           results.gateway = { ...result, cpuUs: ((cpuMs(pid) - before) * 1000) / result.requests };
         }
       }
@@ -384,7 +457,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       const direct = await fixedRate(upstreamUrl, directHeaders, SECONDS, route);
       const before = cpuMs(pid);
-      const via = await fixedRate(gatewayUrl, () => bearer, SECONDS, route);
+      const via = await fixedRate(gatewayUrl, viaHeaders, SECONDS, route);
       fixedCpu.push(((cpuMs(pid) - before) * 1000) / via.latencies.length);
       const [d50, g50] = [percentile(direct.latencies, 50), percentile(via.latencies, 50)];
       p50Direct.push(d50);
