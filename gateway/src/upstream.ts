@@ -16,6 +16,14 @@ export function createUpstreamAgent(): Agent {
   return new Agent({ connections: 2048, pipelining: 1, connect: { timeout: CONNECT_TIMEOUT_MS } });
 }
 
+/**
+ * Answers up to this size (by their Content-Length) are read whole and sent with one write instead
+ * of being piped: the stream machinery cost the gateway ~7 % of its CPU per request (gateway/README.md
+ * "Fifth pass"), and a service that fails mid-answer then gets a clean ErrorResponse instead of a
+ * cut-off body. Bigger answers, and answers of unknown length, stream.
+ */
+export const BUFFERED_ANSWER_MAX_BYTES = 64 * 1024;
+
 /** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, never the next one. */
 export const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'te', 'trailer']);
 
@@ -40,8 +48,9 @@ export interface UpstreamCall {
 }
 
 /**
- * Sends the request on to its service with the path unchanged and streams the service's answer
- * back as it is (status, headers but the hop-by-hop ones, body). What @fastify/reply-from did for
+ * Sends the request on to its service with the path unchanged and sends the service's answer back
+ * as it is (status, headers but the hop-by-hop ones, body: read whole up to
+ * BUFFERED_ANSWER_MAX_BYTES, else streamed). What @fastify/reply-from did for
  * the gateway, without its per-request generality (URL parsing and caching, retries, HTTP/2): about
  * −5 % of the gateway's CPU per request in a paired A/B (gateway/README.md "Fourth pass").
  * A call that fails before an answer becomes the gateway's ErrorResponse (`onUpstreamError`).
@@ -86,15 +95,39 @@ export function forward(agent: Dispatcher, request: FastifyRequest, reply: Fasti
         onUpstreamError(reply, statusError);
         return;
       }
-      for (const name of Object.keys(answer.headers)) {
-        const value = answer.headers[name];
-        if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
+      if (buffered(request.method, answer)) {
+        answer.body.arrayBuffer().then(
+          (bytes) => {
+            if (request.raw.aborted || reply.raw.destroyed) return;
+            copyAnswerHeaders(request, reply, answer.headers);
+            reply.send(Buffer.from(bytes));
+          },
+          // None of the service's headers is on the reply yet: the ErrorResponse goes out clean.
+          (bodyError: unknown) => onUpstreamError(reply, bodyError),
+        );
+        return;
       }
-      // An HTTP/1 connection cannot be reused before its request body was read: the service
-      // answered early (e.g. 401 on an upload), so this connection closes after the answer.
-      if (!request.raw.complete) reply.header('connection', 'close');
+      copyAnswerHeaders(request, reply, answer.headers);
       reply.send(answer.body);
     },
   );
   return reply;
+}
+
+/** Whether an answer is read whole before it is sent: a body of known, small size (not HEAD's, 204's or 304's, which have none). */
+function buffered(method: string, answer: Dispatcher.ResponseData): boolean {
+  const { statusCode } = answer;
+  if (method === 'HEAD' || statusCode < 200 || statusCode === 204 || statusCode === 304) return false;
+  const length = answer.headers['content-length'];
+  return typeof length === 'string' && /^\d{1,6}$/.test(length) && Number(length) <= BUFFERED_ANSWER_MAX_BYTES;
+}
+
+function copyAnswerHeaders(request: FastifyRequest, reply: FastifyReply, headers: IncomingHttpHeaders): void {
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
+  }
+  // An HTTP/1 connection cannot be reused before its request body was read: the service
+  // answered early (e.g. 401 on an upload), so this connection closes after the answer.
+  if (!request.raw.complete) reply.header('connection', 'close');
 }

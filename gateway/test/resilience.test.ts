@@ -121,3 +121,53 @@ describe('a service answering an unusable status', () => {
     expect(response.headers.get('x-odd')).toBeNull();
   });
 });
+
+describe('a service failing in the middle of its answer (src/upstream.ts)', () => {
+  let h: Harness;
+  let partial: net.Server;
+  const sockets = new Set<net.Socket>();
+  const big = 'x'.repeat(200 * 1024);
+  beforeAll(async () => {
+    // /api/genres: promises 100 bytes, sends 10 and stalls; /api/oembed: promises 100, sends 10 and
+    // hangs up; /api/embed/player: 200 KiB (streamed, above the buffered size); anything else: 2 bytes.
+    partial = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.once('data', (data) => {
+        const path = data.toString('latin1').split(' ')[1];
+        const head = (length: number) => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\nx-partial: yes\r\n\r\n`;
+        if (path === '/api/genres') socket.write(`${head(100)}0123456789`);
+        else if (path === '/api/oembed') socket.end(`${head(100)}0123456789`);
+        else if (path === '/api/embed/player') socket.end(`${head(big.length)}${big}`);
+        else socket.end(`${head(2)}{}`);
+      });
+    });
+    await new Promise<void>((resolve) => partial.listen(0, '127.0.0.1', resolve));
+    const address = partial.address() as net.AddressInfo;
+    h = await startHarness({ env: { CATALOG_URL: `http://127.0.0.1:${address.port}`, UPSTREAM_TIMEOUT_MS: '500' } });
+  });
+  afterAll(async () => {
+    await h?.close();
+    sockets.forEach((socket) => socket.destroy());
+    await new Promise((resolve) => partial?.close(resolve));
+  });
+
+  it('a small answer that stalls → 504 UPSTREAM_TIMEOUT ErrorResponse, none of its headers passed on', async () => {
+    const response = await fetch(`${h.url}/api/genres`);
+    await expectError(response, 504, 'UPSTREAM_TIMEOUT');
+    expect(response.headers.get('x-partial')).toBeNull();
+  });
+
+  it('a small answer cut off → 503 SERVICE_UNAVAILABLE ErrorResponse, not a truncated 200', async () => {
+    const response = await fetch(`${h.url}/api/oembed`);
+    await expectError(response, 503, 'SERVICE_UNAVAILABLE');
+    expect(response.headers.get('x-partial')).toBeNull();
+  });
+
+  it('an answer above the buffered size streams through whole, with its length', async () => {
+    const response = await fetch(`${h.url}/api/embed/player`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBe(String(big.length));
+    expect(response.headers.get('x-partial')).toBe('yes');
+    expect(await response.text()).toBe(big);
+  });
+});
