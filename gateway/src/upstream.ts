@@ -22,7 +22,7 @@ export function createUpstreamAgent(): Agent {
  * "Fifth pass"), and a service that fails mid-answer then gets a clean ErrorResponse instead of a
  * cut-off body. Bigger answers, and answers of unknown length, stream.
  */
-export const BUFFERED_ANSWER_MAX_BYTES = 64 * 1024;
+const BUFFERED_ANSWER_MAX_BYTES = 64 * 1024;
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, never the next one. */
 export const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'te', 'trailer']);

@@ -1,5 +1,5 @@
 export { createHttpApp, contextLogFields, type HttpAppOptions, type ZodApp } from './app.js';
-export { DEFAULT_LOG_BUFFER_BYTES, logDestination, setLogDestination, type LogDestination } from './log-destination.js';
+export { logDestination, setLogDestination } from './log-destination.js';
 export { runServer } from './server.js';
 export { registerHealth, runChecks, type ReadinessCheck } from './health.js';
 export { callerFrom, requireCaller, requireAdmin, IDENTITY_HEADERS, type Caller } from './identity.js';

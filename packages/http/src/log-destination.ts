@@ -1,7 +1,7 @@
 import pino from 'pino';
 
-/** The fleet's default: lines are written to stdout once this many bytes are waiting (LOG_BUFFER_BYTES). */
-export const DEFAULT_LOG_BUFFER_BYTES = 4096;
+/** Without a setting (apps built without the config, e.g. tests): the default of LOG_BUFFER_BYTES (packages/config). */
+const DEFAULT_LOG_BUFFER_BYTES = 4096;
 /** Lines never wait longer than this for a quiet process (a development terminal, a probe-only pod). */
 export const LOG_FLUSH_INTERVAL_MS = 200;
 
