@@ -9,13 +9,17 @@ import { registerHealth } from './health.js';
 import { logDestination, registerMetrics } from '@msp/http';
 import { createJwksKeyStore } from '@msp/http';
 import { createOpenApiProvider } from './openapi.js';
-import { PROXY_ROUTE_URL, proxyPlugin } from './proxy.js';
+import { assertionKeys, PROXY_ROUTE_URL, proxyPlugin, upstreamsOf } from './proxy.js';
+import { createFastLane } from './fast-lane.js';
+import { createUpstreamAgent } from './upstream.js';
+import { tokenVerifier } from './auth.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { passGate } from './gate.js';
 import { connectRedis, createRedis } from './redis.js';
 import { buildRouteTable, type RouteTable, type ServiceUrls } from './route-table.js';
 import { registerRequestLog } from './request-log.js';
 import { registerRequestTrace } from './request-trace.js';
-import { registerSecurityHeaders } from './security-headers.js';
+import { computeSecurityHeaders, registerSecurityHeaders } from './security-headers.js';
 import { registerWebsocketProxy } from './websocket.js';
 
 export type { GatewayConfig } from './config.js';
@@ -24,6 +28,8 @@ export { loadGatewayConfig, requiredEnv } from './config.js';
 export interface BuildGatewayOptions {
   /** Request logs; pass `false` in tests. */
   logger?: boolean;
+  /** The fast lane for plain reads (fast-lane.ts); defaults to config FAST_LANE. */
+  fastLane?: boolean;
 }
 
 const REDIS_CONNECT_WAIT_MS = 2000;
@@ -76,6 +82,10 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   });
 
   const routeTable = buildRouteTable();
+  const agent = createUpstreamAgent();
+  const upstreams = upstreamsOf(serviceUrlsOf(config));
+  const keys = assertionKeys(config.GATEWAY_SIGNING_KEY);
+  const securityHeaders = computeSecurityHeaders();
   const limits = { clientPerMinute: config.RATE_LIMIT_CLIENT_PER_MINUTE, userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE };
   const serviceUrls = serviceUrlsOf(config);
   const redis = createRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
@@ -83,6 +93,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     url: config.JWKS_URL,
     onRefreshError: (err) => app.log.warn({ err }, 'JWKS refresh failed; the cached keys keep verifying'),
   });
+  const verifyToken = tokenVerifier(keyStore, config.JWT_ISSUER);
   // ioredis reconnects by itself; without a listener its errors would be unhandled. Logged at
   // most every 10 s so that an outage does not flood the logs.
   let lastRedisErrorLog = 0;
@@ -104,6 +115,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   app.addHook('onClose', async () => {
     if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
     else redis.disconnect();
+    // The server has drained its requests; whatever the pool still holds is cut.
+    await agent.destroy();
   });
 
   // CORS first: its headers must be on every answer, the gateway's own errors included, so that
@@ -115,7 +128,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     exposedHeaders: ['x-request-id', 'retry-after', 'deprecation'],
     maxAge: 600,
   });
-  registerSecurityHeaders(app);
+  registerSecurityHeaders(app, securityHeaders);
   registerRequestLog(app);
 
   app.addHook('onRequest', async (request, reply) => {
@@ -148,6 +161,22 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   registerMetrics(app, 'gateway', { token: config.METRICS_TOKEN ?? null });
   await registerDocs(app, createOpenApiProvider({ serviceUrls, publicBaseUrl: config.PUBLIC_BASE_URL }));
   await registerWebsocketProxy(app, config);
-  await app.register(proxyPlugin, { config, redis, keyStore, routeTable, serviceUrls });
+  await app.register(proxyPlugin, { config, redis, verifyToken, routeTable, agent, upstreams, keys });
+
+  if (options.fastLane ?? config.FAST_LANE) {
+    let closing = false;
+    app.addHook('preClose', (done) => {
+      closing = true;
+      done();
+    });
+    const lane = createFastLane({ config, redis, verifyToken, routeTable, agent, upstreams, keys, securityHeaders, log: app.log, closing: () => closing });
+    // Node's `request` event: the lane first, Fastify for whatever the lane leaves.
+    const [fastify] = app.server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+    if (!fastify) throw new Error("Fastify's request listener is missing");
+    app.server.removeListener('request', fastify);
+    app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (!lane(req, res)) fastify(req, res);
+    });
+  }
   return app;
 }

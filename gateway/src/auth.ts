@@ -1,4 +1,3 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessTokenClaims, AuthRule } from '@msp/contracts';
 import type { ErrorCode } from '@msp/errors';
 import { IDENTITY_HEADERS } from '@msp/http';
@@ -36,24 +35,26 @@ function rememberVerified(token: string, claims: AccessTokenClaims): void {
   verifiedTokens.set(token, { claims, expiresAtMs: exp * 1000 });
 }
 
+/** Verifies an access token's signature and claims (`tokenVerifier`). */
+export type VerifyToken = (token: string) => Promise<AccessTokenClaims>;
+
+/** Where verifyCaller's lines go: the request's logger. */
+export interface AuthLog {
+  info(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
 export function reject(status: number, code: ErrorCode, message: string, headers?: Record<string, string>): AuthResult {
   return { ok: false, status, code, message, headers };
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Verifies an access token (jose, RS256, identity's JWKS); see `registerJwt`. */
-    verifyAccessToken(token: string): Promise<AccessTokenClaims>;
-  }
-}
-
 /**
- * Gives the proxy its token verifier: jose against identity's JWKS (packages/http `jwks.ts`). Only
+ * The gateway's token verifier: jose against identity's JWKS (packages/http `jwks.ts`). Only
  * RS256 is accepted: `alg: none`, HS256 (even keyed with the public key) and anything else is
  * refused before any key lookup; `exp` is required so a token can never live forever.
  */
-export async function registerJwt(app: FastifyInstance, keyStore: JwksKeyStore, issuer: string | undefined): Promise<void> {
-  app.decorate('verifyAccessToken', (token: string) => verifyAccessToken(token, keyStore, { issuer }));
+export function tokenVerifier(keyStore: JwksKeyStore, issuer: string | undefined): VerifyToken {
+  return (token) => verifyAccessToken(token, keyStore, { issuer });
 }
 
 /**
@@ -65,30 +66,29 @@ export async function registerJwt(app: FastifyInstance, keyStore: JwksKeyStore, 
  * role and the per-user rate limit by `admitCaller` (gate.ts), with the answer of the request's one
  * Redis round trip.
  */
-export async function verifyCaller(request: FastifyRequest, rule: AuthRule): Promise<AuthResult> {
+export async function verifyCaller(authorization: string | undefined, rule: AuthRule, verify: VerifyToken, log: AuthLog): Promise<AuthResult> {
   if (rule === 'none' || rule === 'webhook-signature') return { ok: true, caller: null };
-  const hasHeader = typeof request.headers.authorization === 'string' && request.headers.authorization !== '';
-  if (!hasHeader) {
+  if (typeof authorization !== 'string' || authorization === '') {
     return rule === 'optional' ? { ok: true, caller: null } : reject(401, 'UNAUTHORIZED', 'Authentication is required.');
   }
 
   let claims: AccessTokenClaims;
-  const rawToken = request.headers.authorization!.replace(/^Bearer\s+/i, '');
+  const rawToken = authorization.replace(/^Bearer\s+/i, '');
   const cached = verifiedTokens.get(rawToken);
   try {
     if (cached && cached.expiresAtMs > Date.now()) {
       claims = cached.claims;
     } else {
-      claims = await request.server.verifyAccessToken(rawToken);
+      claims = await verify(rawToken);
       rememberVerified(rawToken, claims);
     }
   } catch (err) {
     if (err instanceof JwksUnavailableError) {
-      request.log.error({ err }, 'cannot verify tokens: JWKS unavailable');
+      log.error({ err }, 'cannot verify tokens: JWKS unavailable');
       return reject(503, 'SERVICE_UNAVAILABLE', 'Tokens cannot be verified right now.', { 'retry-after': RETRY_AFTER_SECONDS });
     }
     if (!(err instanceof AccessTokenRejectedError)) throw err;
-    request.log.info({ reason: (err.cause as Error | undefined)?.message ?? err.message }, 'token rejected');
+    log.info({ reason: (err.cause as Error | undefined)?.message ?? err.message }, 'token rejected');
     return reject(401, 'UNAUTHORIZED', err.message);
   }
   const { sub, username, role, tier, sid } = claims;

@@ -60,6 +60,12 @@ export const configShape = {
    * (identity writes the revocation keys unprefixed); tests use it to isolate their keys.
    */
   REDIS_KEY_PREFIX: z.string().default(''),
+  /**
+   * Plain reads (GET/HEAD of an API.md operation, no body) answered straight from Node's request
+   * event instead of through Fastify's hooks, with the same answers (src/fast-lane.ts). `false`
+   * sends every request through Fastify.
+   */
+  FAST_LANE: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
 } as const;
 
 export const requiredEnv = [

@@ -1,20 +1,20 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import type { RouteContract } from '@msp/contracts';
 import { AppError, sendError } from '@msp/errors';
-import { identityHeaders, IDENTITY_HEADER_NAMES, registerJwt, verifyCaller, type AuthResult, type Caller } from './auth.js';
+import { identityHeaders, IDENTITY_HEADER_NAMES, verifyCaller, type AuthResult, type Caller, type VerifyToken } from './auth.js';
 import { admitCaller, passGate } from './gate.js';
 import { checkPath, checkUrl } from '@msp/http';
 import { BodyTooLargeError, bodyPolicy, collectBody, countingStream, declaredTooLarge } from './body-limit.js';
 import { ASSERTION_HEADER, CLIENT_IP_HEADER, deriveAssertionKey, DEV_GATEWAY_SIGNING_KEY, SERVICE_TOKEN_HEADER, signAssertion } from '@msp/http';
 import { SERVICE_NAMES, type ServiceName } from '@msp/contracts';
 import type { GatewayConfig } from './config.js';
-import type { JwksKeyStore } from '@msp/http';
 import type { RouteTable, ServiceUrls } from './route-table.js';
-import { createUpstreamAgent, forward, HOP_BY_HOP, upstreamOf, type Upstream } from './upstream.js';
-import { currentTraceCarrier, requestTraceCarrier } from '@msp/telemetry';
+import { forward, HOP_BY_HOP, ReplySink, upstreamOf, type Upstream } from './upstream.js';
+import { currentTraceCarrier, requestTraceCarrier, type RequestSpan } from '@msp/telemetry';
+import type { Dispatcher } from 'undici';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,9 +28,31 @@ declare module 'fastify' {
 export interface ProxyOptions {
   config: GatewayConfig;
   redis: Redis;
-  keyStore: JwksKeyStore;
+  verifyToken: VerifyToken;
   routeTable: RouteTable;
-  serviceUrls: ServiceUrls;
+  /** The connection pool to the services (`createUpstreamAgent`), destroyed by its owner. */
+  agent: Dispatcher;
+  upstreams: Record<ServiceName, Upstream>;
+  /** The assertion key of each owner service (`assertionKeys`). */
+  keys: Record<ServiceName, string>;
+}
+
+/** The services' addresses (`upstreamOf` of each URL). */
+export function upstreamsOf(serviceUrls: ServiceUrls): Record<ServiceName, Upstream> {
+  return Object.fromEntries(SERVICE_NAMES.map((name) => [name, upstreamOf(serviceUrls[name])])) as Record<ServiceName, Upstream>;
+}
+
+/** What `forwardHeaders` reads of a request: a Fastify request, or the fast lane's (fast-lane.ts). */
+export interface ForwardedRequest {
+  readonly id: string;
+  readonly method: string;
+  readonly url: string;
+  /** The client address (X-Forwarded-For walked when a proxy is trusted); may be a getter. */
+  readonly ip: string;
+  readonly protocol: string;
+  readonly host: string;
+  readonly caller: Caller | null;
+  readonly traceSpan: RequestSpan | null;
 }
 
 /** The catch-all route of every API.md operation (the root hook leaves its rate limit to this plugin). */
@@ -62,7 +84,7 @@ export function assertionKeys(masterKey: string | undefined): Record<ServiceName
  * (with the names its Connection header lists, RFC 9110 §7.6.1), plus the verified caller and client
  * address, signed for the owner service (X-Gateway-Assertion). A new object, the caller's to complete.
  */
-export function forwardHeaders(request: FastifyRequest, headers: IncomingHttpHeaders, signingKey?: string): IncomingHttpHeaders {
+export function forwardHeaders(request: ForwardedRequest, headers: IncomingHttpHeaders, signingKey?: string): IncomingHttpHeaders {
   // A new object with only the headers that pass (deleting from a copy would turn it into a slow
   // dictionary that undici then walks).
   const out: IncomingHttpHeaders = {};
@@ -97,16 +119,7 @@ export function forwardHeaders(request: FastifyRequest, headers: IncomingHttpHea
  * and hooks touch nothing else.
  */
 export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options) => {
-  const { config, redis, keyStore, routeTable, serviceUrls } = options;
-  const keys = assertionKeys(config.GATEWAY_SIGNING_KEY);
-
-  const agent = createUpstreamAgent();
-  // At close the server has drained its requests; whatever the pool still holds is cut.
-  app.addHook('onClose', async () => {
-    await agent.destroy();
-  });
-  const upstreams = Object.fromEntries(SERVICE_NAMES.map((name) => [name, upstreamOf(serviceUrls[name])])) as Record<ServiceName, Upstream>;
-  await registerJwt(app, keyStore, config.JWT_ISSUER);
+  const { config, redis, verifyToken, routeTable, agent, upstreams, keys } = options;
   app.decorateRequest('gatewayRoute', null);
   app.decorateRequest('caller', null);
 
@@ -144,7 +157,7 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
   app.addHook('onRequest', async (request, reply) => {
     const match = routeTable.match(request.method, request.url);
     const route = match.kind === 'route' ? match.route : null;
-    const verified: AuthResult = route ? await verifyCaller(request, route.auth) : { ok: true, caller: null };
+    const verified: AuthResult = route ? await verifyCaller(request.headers.authorization, route.auth, verifyToken, request.log) : { ok: true, caller: null };
     const caller = verified.ok ? verified.caller : null;
     const answer = await passGate(redis, request.ip, caller, limits);
     if (answer === null) {
@@ -190,13 +203,15 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
     handler(request, reply) {
       const route = request.gatewayRoute;
       if (!route) return sendError(request, reply, 404, 'ROUTE_NOT_FOUND');
-      return forward(agent, request, reply, {
+      const call = {
         upstream: upstreams[route.owner],
         headers: forwardHeaders(request, request.headers, keys[route.owner]),
         // A body read whole goes on as the same bytes; an upload streams through.
         body: Buffer.isBuffer(request.body) || request.body instanceof Readable ? request.body : undefined,
         timeoutMs: route.body === 'upload' ? config.UPLOAD_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS,
-      });
+      };
+      forward(agent, request.method, request.url, call, new ReplySink(request, reply));
+      return reply;
     },
   });
 };

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { sendError } from '@msp/errors';
+import { sendError, type ErrorCode } from '@msp/errors';
 import { BodyTooLargeError, findInCauses } from './body-limit.js';
 
 const UNREACHABLE_CODES = new Set([
@@ -23,12 +23,41 @@ const TIMEOUT_CODES = new Set([
 
 export const RETRY_AFTER_SECONDS = '5';
 
+/** What a failed upstream call is answered with, and how it is logged. */
+export interface UpstreamFailure {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  headers: Record<string, string>;
+  level: 'warn' | 'error';
+  /** The log line's message, or null: nothing to log. */
+  log: string | null;
+}
+
 /**
- * Turns a failed upstream call (upstream.ts, and the websocket proxy's reply-from) into the gateway's own ErrorResponse.
+ * What a failed upstream call (upstream.ts, and the websocket proxy's reply-from) is answered with.
  * Unreachable (refused, DNS, connect timeout) → 503 with Retry-After; no answer in time → 504;
- * a body that outgrew its limit while streaming → 413; anything else → 503.
- * Answers the services did send (4xx/5xx ErrorResponses included) never come here: they pass through.
+ * a body that outgrew its limit while streaming → 413 (and the connection closes: the client may
+ * still be sending); anything else → 503. Answers the services did send (4xx/5xx ErrorResponses
+ * included) never come here: they pass through.
  */
+export function upstreamFailure(error: unknown): UpstreamFailure {
+  if (findInCauses(error, (e) => e instanceof BodyTooLargeError)) {
+    return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large.', headers: { connection: 'close' }, level: 'warn', log: null };
+  }
+  const hasCode = (codes: Set<string>) => findInCauses(error, (e) => typeof e.code === 'string' && codes.has(e.code));
+  if (hasCode(UNREACHABLE_CODES)) {
+    return { status: 503, code: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE, headers: { 'retry-after': RETRY_AFTER_SECONDS }, level: 'warn', log: 'upstream unreachable' };
+  }
+  if (hasCode(TIMEOUT_CODES)) {
+    return { status: 504, code: 'UPSTREAM_TIMEOUT', message: 'The service did not answer in time.', headers: {}, level: 'warn', log: 'upstream timed out' };
+  }
+  return { status: 503, code: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE, headers: { 'retry-after': RETRY_AFTER_SECONDS }, level: 'error', log: 'upstream call failed' };
+}
+
+const UNAVAILABLE = 'The service is temporarily unavailable.';
+
+/** Answers a failed upstream call with the gateway's own ErrorResponse (`upstreamFailure`). */
 export function onUpstreamError(reply: FastifyReply, error: unknown): void {
   const request = reply.request;
   // The request stream itself is destroyed once fully read (autoDestroy), so look at the socket.
@@ -36,25 +65,8 @@ export function onUpstreamError(reply: FastifyReply, error: unknown): void {
     request.log.info({ err: error }, 'upstream call ended after the client went away');
     return;
   }
-  if (findInCauses(error, (e) => e instanceof BodyTooLargeError)) {
-    // The client may still be sending; closing the connection is the only way to stop it.
-    reply.header('connection', 'close');
-    sendError(request, reply, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
-    return;
-  }
-  const hasCode = (codes: Set<string>) => findInCauses(error, (e) => typeof e.code === 'string' && codes.has(e.code));
-  if (hasCode(UNREACHABLE_CODES)) {
-    request.log.warn({ err: error }, 'upstream unreachable');
-    reply.header('retry-after', RETRY_AFTER_SECONDS);
-    sendError(request, reply, 503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable.');
-    return;
-  }
-  if (hasCode(TIMEOUT_CODES)) {
-    request.log.warn({ err: error }, 'upstream timed out');
-    sendError(request, reply, 504, 'UPSTREAM_TIMEOUT', 'The service did not answer in time.');
-    return;
-  }
-  request.log.error({ err: error }, 'upstream call failed');
-  reply.header('retry-after', RETRY_AFTER_SECONDS);
-  sendError(request, reply, 503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable.');
+  const failure = upstreamFailure(error);
+  if (failure.log) request.log[failure.level]({ err: error }, failure.log);
+  reply.headers(failure.headers);
+  sendError(request, reply, failure.status, failure.code, failure.message);
 }

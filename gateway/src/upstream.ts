@@ -48,14 +48,27 @@ export interface UpstreamCall {
 }
 
 /**
- * Sends the request on to its service with the path unchanged and sends the service's answer back
- * as it is (status, headers but the hop-by-hop ones, body: read whole up to
- * BUFFERED_ANSWER_MAX_BYTES, else streamed). What @fastify/reply-from did for
- * the gateway, without its per-request generality (URL parsing and caching, retries, HTTP/2): about
- * −5 % of the gateway's CPU per request in a paired A/B (gateway/README.md "Fourth pass").
- * A call that fails before an answer becomes the gateway's ErrorResponse (`onUpstreamError`).
+ * Where a forwarded request's answer goes: the Fastify reply (`ReplySink`), or the fast lane's
+ * response (fast-lane.ts).
  */
-export function forward(agent: Dispatcher, request: FastifyRequest, reply: FastifyReply, call: UpstreamCall): FastifyReply {
+export interface AnswerSink {
+  /** True when the client went away: nothing is sent, the service's answer is dropped. */
+  gone(): boolean;
+  /** The call failed before an answer was sent: the gateway's own ErrorResponse (`upstreamFailure`). */
+  fail(error: unknown): void;
+  /** The service's answer: status, headers without the hop-by-hop ones, body read whole or as the stream. */
+  send(statusCode: number, headers: IncomingHttpHeaders, body: Buffer | Readable): void;
+}
+
+/**
+ * Sends the request on to its service with the path unchanged and hands the service's answer to
+ * the sink as it is (status, headers but the hop-by-hop ones, body: read whole up to
+ * BUFFERED_ANSWER_MAX_BYTES, else the stream). What @fastify/reply-from did for the gateway,
+ * without its per-request generality (URL parsing and caching, retries, HTTP/2): about −5 % of
+ * the gateway's CPU per request in a paired A/B (gateway/README.md "Fourth pass").
+ * A call that fails before an answer goes to `sink.fail`.
+ */
+export function forward(agent: Dispatcher, method: string, url: string, call: UpstreamCall, sink: AnswerSink): void {
   const headers = call.headers;
   headers.host = call.upstream.host;
   if (Buffer.isBuffer(call.body)) {
@@ -69,8 +82,8 @@ export function forward(agent: Dispatcher, request: FastifyRequest, reply: Fasti
   agent.request(
     {
       origin: call.upstream.origin,
-      path: request.url,
-      method: request.method as Dispatcher.HttpMethod,
+      path: url,
+      method: method as Dispatcher.HttpMethod,
       headers: headers as Record<string, string | string[]>,
       body: call.body,
       headersTimeout: call.timeoutMs,
@@ -78,40 +91,35 @@ export function forward(agent: Dispatcher, request: FastifyRequest, reply: Fasti
     },
     (err, answer) => {
       if (err) {
-        onUpstreamError(reply, err);
+        sink.fail(err);
         return;
       }
-      if (request.raw.aborted || reply.raw.destroyed) {
+      if (sink.gone()) {
         // The client went away while the service answered: nothing to send, free the connection.
         answer.body.destroy();
         return;
       }
-      try {
-        reply.code(answer.statusCode);
-      } catch (statusError) {
-        // Not a status Fastify can send: the service's answer is unusable (checked before any of its
-        // headers is copied, so the error answer carries none of them).
+      const { statusCode } = answer;
+      if (!Number.isInteger(statusCode) || statusCode < 100 || statusCode > 599) {
+        // Not a status HTTP can send on: the service's answer is unusable (none of its headers is
+        // passed on).
         answer.body.destroy();
-        onUpstreamError(reply, statusError);
+        sink.fail(new Error(`The service answered with status ${statusCode}.`));
         return;
       }
-      if (buffered(request.method, answer)) {
+      if (buffered(method, answer)) {
         answer.body.arrayBuffer().then(
           (bytes) => {
-            if (request.raw.aborted || reply.raw.destroyed) return;
-            copyAnswerHeaders(request, reply, answer.headers);
-            reply.send(Buffer.from(bytes));
+            if (!sink.gone()) sink.send(statusCode, answerHeaders(answer.headers), Buffer.from(bytes));
           },
-          // None of the service's headers is on the reply yet: the ErrorResponse goes out clean.
-          (bodyError: unknown) => onUpstreamError(reply, bodyError),
+          // None of the service's headers was sent yet: the ErrorResponse goes out clean.
+          (bodyError: unknown) => sink.fail(bodyError),
         );
         return;
       }
-      copyAnswerHeaders(request, reply, answer.headers);
-      reply.send(answer.body);
+      sink.send(statusCode, answerHeaders(answer.headers), answer.body);
     },
   );
-  return reply;
 }
 
 /** Whether an answer is read whole before it is sent: a body of known, small size (not HEAD's, 204's or 304's, which have none). */
@@ -122,12 +130,38 @@ function buffered(method: string, answer: Dispatcher.ResponseData): boolean {
   return typeof length === 'string' && /^\d{1,6}$/.test(length) && Number(length) <= BUFFERED_ANSWER_MAX_BYTES;
 }
 
-function copyAnswerHeaders(request: FastifyRequest, reply: FastifyReply, headers: IncomingHttpHeaders): void {
+/** The service's headers without the hop-by-hop ones. */
+function answerHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const out: IncomingHttpHeaders = {};
   for (const name of Object.keys(headers)) {
     const value = headers[name];
-    if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
   }
-  // An HTTP/1 connection cannot be reused before its request body was read: the service
-  // answered early (e.g. 401 on an upload), so this connection closes after the answer.
-  if (!request.raw.complete) reply.header('connection', 'close');
+  return out;
+}
+
+/** The answer of a request that went through Fastify (the proxy route). */
+export class ReplySink implements AnswerSink {
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+  ) {}
+
+  gone(): boolean {
+    return this.request.raw.aborted || this.reply.raw.destroyed;
+  }
+
+  fail(error: unknown): void {
+    onUpstreamError(this.reply, error);
+  }
+
+  send(statusCode: number, headers: IncomingHttpHeaders, body: Buffer | Readable): void {
+    const reply = this.reply;
+    reply.code(statusCode);
+    reply.headers(headers);
+    // An HTTP/1 connection cannot be reused before its request body was read: the service
+    // answered early (e.g. 401 on an upload), so this connection closes after the answer.
+    if (!this.request.raw.complete) reply.header('connection', 'close');
+    reply.send(body);
+  }
 }

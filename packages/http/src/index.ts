@@ -5,7 +5,7 @@ export { registerHealth, runChecks, type ReadinessCheck } from './health.js';
 export { callerFrom, requireCaller, requireAdmin, IDENTITY_HEADERS, type Caller } from './identity.js';
 export { requestIdFrom } from './request-id.js';
 export type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
-export { registerMetrics } from './metrics.js';
+export { observeHttpRequest, registerMetrics } from './metrics.js';
 export {
   AccessTokenRejectedError,
   createJwksKeyStore,
