@@ -65,7 +65,10 @@ export const configShape = {
    * event instead of through Fastify's hooks, with the same answers (src/fast-lane.ts). `false`
    * sends every request through Fastify.
    */
-  FAST_LANE: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  FAST_LANE: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
 } as const;
 
 export const requiredEnv = [

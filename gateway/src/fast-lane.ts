@@ -93,7 +93,12 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     const url = req.url ?? '';
     if (url.length > LANE_URL_MAX_LENGTH || !LANE_URL.test(url)) return false;
     const headers = req.headers;
-    if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined || headers['content-type'] !== undefined || headers.upgrade !== undefined) {
+    if (
+      headers['content-length'] !== undefined ||
+      headers['transfer-encoding'] !== undefined ||
+      headers['content-type'] !== undefined ||
+      headers.upgrade !== undefined
+    ) {
       return false;
     }
     if (options.closing()) return false;
@@ -214,10 +219,17 @@ class LaneRequest implements ForwardedRequest, AnswerSink {
 
   send(statusCode: number, headers: IncomingHttpHeaders, body: Buffer | Readable): void {
     const out = this.answerHeaders();
-    // The service's headers win, as on the Fastify route (its Vary included).
+    // The service's headers win, as on the Fastify route (its Vary with Origin kept: upstream.ts).
     Object.assign(out, headers);
+    try {
+      this.res.writeHead(statusCode, out);
+    } catch (err) {
+      // A header Node will not write (undici already refuses most): nothing was sent yet.
+      if (!Buffer.isBuffer(body)) body.destroy();
+      this.fail(err);
+      return;
+    }
     this.statusCode = statusCode;
-    this.res.writeHead(statusCode, out);
     if (Buffer.isBuffer(body)) {
       this.res.end(body);
     } else if (this.method === 'HEAD' || statusCode < 200 || statusCode === 204 || statusCode === 304) {

@@ -47,12 +47,26 @@ export function upstreamFailure(error: unknown): UpstreamFailure {
   }
   const hasCode = (codes: Set<string>) => findInCauses(error, (e) => typeof e.code === 'string' && codes.has(e.code));
   if (hasCode(UNREACHABLE_CODES)) {
-    return { status: 503, code: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE, headers: { 'retry-after': RETRY_AFTER_SECONDS }, level: 'warn', log: 'upstream unreachable' };
+    return {
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      message: UNAVAILABLE,
+      headers: { 'retry-after': RETRY_AFTER_SECONDS },
+      level: 'warn',
+      log: 'upstream unreachable',
+    };
   }
   if (hasCode(TIMEOUT_CODES)) {
     return { status: 504, code: 'UPSTREAM_TIMEOUT', message: 'The service did not answer in time.', headers: {}, level: 'warn', log: 'upstream timed out' };
   }
-  return { status: 503, code: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE, headers: { 'retry-after': RETRY_AFTER_SECONDS }, level: 'error', log: 'upstream call failed' };
+  return {
+    status: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    message: UNAVAILABLE,
+    headers: { 'retry-after': RETRY_AFTER_SECONDS },
+    level: 'error',
+    log: 'upstream call failed',
+  };
 }
 
 const UNAVAILABLE = 'The service is temporarily unavailable.';

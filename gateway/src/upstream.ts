@@ -130,14 +130,25 @@ function buffered(method: string, answer: Dispatcher.ResponseData): boolean {
   return typeof length === 'string' && /^\d{1,6}$/.test(length) && Number(length) <= BUFFERED_ANSWER_MAX_BYTES;
 }
 
-/** The service's headers without the hop-by-hop ones. */
+/**
+ * The service's headers without the hop-by-hop ones. A Vary of the service's keeps the gateway's
+ * `Origin` in it (the CORS headers differ by Origin; a cache must not serve one origin's answer to
+ * another).
+ */
 function answerHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = {};
   for (const name of Object.keys(headers)) {
     const value = headers[name];
     if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
   }
+  if (out.vary !== undefined) out.vary = varyWithOrigin(out.vary);
   return out;
+}
+
+function varyWithOrigin(vary: string | string[]): string {
+  const value = Array.isArray(vary) ? vary.join(', ') : vary;
+  const names = value.split(',').map((name) => name.trim().toLowerCase());
+  return names.includes('*') || names.includes('origin') ? value : value.trim() === '' ? 'Origin' : `${value}, Origin`;
 }
 
 /** The answer of a request that went through Fastify (the proxy route). */

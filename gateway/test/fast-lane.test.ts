@@ -155,6 +155,14 @@ describe('fast lane: the same answers as the proxy route (src/fast-lane.ts)', ()
     });
   });
 
+  it("a service's Vary keeps the gateway's Origin in it", async () => {
+    await inLane(pair, async () => {
+      expect((await same(pair, '/api/genres?fakeVary=Accept-Encoding')).headers.vary).toBe('Accept-Encoding, Origin');
+      expect((await same(pair, '/api/genres?fakeVary=origin')).headers.vary).toBe('origin');
+      expect((await same(pair, '/api/genres?fakeVary=*')).headers.vary).toBe('*');
+    });
+  });
+
   it('HEAD: the same status and headers, no body', async () => {
     const answer = await inLane(pair, () => same(pair, '/api/genres', {}, 'HEAD'));
     expect(answer.status).toBe(200);

@@ -37,7 +37,8 @@ export interface FakeService {
 
 /**
  * A stand-in for one service: echoes method, url, headers and a digest of the raw body bytes.
- * `?fakeStatus=NNN` makes it answer that status with an ErrorResponse-like body of its own.
+ * `?fakeStatus=NNN` makes it answer that status with an ErrorResponse-like body of its own,
+ * `?fakeVary=…` sends that Vary header.
  */
 export async function startFakeService(name: ServiceName, options: FakeServiceOptions = {}): Promise<FakeService> {
   const app = Fastify({ logger: false, forceCloseConnections: true });
@@ -65,7 +66,9 @@ export async function startFakeService(name: ServiceName, options: FakeServiceOp
     url: '/api/*',
     handler: async (request, reply) => {
       if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
-      const fakeStatus = Number((request.query as Record<string, string>).fakeStatus ?? 200);
+      const query = request.query as Record<string, string>;
+      if (query.fakeVary) reply.header('vary', query.fakeVary);
+      const fakeStatus = Number(query.fakeStatus ?? 200);
       if (fakeStatus !== 200) {
         return reply
           .code(fakeStatus)
