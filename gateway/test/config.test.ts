@@ -18,7 +18,9 @@ describe('config: defaults and derived values', () => {
       AUDIO_MAX_BYTES: 200 * 1024 * 1024,
       TRUST_PROXY: false,
       REDIS_KEY_PREFIX: '',
+      FAST_LANE: true,
     });
+    expect(loadGatewayConfig({ FAST_LANE: 'false' }).FAST_LANE).toBe(false);
   });
 
   it('derives JWKS_URL from IDENTITY_URL unless given, and splits CORS_ORIGINS', () => {
@@ -32,6 +34,7 @@ describe('config: defaults and derived values', () => {
   it('refuses bad values', () => {
     expect(() => loadGatewayConfig({ RATE_LIMIT_CLIENT_PER_MINUTE: 'many' })).toThrow(ConfigError);
     expect(() => loadGatewayConfig({ CATALOG_URL: 'not a url' })).toThrow(ConfigError);
+    expect(() => loadGatewayConfig({ FAST_LANE: 'yes' })).toThrow(ConfigError);
   });
 });
 
