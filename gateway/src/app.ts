@@ -83,11 +83,11 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
 
   const routeTable = buildRouteTable();
   const agent = createUpstreamAgent();
-  const upstreams = upstreamsOf(serviceUrlsOf(config));
+  const serviceUrls = serviceUrlsOf(config);
+  const upstreams = upstreamsOf(serviceUrls);
   const keys = assertionKeys(config.GATEWAY_SIGNING_KEY);
   const securityHeaders = computeSecurityHeaders();
   const limits = { clientPerMinute: config.RATE_LIMIT_CLIENT_PER_MINUTE, userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE };
-  const serviceUrls = serviceUrlsOf(config);
   const redis = createRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
   const keyStore = createJwksKeyStore({
     url: config.JWKS_URL,

@@ -2,18 +2,14 @@ import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerR
 import { pipeline, type Readable } from 'node:stream';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Redis } from 'ioredis';
-import type { Dispatcher } from 'undici';
-import type { RouteContract, ServiceName } from '@msp/contracts';
+import type { RouteContract } from '@msp/contracts';
 import { buildErrorResponse, renderError, type ErrorCode } from '@msp/errors';
 import { observeHttpRequest, requestIdFrom } from '@msp/http';
 import { endRequestSpan, startRequestSpan, type RequestSpan } from '@msp/telemetry';
-import { verifyCaller, type AuthResult, type Caller, type VerifyToken } from './auth.js';
-import type { GatewayConfig } from './config.js';
+import { verifyCaller, type AuthResult, type Caller } from './auth.js';
 import { admitCaller, passGate } from './gate.js';
-import { forwardHeaders, PROXY_ROUTE_URL, type ForwardedRequest } from './proxy.js';
-import type { RouteTable } from './route-table.js';
-import { forward, type AnswerSink, type Upstream } from './upstream.js';
+import { forwardHeaders, PROXY_ROUTE_URL, type ForwardedRequest, type ProxyOptions } from './proxy.js';
+import { forward, type AnswerSink } from './upstream.js';
 import { upstreamFailure } from './upstream-errors.js';
 
 /**
@@ -30,14 +26,7 @@ import { upstreamFailure } from './upstream-errors.js';
  * Why: the gateway's own CPU per request was what kept authenticated routes under 0.9× of direct
  * throughput when the gateway shares its cores with the services (gateway/README.md "Sixth pass").
  */
-export interface FastLaneOptions {
-  config: GatewayConfig;
-  redis: Redis;
-  verifyToken: VerifyToken;
-  routeTable: RouteTable;
-  agent: Dispatcher;
-  upstreams: Record<ServiceName, Upstream>;
-  keys: Record<ServiceName, string>;
+export interface FastLaneOptions extends ProxyOptions {
   /** The precomputed security headers (security-headers.ts). */
   securityHeaders: ReadonlyArray<readonly [string, string]>;
   /** The gateway's logger; the lane's lines carry the request and trace ids as Fastify's do. */

@@ -46,30 +46,24 @@ export function upstreamFailure(error: unknown): UpstreamFailure {
     return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large.', headers: { connection: 'close' }, level: 'warn', log: null };
   }
   const hasCode = (codes: Set<string>) => findInCauses(error, (e) => typeof e.code === 'string' && codes.has(e.code));
-  if (hasCode(UNREACHABLE_CODES)) {
-    return {
-      status: 503,
-      code: 'SERVICE_UNAVAILABLE',
-      message: UNAVAILABLE,
-      headers: { 'retry-after': RETRY_AFTER_SECONDS },
-      level: 'warn',
-      log: 'upstream unreachable',
-    };
-  }
+  if (hasCode(UNREACHABLE_CODES)) return unavailable('warn', 'upstream unreachable');
   if (hasCode(TIMEOUT_CODES)) {
     return { status: 504, code: 'UPSTREAM_TIMEOUT', message: 'The service did not answer in time.', headers: {}, level: 'warn', log: 'upstream timed out' };
   }
+  return unavailable('error', 'upstream call failed');
+}
+
+/** 503 SERVICE_UNAVAILABLE with Retry-After. */
+function unavailable(level: UpstreamFailure['level'], log: string): UpstreamFailure {
   return {
     status: 503,
     code: 'SERVICE_UNAVAILABLE',
-    message: UNAVAILABLE,
+    message: 'The service is temporarily unavailable.',
     headers: { 'retry-after': RETRY_AFTER_SECONDS },
-    level: 'error',
-    log: 'upstream call failed',
+    level,
+    log,
   };
 }
-
-const UNAVAILABLE = 'The service is temporarily unavailable.';
 
 /** Answers a failed upstream call with the gateway's own ErrorResponse (`upstreamFailure`). */
 export function onUpstreamError(reply: FastifyReply, error: unknown): void {
