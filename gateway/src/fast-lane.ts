@@ -6,7 +6,7 @@ import type { RouteContract } from '@msp/contracts';
 import { buildErrorResponse, renderError, type ErrorCode } from '@msp/errors';
 import { observeHttpRequest, requestIdFrom } from '@msp/http';
 import { endRequestSpan, startRequestSpan, type RequestSpan } from '@msp/telemetry';
-import { verifyCaller, type AuthResult, type Caller } from './auth.js';
+import { verifyCaller, type AuthLog, type AuthResult, type Caller } from './auth.js';
 import { admitCaller, passGate } from './gate.js';
 import { forwardHeaders, PROXY_ROUTE_URL, type ForwardedRequest, type ProxyOptions } from './proxy.js';
 import { forward, type AnswerSink } from './upstream.js';
@@ -98,6 +98,19 @@ export function createFastLane(options: FastLaneOptions): FastLane {
   };
 }
 
+/** `verifyCaller`'s logger: the request's, made when a line is written. */
+class LazyLog implements AuthLog {
+  constructor(private readonly request: { readonly log: FastifyBaseLogger }) {}
+
+  info(fields: object, message: string): void {
+    this.request.log.info(fields, message);
+  }
+
+  error(fields: object, message: string): void {
+    this.request.log.error(fields, message);
+  }
+}
+
 /** One request in the lane: what Fastify's request and reply held for the proxy route. */
 class LaneRequest implements ForwardedRequest, AnswerSink {
   readonly id: string;
@@ -166,7 +179,9 @@ class LaneRequest implements ForwardedRequest, AnswerSink {
   /** The proxy's onRequest hook (proxy.ts), for a request that already matched a route and has no body. */
   private async check(): Promise<void> {
     const { lane, route } = this;
-    const verified: AuthResult = await verifyCaller(this.req.headers.authorization, route.auth, lane.verifyToken, this.log);
+    // The logger itself only if a line is written (a pino child per request was ~1.5 % of the lane's
+    // CPU in a perf profile).
+    const verified: AuthResult = await verifyCaller(this.req.headers.authorization, route.auth, lane.verifyToken, new LazyLog(this));
     const caller = verified.ok ? verified.caller : null;
     const answer = await passGate(lane.redis, this.ip, caller, lane.limits);
     if (answer === null) {
