@@ -14,12 +14,12 @@ import { createFastLane } from './fast-lane.js';
 import { createUpstreamAgent } from './upstream.js';
 import { tokenVerifier } from './auth.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { passGate } from './gate.js';
+import { gateLimits, passGate } from './gate.js';
 import { connectRedis, createRedis } from './redis.js';
 import { buildRouteTable, type RouteTable, type ServiceUrls } from './route-table.js';
 import { registerRequestLog } from './request-log.js';
 import { registerRequestTrace } from './request-trace.js';
-import { computeSecurityHeaders, registerSecurityHeaders } from './security-headers.js';
+import { computeSecurityHeaders, CORS_EXPOSED_HEADERS, registerSecurityHeaders } from './security-headers.js';
 import { registerWebsocketProxy } from './websocket.js';
 
 export type { GatewayConfig } from './config.js';
@@ -28,8 +28,6 @@ export { loadGatewayConfig, requiredEnv } from './config.js';
 export interface BuildGatewayOptions {
   /** Request logs; pass `false` in tests. */
   logger?: boolean;
-  /** The fast lane for plain reads (fast-lane.ts); defaults to config FAST_LANE. */
-  fastLane?: boolean;
 }
 
 const REDIS_CONNECT_WAIT_MS = 2000;
@@ -87,7 +85,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   const upstreams = upstreamsOf(serviceUrls);
   const keys = assertionKeys(config.GATEWAY_SIGNING_KEY);
   const securityHeaders = computeSecurityHeaders();
-  const limits = { clientPerMinute: config.RATE_LIMIT_CLIENT_PER_MINUTE, userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE };
+  const limits = gateLimits(config);
   const redis = createRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
   const keyStore = createJwksKeyStore({
     url: config.JWKS_URL,
@@ -125,7 +123,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     origin: config.CORS_ORIGINS,
     credentials: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    exposedHeaders: ['x-request-id', 'retry-after', 'deprecation'],
+    exposedHeaders: [...CORS_EXPOSED_HEADERS],
     maxAge: 600,
   });
   registerSecurityHeaders(app, securityHeaders);
@@ -163,7 +161,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await registerWebsocketProxy(app, config);
   await app.register(proxyPlugin, { config, redis, verifyToken, routeTable, agent, upstreams, keys });
 
-  if (options.fastLane ?? config.FAST_LANE) {
+  if (config.FAST_LANE) {
     let closing = false;
     app.addHook('preClose', (done) => {
       closing = true;

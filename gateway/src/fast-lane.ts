@@ -7,10 +7,11 @@ import { buildErrorResponse, renderError, type ErrorCode } from '@msp/errors';
 import { observeHttpRequest, requestIdFrom } from '@msp/http';
 import { endRequestSpan, startRequestSpan, type RequestSpan } from '@msp/telemetry';
 import { verifyCaller, type AuthLog, type AuthResult, type Caller } from './auth.js';
-import { admitCaller, passGate } from './gate.js';
+import { admitCaller, gateLimits, passGate, type GateLimits } from './gate.js';
 import { forwardHeaders, PROXY_ROUTE_URL, type ForwardedRequest, type ProxyOptions } from './proxy.js';
 import { forward, type AnswerSink } from './upstream.js';
 import { upstreamFailure } from './upstream-errors.js';
+import { CORS_EXPOSED_HEADERS } from './security-headers.js';
 
 /**
  * The fast lane: a plain read of an API.md operation (GET or HEAD without a body) is answered
@@ -56,7 +57,7 @@ interface Lane extends FastLaneOptions {
   baseHeaders: OutgoingHttpHeaders;
   corsOrigins: ReadonlySet<string>;
   anyOrigin: boolean;
-  limits: { clientPerMinute: number; userPerMinute: number };
+  limits: GateLimits;
 }
 
 export function createFastLane(options: FastLaneOptions): FastLane {
@@ -67,14 +68,14 @@ export function createFastLane(options: FastLaneOptions): FastLane {
   // What @fastify/cors writes on a request that is not a preflight (origin list: Vary always).
   baseHeaders.vary = 'Origin';
   baseHeaders['access-control-allow-credentials'] = 'true';
-  baseHeaders['access-control-expose-headers'] = 'x-request-id, retry-after, deprecation';
+  baseHeaders['access-control-expose-headers'] = CORS_EXPOSED_HEADERS.join(', ');
   const lane: Lane = {
     ...options,
     trust: trustSetting === false ? null : trustSetting === true ? () => true : proxyAddr.compile(trustSetting),
     baseHeaders,
     corsOrigins: new Set(config.CORS_ORIGINS),
     anyOrigin: config.CORS_ORIGINS.includes('*'),
-    limits: { clientPerMinute: config.RATE_LIMIT_CLIENT_PER_MINUTE, userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE },
+    limits: gateLimits(config),
   };
   return (req, res) => {
     const method = req.method;

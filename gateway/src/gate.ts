@@ -1,6 +1,7 @@
 import type { Redis, Result } from 'ioredis';
 import { REVOCATION_KEYS, type AuthRule } from '@msp/contracts';
 import { reject, RETRY_AFTER_SECONDS, type AuthResult, type Caller } from './auth.js';
+import type { GatewayConfig } from './config.js';
 import { decide, RATE_WINDOW_MS, rateKeys, type RateDecision } from './rate-limit.js';
 
 /**
@@ -60,6 +61,11 @@ export interface GateAnswer {
 export interface GateLimits {
   clientPerMinute: number;
   userPerMinute: number;
+}
+
+/** The configured budgets (RATE_LIMIT_CLIENT_PER_MINUTE, RATE_LIMIT_USER_PER_MINUTE). */
+export function gateLimits(config: Pick<GatewayConfig, 'RATE_LIMIT_CLIENT_PER_MINUTE' | 'RATE_LIMIT_USER_PER_MINUTE'>): GateLimits {
+  return { clientPerMinute: config.RATE_LIMIT_CLIENT_PER_MINUTE, userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE };
 }
 
 /**

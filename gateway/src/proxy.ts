@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type { RouteContract } from '@msp/contracts';
 import { AppError, sendError } from '@msp/errors';
 import { identityHeaders, IDENTITY_HEADER_NAMES, verifyCaller, type AuthResult, type Caller, type VerifyToken } from './auth.js';
-import { admitCaller, passGate } from './gate.js';
+import { admitCaller, gateLimits, passGate } from './gate.js';
 import { checkPath, checkUrl } from '@msp/http';
 import { BodyTooLargeError, bodyPolicy, collectBody, countingStream, declaredTooLarge } from './body-limit.js';
 import { ASSERTION_HEADER, CLIENT_IP_HEADER, deriveAssertionKey, DEV_GATEWAY_SIGNING_KEY, SERVICE_TOKEN_HEADER, signAssertion } from '@msp/http';
@@ -148,7 +148,7 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
     if (closeAfterReply.has(request.raw)) reply.header('connection', 'close');
   });
 
-  const limits = { clientPerMinute: config.RATE_LIMIT_CLIENT_PER_MINUTE, userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE };
+  const limits = gateLimits(config);
 
   // The order of answers is that of the checks: 429 per client → 400 bad URL → 404/405 → 413 →
   // 401/503 token → 401/403 revocation and locks → 403 admin → 429 per user. The token is verified
