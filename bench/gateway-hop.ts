@@ -51,13 +51,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import http from 'node:http';
 import { imageNodeOptions } from './image-node-options.ts';
 import { compiledStart, removeDeployed } from './compiled-start.ts';
-import { cpuMs, statusMb } from './proc-stats.ts';
+import { cpuMs, machineBusyMs, statusMb } from './proc-stats.ts';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -184,6 +184,28 @@ function spawnWorkload(workload: string, env: Record<string, string>, nodeFlags:
     env: { ...process.env, NODE_ENV: 'development', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+}
+
+/** Every running PostgreSQL process (postmaster and backends; a backend that ended in the phase is missed). */
+function postgresPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+function safeCpuMs(pid: number): number {
+  try {
+    return cpuMs(pid);
+  } catch {
+    return 0;
+  }
 }
 
 async function pin(pid: number | undefined, cpus: string): Promise<void> {
@@ -378,6 +400,35 @@ async function main(): Promise<void> {
       );
   const children = [upstream, gateway, ...extra];
   const [postmaster, redisServer] = [await oldest('postgres'), await oldest('redis-server')];
+  /**
+   * Where a phase's CPU went, per request: the whole machine (/proc/stat), the service processes,
+   * every PostgreSQL process and Redis. Direct against through the gateway shows what the hop
+   * costs everything, not only the gateway process (e.g. work a service does only for forwarded
+   * requests).
+   */
+  const sideCpu = () => {
+    const services = [upstream, ...extra].map((child) => child.pid!);
+    const sample = () => ({
+      machine: machineBusyMs(),
+      services: services.map((p) => cpuMs(p)),
+      postgres: postgresPids().reduce((sum, p) => sum + safeCpuMs(p), 0),
+      redis: redisServer ? safeCpuMs(redisServer) : 0,
+    });
+    const before = sample();
+    return {
+      perRequest(requests: number): string {
+        const after = sample();
+        const us = (ms: number) => ((ms * 1000) / requests).toFixed(0);
+        const names = realCatalog ? ['catalog', 'social'] : [owner];
+        return [
+          `machine ${us(after.machine - before.machine)}`,
+          ...names.map((name, i) => `${name} ${us(after.services[i]! - before.services[i]!)}`),
+          `postgres ${us(after.postgres - before.postgres)}`,
+          `redis ${us(after.redis - before.redis)}`,
+        ].join(', ');
+      },
+    };
+  };
   const unpin = () => {
     if (!PIN) return;
     for (const pid of [postmaster, redisServer, process.pid]) if (pid) spawn('taskset', ['-a', '-p', '-c', ALL_CPUS, String(pid)], { stdio: 'ignore' });
@@ -434,7 +485,9 @@ async function main(): Promise<void> {
       const gatewayFirst = round % 2 === 0;
       const phases = gatewayFirst ? ['gateway', 'direct'] : ['direct', 'gateway'];
       const results: Record<string, { rps: number; requests: number; p50: string; cpuUs?: number }> = {};
+      const spent: Record<string, string> = {};
       for (const phase of phases) {
+        const side = sideCpu();
         if (phase === 'direct') {
           results.direct = await wrk(`${upstreamUrl}${route}`, directHeaders(), SECONDS);
         } else {
@@ -442,6 +495,7 @@ async function main(): Promise<void> {
           const result = await wrk(`${gatewayUrl}${route}`, viaHeaders(), SECONDS);
           results.gateway = { ...result, cpuUs: ((cpuMs(pid) - before) * 1000) / result.requests };
         }
+        spent[phase] = side.perRequest(results[phase]!.requests);
       }
       const ratio = results.gateway!.rps / results.direct!.rps;
       ratios.push(ratio);
@@ -449,6 +503,7 @@ async function main(): Promise<void> {
       console.log(
         `round ${round}: direct ${results.direct!.rps.toFixed(0)} req/s (p50 ${results.direct!.p50}), gateway ${results.gateway!.rps.toFixed(0)} req/s (p50 ${results.gateway!.p50}), ratio ${ratio.toFixed(2)}, gateway CPU ${results.gateway!.cpuUs!.toFixed(0)} µs/request`,
       );
+      console.log(`  CPU µs/request, direct: ${spent.direct}; through the gateway: ${spent.gateway}`);
     }
     console.log(
       `throughput ratio gateway/direct: median ${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}); gateway CPU at saturation: median ${median(cpuPerRequest).toFixed(0)} µs/request`,

@@ -20,3 +20,10 @@ export function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const kb = Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
   return Math.round(kb / 1024);
 }
+
+/** Busy CPU time of the whole machine in ms (/proc/stat: user, nice, system, irq and softirq of all CPUs; not idle, iowait or steal). */
+export function machineBusyMs(): number {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const busy = fields.reduce((sum, value, i) => (i === 3 || i === 4 || i >= 7 ? sum : sum + value), 0);
+  return (busy * 1000) / TICKS;
+}
