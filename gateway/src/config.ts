@@ -56,11 +56,6 @@ export const configShape = {
   /** Bearer token for /metrics; without it /metrics answers loopback peers only (development). */
   METRICS_TOKEN: z.string().min(16).optional(),
   /**
-   * Prefix of every Redis key the gateway reads or writes. Must stay empty in a deployment
-   * (identity writes the revocation keys unprefixed); tests use it to isolate their keys.
-   */
-  REDIS_KEY_PREFIX: z.string().default(''),
-  /**
    * Plain reads (GET/HEAD of an API.md operation, no body) answered straight from Node's request
    * event instead of through Fastify's hooks, with the same answers (src/fast-lane.ts). `false`
    * sends every request through Fastify.

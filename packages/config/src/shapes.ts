@@ -34,6 +34,14 @@ export const commonEnvShape = {
   /** Loopback by default: a development fleet is not reachable from the network (k8s and compose set 0.0.0.0). */
   HOST: z.string().min(1).default('127.0.0.1'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  /**
+   * Prefix of every Redis key the process reads or writes (ioredis `keyPrefix`). One value for the
+   * whole fleet: the gateway and the notification service read the revocation keys identity
+   * writes. Empty in a deployment with a Redis of its own; a fleet sharing a Redis with another one
+   * (tests: one per test file or e2e fleet) sets its own, so that ids restarting at 1 in each test
+   * database never meet another file's keys.
+   */
+  REDIS_KEY_PREFIX: z.string().max(100).default(''),
   /** Where the web app lives; links built by the API point there. */
   WEB_BASE_URL: z.url().default('http://localhost:3000'),
   /** Public origin of the gateway (absolute media URLs, OpenAPI servers). */

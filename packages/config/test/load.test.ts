@@ -14,14 +14,18 @@ describe('loadConfig', () => {
     expect(loadConfig(serviceEnvShape('social'), { env: { PORT: '9000', DB_AUTO_MIGRATE: 'false' } })).toMatchObject({ PORT: 9000, DB_AUTO_MIGRATE: false });
     expect(loadConfig(serviceEnvShape('social'), { env: {} }).LOG_BUFFER_BYTES).toBe(4096);
     expect(loadConfig(serviceEnvShape('social'), { env: { LOG_BUFFER_BYTES: '0' } }).LOG_BUFFER_BYTES).toBe(0);
+    expect(loadConfig(serviceEnvShape('social'), { env: {} }).REDIS_KEY_PREFIX).toBe('');
+    expect(loadConfig(serviceEnvShape('social'), { env: { REDIS_KEY_PREFIX: 'staging:' } }).REDIS_KEY_PREFIX).toBe('staging:');
     const attempt = () =>
-      loadConfig(serviceEnvShape('social'), { env: { PORT: 'eighty', DATABASE_URL: 'nope', LOG_LEVEL: 'loud', LOG_BUFFER_BYTES: '16384' } });
+      loadConfig(serviceEnvShape('social'), {
+        env: { PORT: 'eighty', DATABASE_URL: 'nope', LOG_LEVEL: 'loud', LOG_BUFFER_BYTES: '16384', REDIS_KEY_PREFIX: 'x'.repeat(101) },
+      });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();
     } catch (err) {
       expect((err as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(
-        expect.arrayContaining(['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'LOG_BUFFER_BYTES']),
+        expect.arrayContaining(['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'LOG_BUFFER_BYTES', 'REDIS_KEY_PREFIX']),
       );
     }
   });

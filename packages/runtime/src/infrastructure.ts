@@ -17,6 +17,8 @@ export interface InfrastructureConfig {
   DB_AUTO_MIGRATE: boolean;
   NATS_URL: string;
   REDIS_URL: string;
+  /** Prefix of every Redis key (REDIS_KEY_PREFIX, one per fleet); '' when absent. */
+  REDIS_KEY_PREFIX?: string;
   S3_ENDPOINT: string;
   S3_REGION: string;
   S3_ACCESS_KEY: string;
@@ -83,7 +85,12 @@ export async function startInfrastructure<P extends { $disconnect(): Promise<voi
   });
   await relay.start();
 
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+  const redis = new Redis(config.REDIS_URL, {
+    keyPrefix: config.REDIS_KEY_PREFIX ?? '',
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+  });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 
   const storage = new ObjectStorage({

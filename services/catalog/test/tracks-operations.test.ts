@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '@nats-io/jetstream';
 import { ErrorResponseSchema, pageSchema, TrackSchema, type Track } from '@msp/contracts';
 import { createEnvelope, UserRegistered, type EventEnvelope } from '@msp/events';
-import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
+import { Redis } from 'ioredis';
+import { startServiceTestEnv, testInfra, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
 
 const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -402,11 +403,9 @@ describe('TRK-14 resolve track slug to id', () => {
 
 describe('TRK-18 mark a track as completely listened to', () => {
   it('counts one completion per listener within 30 s, anonymous listeners by address + User-Agent', async () => {
+    // Track ids restart at 1 in every test database: the file's own Redis key prefix
+    // (startServiceTestEnv) keeps another file's or run's dedup keys away from this id.
     const row = await insertTrack(ARTIST);
-    // Redis is shared by every test database and track ids restart at 1 in each: drop dedup keys a
-    // previous run (or another test file) left for this id.
-    const stale = await app.infra.redis.keys(`catalog:complete:${row.id}:*`);
-    if (stale.length > 0) await app.infra.redis.del(...stale);
     const complete = (headers: Record<string, string>) =>
       app.inject({
         method: 'POST',
@@ -426,6 +425,13 @@ describe('TRK-18 mark a track as completely listened to', () => {
       playCount: 0,
     });
     expect((await get(`/api/tracks/${row.id}`)).json().completedPlayCount).toBe(3);
+    // The three dedup keys (one listener, two anonymous ones) live under REDIS_KEY_PREFIX.
+    const raw = new Redis(testInfra().redisUrl);
+    try {
+      expect(await raw.keys(`${env.redisKeyPrefix}catalog:complete:${row.id}:*`)).toHaveLength(3);
+    } finally {
+      raw.disconnect();
+    }
   });
 
   it('answers 403 TRACK_NOT_PLAYABLE for BLOCKED, 404 for invisible tracks, 400 for a bad body', async () => {

@@ -41,11 +41,6 @@ export const configShape = {
   REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(2_592_000),
   CAPTCHA_ENABLED: z.stringbool().default(false),
   CAPTCHA_BYPASS_TOKEN: z.string().optional(),
-  /**
-   * Prefix of the Redis keys identity writes (revocation, throttling, OAuth state). Must equal the
-   * gateway's REDIS_KEY_PREFIX; empty in a deployment, set by tests to isolate their keys.
-   */
-  REDIS_KEY_PREFIX: z.string().default(''),
   ADMIN_ACCOUNTS: adminAccounts.default([]),
 
   /**

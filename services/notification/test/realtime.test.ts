@@ -147,7 +147,8 @@ beforeAll(async () => {
   app = await buildApp(loadNotificationConfig({ ...env.env, JWKS_URL: jwks.url, WS_REVOCATION_SWEEP_MS: '500' }), { logger: false });
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  redis = new Redis(testInfra().redisUrl);
+  // The service's keys live under the file's prefix: so must the revocation keys this test writes.
+  redis = new Redis(testInfra().redisUrl, { keyPrefix: env.redisKeyPrefix });
 });
 
 afterAll(async () => {

@@ -47,6 +47,8 @@ export class Fleet {
   private closeS3: () => Promise<void> = async () => undefined;
   private s3Env: Record<string, string> = {};
   private serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {};
+  /** The fleet's REDIS_KEY_PREFIX (every service and the gateway). */
+  redisKeyPrefix = '';
 
   /** `logs: true` turns the processes' loggers on (LOG_LEVEL of the env decides the level). */
   constructor(private readonly options: { logs?: boolean } = {}) {}
@@ -56,11 +58,11 @@ export class Fleet {
    * endpoints of a test); every service also gets the others' *_URL.
    */
   async start(gatewayEnv: Record<string, string> = {}, serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {}): Promise<void> {
-    // One Redis serves every test file: identity's and the gateway's keys (limits, revocations) get a
-    // prefix per fleet, so that one file's failed logins or registrations never limit another's.
-    const prefix = gatewayEnv.REDIS_KEY_PREFIX ?? `e2e-${randomUUID().slice(0, 8)}:`;
-    gatewayEnv = { REDIS_KEY_PREFIX: prefix, ...gatewayEnv };
-    serviceEnv = { ...serviceEnv, identity: { REDIS_KEY_PREFIX: prefix, ...serviceEnv.identity } };
+    // One Redis serves every test file: every key of this fleet (limits, revocations, play dedup,
+    // badges) gets the fleet's prefix, so that one file's failed logins or ids never meet another's;
+    // one prefix for the whole fleet, since the gateway and notification read what identity writes.
+    this.redisKeyPrefix = gatewayEnv.REDIS_KEY_PREFIX ?? `e2e-${randomUUID().slice(0, 8)}:`;
+    gatewayEnv = { REDIS_KEY_PREFIX: this.redisKeyPrefix, ...gatewayEnv };
     this.serviceEnv = serviceEnv;
     const [nats, s3] = await Promise.all([startNatsServer(), startS3rver()]);
     this.nats = nats;
@@ -98,6 +100,7 @@ export class Fleet {
       DB_AUTO_MIGRATE: 'false',
       NATS_URL: this.nats.url,
       REDIS_URL: testInfra().redisUrl,
+      REDIS_KEY_PREFIX: this.redisKeyPrefix,
       OUTBOX_POLL_MS: '100',
       PUBLIC_BASE_URL: this.gatewayUrl,
       ...Object.fromEntries(SERVICES.map((s) => [envName(s), this.urlOf(s)])),

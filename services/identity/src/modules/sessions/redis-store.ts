@@ -3,8 +3,8 @@ import { REVOCATION_KEYS } from '@msp/contracts';
 
 /**
  * Identity's Redis: revocation keys the gateway reads (REVOCATION_KEYS), login throttling, OAuth
- * state and one-time login codes. Its own connection so that REDIS_KEY_PREFIX (shared with the
- * gateway) applies to every key; commands fail fast instead of queueing while Redis is away.
+ * state and one-time login codes, under the fleet's REDIS_KEY_PREFIX like every other key. Its own
+ * connection so that commands fail fast instead of queueing while Redis is away.
  */
 export function createIdentityRedis(url: string, keyPrefix: string): Redis {
   return new Redis(url, {
