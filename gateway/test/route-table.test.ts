@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '@msp/contracts';
-import { buildRouteTable, normalisePath } from '../src/route-table.js';
+import { buildRouteTable, isCanonical, normalisePath } from '../src/route-table.js';
 
 const table = buildRouteTable();
 
@@ -34,5 +34,28 @@ describe('route table: every API.md operation resolves to itself', () => {
     expect(table.match('GET', '/genres').kind).toBe('not-found');
     expect(table.match('GET', '/api/tracks/1/../2').kind).toBe('not-found');
     expect(table.match('GET', '/api/tracks/1\\..\\2').kind).toBe('not-found');
+  });
+
+  it('tells canonical paths as WHATWG URL does, with or without parsing them', () => {
+    const reference = (path: string) => {
+      if (!path.startsWith('/') || path.startsWith('//')) return false;
+      try {
+        return new URL(path, 'http://gateway.invalid').pathname === path;
+      } catch {
+        return false;
+      }
+    };
+    // Single characters (unreserved, sub-delims, what WHATWG encodes, rewrites or drops) and pieces.
+    const pieces = [...'aZ9-_~./%\\\t\n "<>`{}^|[]\'@:;=+,!$&*()é\u0000', '..', '//', '%2e', '%2F'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648);
+    const paths = ['/', '/api/tracks/1', '/api/./x', '/api/x/.', '/api/x/..', '/api/.x', '/api/x..', '/api/...', '//api', 'api'];
+    for (let i = 0; i < 20_000; i++) {
+      let path = next() % 10 === 0 ? '' : '/';
+      const length = next() % 8;
+      for (let j = 0; j < length; j++) path += pieces[next() % pieces.length];
+      paths.push(path);
+    }
+    for (const path of paths) expect(isCanonical(path), JSON.stringify(path)).toBe(reference(path));
   });
 });
