@@ -6,3 +6,4 @@ export { waitFor, type WaitForOptions } from './wait-for.js';
 export { createTestJwks, type TestJwks } from './jwks.js';
 export { freePort } from './ports.js';
 export { startServiceTestEnv, type ServiceTestEnv } from './service-env.js';
+export { dropRedisKeys } from './redis-keys.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase } from './database.js';
+import { dropRedisKeys } from './redis-keys.js';
 import { testInfra } from './infra.js';
 import { startNatsServer, type NatsServerHandle } from './nats-server.js';
 import { startS3rver } from './s3rver.js';
@@ -43,7 +44,7 @@ export async function startServiceTestEnv(label: string, migrationsDir: string):
     redisKeyPrefix,
     nats,
     async close() {
-      await Promise.allSettled([nats.close(), s3.close()]);
+      await Promise.allSettled([nats.close(), s3.close(), dropRedisKeys(redisKeyPrefix)]);
       // A database left behind by a crashed test is dropped by the next run's cleanup of its prefix.
       await db.drop().catch(() => undefined);
     },

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -68,14 +67,13 @@ export interface Harness {
 
 export async function startIdentity(label: string, extraEnv: Record<string, string> = {}): Promise<Harness> {
   const [env, mail] = await Promise.all([startServiceTestEnv(label, migrations), startMailServer()]);
-  const prefix = `t-${randomUUID().slice(0, 8)}:`;
+  const prefix = env.redisKeyPrefix;
   const app = await buildApp(
     loadIdentityConfig({
       ...env.env,
       SMTP_URL: mail.url,
       MAIL_POLL_MS: '100',
       MAIL_DIR: mkdtempSync(path.join(tmpdir(), 'identity-mail-')),
-      REDIS_KEY_PREFIX: prefix,
       // Peers that do not exist: profile flags degrade, tier changes answer 503.
       SOCIAL_URL: 'http://127.0.0.1:9',
       BILLING_URL: 'http://127.0.0.1:9',

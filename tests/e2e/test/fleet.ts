@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, freePort, startNatsServer, startS3rver, testInfra, type NatsServerHandle, type TestDatabase } from '@msp/testing';
+import { createTestDatabase, dropRedisKeys, freePort, startNatsServer, startS3rver, testInfra, type NatsServerHandle, type TestDatabase } from '@msp/testing';
 import * as identity from '@msp/identity';
 import * as catalog from '@msp/catalog';
 import * as mediaProcessing from '@msp/media-processing';
@@ -130,7 +130,7 @@ export class Fleet {
   async close(): Promise<void> {
     await this.gateway?.close();
     await Promise.allSettled([...this.apps.keys()].map((s) => this.stopService(s)));
-    await Promise.allSettled([this.nats?.close(), this.closeS3()]);
+    await Promise.allSettled([this.nats?.close(), this.closeS3(), dropRedisKeys(this.redisKeyPrefix)]);
     await Promise.allSettled([...this.dbs.values()].map((d) => d.drop()));
   }
 
