@@ -7,10 +7,11 @@
  *   npx tsx scripts/fuzz.ts [--base http://localhost:8080] [--per-op 200] [--seed 1] [--token <jwt>]
  *
  * Prints every 5xx, every 4xx that is not an ErrorResponse, every answer slower than 5 s and
- * exits 1 when there is one. Raise RATE_LIMIT_CLIENT_PER_MINUTE on the gateway for big runs.
+ * exits 1 when there is one. Raise RATE_LIMIT_CLIENT_PER_MINUTE on the gateway for big runs (and, with
+ * --token, RATE_LIMIT_USER_PER_MINUTE: the caller's own budget).
  */
 import http from 'node:http';
-import { generateCases, operationsOf, type FuzzCase, type Operation } from '../tests/e2e/test/fuzz-cases.js';
+import { generateCases, isDestructive, operationsOf, type FuzzCase, type Operation } from '../tests/e2e/test/fuzz-cases.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
@@ -85,6 +86,8 @@ function enc(text: string): string {
 
 function mutations(op: Operation): FuzzCase[] {
   const operation = `${op.method} ${op.path}`;
+  // A random logout with --token would revoke it and leave every later bearer case a 401.
+  const destructive = isDestructive(op);
   const out: FuzzCase[] = [];
   for (let i = 0; i < perOp; i += 1) {
     const segment = () => enc(String(randomValue())).slice(0, 200) || '1';
@@ -95,7 +98,7 @@ function mutations(op: Operation): FuzzCase[] {
       const fields = Object.keys(op.body.properties);
       body = JSON.stringify(Object.fromEntries(fields.filter(() => random() < 0.7).map((f) => [f, randomValue()])));
     }
-    out.push({ operation, label: `random #${i}`, method: op.method, path: query ? `${path}?${query}` : path, headers: {}, body, destructive: false });
+    out.push({ operation, label: `random #${i}`, method: op.method, path: query ? `${path}?${query}` : path, headers: {}, body, destructive });
   }
   return out;
 }

@@ -134,7 +134,8 @@ function wrongTypeFor(type: string): unknown[] {
   }
 }
 
-function isDestructive(op: Operation): boolean {
+/** Operations that end the caller's session or delete things: fuzzed last, so they cannot hide the others behind a 401. */
+export function isDestructive(op: Operation): boolean {
   return op.method === 'DELETE' || /logout|\/ban|\/suspend|reset-password|\/role|\/tier|\/permalink/.test(op.path);
 }
 
