@@ -32,7 +32,7 @@ import { createPgPool } from '../packages/db/src/index.ts';
 import { deriveAssertionKey, signAssertion } from '../packages/http/src/gateway-assertion.ts';
 import { freePort, startNatsServer, startS3rver, testInfra } from '../packages/testing/src/index.ts';
 import { compiledStart, removeDeployed } from './compiled-start.ts';
-import { cpuMs, statCpuMs, statusMb } from './proc-stats.ts';
+import { cpuMs, postgresCpu, postgresCpuMs, statusMb } from './proc-stats.ts';
 
 const here = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = path.resolve(process.env.BENCH_ROOT ?? here);
@@ -44,29 +44,6 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const HISTORY = 5000;
 const COMPILED = process.env.BENCH_TSX !== '1';
 const MASTER = 'bench-catalog-reads-master-key';
-
-/** CPU of every PostgreSQL process by pid (the server's share of a request: backends, WAL writer, ...). */
-function postgresCpu(): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      out.set(entry, statCpuMs(stat));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return out;
-}
-
-/** PostgreSQL CPU spent between two snapshots (a backend that ended meanwhile is not counted). */
-function postgresCpuMs(before: Map<string, number>, after: Map<string, number>): number {
-  let total = 0;
-  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
-  return total;
-}
 
 async function start(service: 'catalog' | 'social', env: Record<string, string>, port: number): Promise<ChildProcess> {
   const source = path.join(ROOT, 'services', service);

@@ -58,13 +58,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import http from 'node:http';
 import { imageNodeOptions } from './image-node-options.ts';
 import { compiledStart, removeDeployed } from './compiled-start.ts';
-import { cpuMs, machineBusyMs, statusMb } from './proc-stats.ts';
+import { cpuMs, machineBusyMs, postgresCpu, postgresCpuMs, statusMb } from './proc-stats.ts';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -192,28 +192,6 @@ function spawnWorkload(workload: string, env: Record<string, string>, nodeFlags:
     env: { ...process.env, NODE_ENV: 'development', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-}
-
-/** Every running PostgreSQL process (postmaster and backends; a backend that ended in the phase is missed). */
-function postgresPids(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') pids.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return pids;
-}
-
-function safeCpuMs(pid: number): number {
-  try {
-    return cpuMs(pid);
-  } catch {
-    return 0;
-  }
 }
 
 async function pin(pid: number | undefined, cpus: string): Promise<void> {
@@ -419,8 +397,8 @@ async function main(): Promise<void> {
     const sample = () => ({
       machine: machineBusyMs(),
       services: services.map((p) => cpuMs(p)),
-      postgres: postgresPids().reduce((sum, p) => sum + safeCpuMs(p), 0),
-      redis: redisServer ? safeCpuMs(redisServer) : 0,
+      postgres: postgresCpu(),
+      redis: redisServer ? cpuMs(redisServer) : 0,
     });
     const before = sample();
     return {
@@ -431,7 +409,7 @@ async function main(): Promise<void> {
         return [
           `machine ${us(after.machine - before.machine)}`,
           ...names.map((name, i) => `${name} ${us(after.services[i]! - before.services[i]!)}`),
-          `postgres ${us(after.postgres - before.postgres)}`,
+          `postgres ${us(postgresCpuMs(before.postgres, after.postgres))}`,
           `redis ${us(after.redis - before.redis)}`,
         ].join(', ');
       },

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** USER_HZ: /proc times are in 1/100 s. */
 const TICKS = 100;
@@ -26,4 +26,27 @@ export function machineBusyMs(): number {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
   const busy = fields.reduce((sum, value, i) => (i === 3 || i === 4 || i >= 7 ? sum : sum + value), 0);
   return (busy * 1000) / TICKS;
+}
+
+/** CPU of every PostgreSQL process by pid (the server's share of a request: backends, WAL writer, ...). */
+export function postgresCpu(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      out.set(entry, statCpuMs(stat));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** PostgreSQL CPU spent between two snapshots (a backend that ended meanwhile is not counted). */
+export function postgresCpuMs(before: Map<string, number>, after: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
 }

@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import { Redis } from 'ioredis';
 import { SERVICE_NAMES, type AccessTokenClaims, type ServiceName } from '@msp/contracts';
-import { createTestJwks, freePort, testInfra, type TestJwks } from '@msp/testing';
+import { createTestJwks, dropRedisKeys, freePort, testInfra, type TestJwks } from '@msp/testing';
 import { buildGateway, loadGatewayConfig, type GatewayConfig } from '../src/app.js';
 
 /** What a fake service saw of a proxied request. */
@@ -180,13 +180,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await app.close();
       await Promise.all([...services.values()].map((service) => service.close()));
       await jwks.close();
-      if (redis.status === 'ready') {
-        const keys = await redis.keys(`${prefix}*`);
-        if (keys.length > 0) await redis.del(...keys);
-        await redis.quit();
-      } else {
-        redis.disconnect();
-      }
+      redis.disconnect();
+      await dropRedisKeys(prefix);
     },
   };
 }
