@@ -127,6 +127,8 @@ beforeAll(async () => {
     }),
   );
   await waitFor(async () => (await app.infra.prisma.userSummary.count()) === 6 && (await app.infra.prisma.playlistRef.count()) === 1, {
+    // Setup only: the first consumers start while every test file of the run is booting.
+    timeoutMs: 15_000,
     message: 'projections did not catch up',
   });
 });
@@ -297,5 +299,92 @@ describe('NOT-7 / NOT-8 device tokens and push', () => {
     await publish(createEnvelope(ItemReposted, { userId: QUIET, targetType: 'PLAYLIST', targetId: PLAYLIST, ownerId: OWNER, repostCount: 1, at: at() }));
     await waitFor(async () => (await app.infra.prisma.deviceToken.count({ where: { userId: OWNER } })) === 0, { message: 'rejected tokens not removed' });
     status = 201;
+  });
+});
+
+describe('NOT-7 WEB tokens from real web clients: PushSubscription (Web Push) or FCM registration token (push provider)', () => {
+  const fcmToken = 'eW3bCl1ent:APA91bGq3x_8N2vT-5kLmZpQr7sUvWxYz0aBcDeFgHiJkLmNoPqRsTuVwXyZ_0123456789-abcdefghijklmnopqrstuvwxyzABCDEFGH';
+  const subscription = (endpoint: string) => {
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    return JSON.stringify({ endpoint, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') } });
+  };
+  const stored = () =>
+    app.infra.prisma.deviceToken.findMany({ orderBy: { id: 'asc' }, select: { token: true, userId: true, deviceType: true, transport: true } });
+
+  it('accepts both WEB kinds and stores the transport each uses; a WEB FCM token is unique like any token', async () => {
+    const web = subscription(`${pushUrl}/web/fan`);
+    expect((await registerToken(FAN, web, 'WEB')).statusCode).toBe(200);
+    expect((await registerToken(FAN, fcmToken, 'WEB')).statusCode).toBe(200);
+    expect((await registerToken(FAN, 'mobile-fan', 'MOBILE')).statusCode).toBe(200);
+    expect(await stored()).toEqual([
+      { token: web, userId: FAN, deviceType: 'WEB', transport: 'WEB_PUSH' },
+      { token: fcmToken, userId: FAN, deviceType: 'WEB', transport: 'PROVIDER' },
+      { token: 'mobile-fan', userId: FAN, deviceType: 'MOBILE', transport: 'PROVIDER' },
+    ]);
+    expect((await registerToken(FAN, fcmToken, 'WEB')).json()).toMatchObject({ status: 409, code: 'DEVICE_TOKEN_EXISTS' });
+    for (const token of [web, fcmToken, 'mobile-fan']) {
+      const res = await app.inject({ method: 'DELETE', url: `/api/users/me/device-tokens?token=${encodeURIComponent(token)}`, headers: as(FAN) });
+      expect(res.statusCode).toBe(204);
+    }
+    expect(await app.infra.prisma.deviceToken.count()).toBe(0);
+  });
+
+  it('refuses garbage WEB tokens with 400 VALIDATION_FAILED on `token`, storing nothing', async () => {
+    for (const token of [
+      '',
+      'x'.repeat(4097),
+      'fcm token with spaces',
+      'fcm\u0000token',
+      'fcm\ttoken',
+      '"fcm-token"',
+      '{not json',
+      JSON.stringify({ endpoint: `${pushUrl}/web/x` }),
+      JSON.stringify({ endpoint: `${pushUrl}/web/x`, keys: { p256dh: 'not base64!', auth: 'abc' } }),
+      subscription('ftp://push.example/x'),
+      subscription('not a url'),
+    ]) {
+      const res = await registerToken(FAN, token, 'WEB');
+      expect(res.statusCode, JSON.stringify(token)).toBe(400);
+      expect(res.json(), JSON.stringify(token)).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'token' }] });
+    }
+    expect(await app.infra.prisma.deviceToken.count()).toBe(0);
+  });
+
+  it('pushes a WEB FCM token through the push provider and a PushSubscription through Web Push; the provider rejecting the FCM token removes it', async () => {
+    expect((await registerToken(OWNER, fcmToken, 'WEB')).statusCode).toBe(200);
+    expect((await registerToken(OWNER, subscription(`${pushUrl}/web/owner`), 'WEB')).statusCode).toBe(200);
+    const before = received.length;
+    await publish(createEnvelope(ItemLiked, { userId: QUIET, targetType: 'TRACK', targetId: TRACK, ownerId: OWNER, likeCount: 3, at: at() }));
+    await waitFor(() => received.length === before + 2, { message: 'not pushed to both WEB tokens' });
+    const sent = received.slice(before);
+    const provider = sent.find((r) => r.path === '/mobile/send')!;
+    expect(JSON.parse(provider.body.toString())).toMatchObject({
+      token: fcmToken,
+      deviceType: 'WEB',
+      payload: { event: 'NOTIFICATION_CREATED', notification: { type: 'LIKE', user: { id: QUIET } } },
+    });
+    const webPush = sent.find((r) => r.path === '/web/owner')!;
+    expect(webPush.headers['content-encoding']).toBe('aes128gcm');
+    expect(String(webPush.headers.authorization)).toMatch(/^vapid t=/);
+
+    // 404 (the provider no longer knows the token; the push service answers the same) drops both.
+    status = 404;
+    await publish(createEnvelope(ItemReposted, { userId: QUIET, targetType: 'TRACK', targetId: TRACK, ownerId: OWNER, repostCount: 1, at: at() }));
+    await waitFor(async () => (await app.infra.prisma.deviceToken.count({ where: { userId: OWNER } })) === 0, { message: 'rejected WEB tokens not removed' });
+    status = 201;
+    expect(
+      received
+        .slice(before + 2)
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(['/mobile/send', '/web/owner']);
+  });
+
+  it('documents both WEB kinds on the `token` field in the OpenAPI description', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const body = doc.paths['/api/users/me/device-tokens'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.token.description).toMatch(/PushSubscription/);
+    expect(body.properties.token.description).toMatch(/FCM/);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DeviceType } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { PushTransport } from './push.providers.js';
 
 /** Tokens can be longer than a btree entry allows: uniqueness is on their SHA-256. */
 export const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
@@ -9,6 +10,7 @@ export interface StoredDeviceToken {
   id: number;
   token: string;
   deviceType: DeviceType;
+  transport: PushTransport;
 }
 
 /** The `device_tokens` table (R15: a token belongs to one user). */
@@ -19,11 +21,12 @@ export class DeviceTokensRepository {
    * One statement decides: a new token is inserted, another user's token moves to the caller, and
    * the caller's own token is left alone. False in that last case.
    */
-  async register(userId: number, token: string, deviceType: DeviceType): Promise<boolean> {
+  async register(userId: number, token: string, deviceType: DeviceType, transport: PushTransport): Promise<boolean> {
     const rows = await this.prisma.$queryRaw<Array<{ id: number }>>`
-      INSERT INTO device_tokens (token, token_hash, user_id, device_type, created_at)
-      VALUES (${token}, ${tokenHash(token)}, ${userId}, ${deviceType}::device_type, now())
-      ON CONFLICT (token_hash) DO UPDATE SET user_id = EXCLUDED.user_id, device_type = EXCLUDED.device_type, created_at = now()
+      INSERT INTO device_tokens (token, token_hash, user_id, device_type, transport, created_at)
+      VALUES (${token}, ${tokenHash(token)}, ${userId}, ${deviceType}::device_type, ${transport}::push_transport, now())
+      ON CONFLICT (token_hash) DO UPDATE
+        SET user_id = EXCLUDED.user_id, device_type = EXCLUDED.device_type, transport = EXCLUDED.transport, created_at = now()
       WHERE device_tokens.user_id <> EXCLUDED.user_id
       RETURNING id`;
     return rows.length > 0;
@@ -35,7 +38,7 @@ export class DeviceTokensRepository {
   }
 
   forUser(userId: number): Promise<StoredDeviceToken[]> {
-    return this.prisma.deviceToken.findMany({ where: { userId }, select: { id: true, token: true, deviceType: true } });
+    return this.prisma.deviceToken.findMany({ where: { userId }, select: { id: true, token: true, deviceType: true, transport: true } });
   }
 
   /** A token the push service rejected; if it moved meanwhile, the new owner keeps it. */

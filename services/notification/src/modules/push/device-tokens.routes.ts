@@ -19,7 +19,19 @@ export const deviceTokensModule: FastifyPluginAsyncZod<{ deviceTokens: DeviceTok
         operationId: 'NOT-7',
         summary: 'Register a mobile device token for push notifications',
         tags: ['Notifications'],
-        body: z.object({ token: TokenSchema, deviceType: DeviceTypeSchema }),
+        description:
+          'Registers a push token for the caller (a token belongs to one user: registering it again from another account moves it). ' +
+          'How it is pushed depends on deviceType and the token: see `token`.',
+        body: z.object({
+          token: TokenSchema.describe(
+            'DESKTOP, MOBILE, TABLET: the push provider registration token. ' +
+              'WEB: either the JSON of a browser PushSubscription (`{"endpoint":"https://…","keys":{"p256dh":"…","auth":"…"}}`; ' +
+              'pushed with Web Push and VAPID; the endpoint must be https on a public host), ' +
+              'or any other registration token such as an FCM token (letters, digits and `- _ : . + / =`; pushed through the push provider used for mobile tokens). ' +
+              'A WEB token starting with `{` that is not a usable PushSubscription is refused (400 VALIDATION_FAILED).',
+          ),
+          deviceType: DeviceTypeSchema,
+        }),
         response: { 200: MessageResponseSchema },
       },
       ...bearer,

@@ -1,7 +1,7 @@
 import { AppError } from '@msp/errors';
 import type { DeviceType, MessageResponse } from '@msp/contracts';
 import type { DeviceTokensRepository } from './device-tokens.repository.js';
-import { parseWebSubscription, type EndpointPolicy } from './push.providers.js';
+import { classifyDeviceToken, type EndpointPolicy } from './push.providers.js';
 
 /** NOT-7 / NOT-8 (R15: a token belongs to one user; registering it for another moves it). */
 export class DeviceTokensService {
@@ -11,12 +11,10 @@ export class DeviceTokensService {
   ) {}
 
   async register(userId: number, token: string, deviceType: DeviceType): Promise<MessageResponse> {
-    if (deviceType === 'WEB' && !parseWebSubscription(token, this.endpoints)) {
-      throw AppError.validation([
-        { field: 'token', message: 'A WEB token is the JSON of a PushSubscription (an https endpoint of a push service, keys.p256dh, keys.auth).' },
-      ]);
-    }
-    if (!(await this.tokens.register(userId, token, deviceType))) {
+    // WEB: a PushSubscription's JSON goes to Web Push, any other token to the push provider.
+    const check = classifyDeviceToken(token, deviceType, this.endpoints);
+    if (!check.ok) throw AppError.validation([{ field: 'token', message: check.message }]);
+    if (!(await this.tokens.register(userId, token, deviceType, check.transport))) {
       throw new AppError('DEVICE_TOKEN_EXISTS', 'This device token is already registered to you.');
     }
     return { message: 'Device token registered.' };

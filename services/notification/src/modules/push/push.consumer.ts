@@ -10,7 +10,7 @@ interface Deps {
   tokens: Pick<DeviceTokensRepository, 'forUser' | 'removeRejected'>;
   logger: Logger;
   web: WebPushSender;
-  /** null: no provider configured, mobile tokens are kept but not pushed. */
+  /** null: no provider configured, provider tokens are kept but not pushed. */
   mobile: MobilePushProvider | null;
   concurrency: number;
   endpoints: EndpointPolicy;
@@ -38,7 +38,9 @@ export async function startPushConsumer(deps: Deps): Promise<{ stop(): Promise<v
     await Promise.all(
       tokens.map(async (t) => {
         let outcome: PushOutcome;
-        if (t.deviceType === 'WEB') {
+        // The transport was decided at registration: a WEB token may be a PushSubscription or a
+        // provider (FCM) registration token.
+        if (t.transport === 'WEB_PUSH') {
           const subscription = parseWebSubscription(t.token, deps.endpoints);
           outcome = subscription ? await deps.web.send(subscription, payload) : 'gone';
         } else if (deps.mobile) {

@@ -7,7 +7,11 @@ export interface PushLogger {
   warn(obj: object, msg: string): void;
 }
 
-/** The one small interface mobile tokens are pushed through (R15 "the push provider"). */
+/**
+ * The one small interface provider tokens are pushed through (R15 "the push provider"): every
+ * DESKTOP, MOBILE and TABLET token, and WEB tokens that are not a PushSubscription (FCM
+ * registration tokens of web clients).
+ */
 export interface MobilePushProvider {
   send(token: string, deviceType: string, payload: string): Promise<PushOutcome>;
 }
@@ -53,9 +57,10 @@ export interface WebPushSubscription {
 }
 
 /**
- * WEB tokens are browser PushSubscriptions. The `web-push` library encrypts the payload (RFC 8291,
- * aes128gcm) and signs the VAPID header; its request details are sent with fetch, which (unlike
- * the library's own https-only sender) also reaches a plain-HTTP endpoint such as a local stand-in.
+ * WEB tokens that are browser PushSubscriptions (transport WEB_PUSH). The `web-push` library
+ * encrypts the payload (RFC 8291, aes128gcm) and signs the VAPID header; its request details are
+ * sent with fetch, which (unlike the library's own https-only sender) also reaches a plain-HTTP
+ * endpoint such as a local stand-in.
  */
 export class WebPushSender {
   constructor(
@@ -143,6 +148,43 @@ export function parseWebSubscription(token: string, policy: EndpointPolicy): Web
   const b64url = /^[A-Za-z0-9_-]+={0,2}$/;
   if (!b64url.test(v.keys.p256dh) || !b64url.test(v.keys.auth)) return null;
   return { endpoint: v.endpoint, keys: { p256dh: v.keys.p256dh, auth: v.keys.auth } };
+}
+
+/** How a registered token is pushed: Web Push (VAPID) to a PushSubscription, or the push provider. */
+export type PushTransport = 'WEB_PUSH' | 'PROVIDER';
+
+/**
+ * A registration token for the push provider given with deviceType WEB (an FCM registration token
+ * from a web client: `<instance id>:<base64url>`, about 160 characters). Letters, digits and
+ * `- _ : . + / =` only: no whitespace, control characters, quotes or braces.
+ */
+const PROVIDER_TOKEN = /^[A-Za-z0-9_:.+/=-]{1,4096}$/;
+
+export type TokenCheck = { ok: true; transport: PushTransport } | { ok: false; message: string };
+
+/**
+ * NOT-7: which transport a token uses, or why it is refused. Only WEB tokens are examined (DESKTOP,
+ * MOBILE and TABLET tokens go to the provider as given). A WEB token that looks like JSON (starts
+ * with `{`) must be a usable PushSubscription: it is never passed on to the provider.
+ */
+export function classifyDeviceToken(token: string, deviceType: string, policy: EndpointPolicy): TokenCheck {
+  if (deviceType !== 'WEB') return { ok: true, transport: 'PROVIDER' };
+  if (token.trimStart().startsWith('{')) {
+    return parseWebSubscription(token, policy)
+      ? { ok: true, transport: 'WEB_PUSH' }
+      : {
+          ok: false,
+          message: policy.allowPrivate
+            ? 'A PushSubscription needs an http(s) endpoint, keys.p256dh and keys.auth (base64url).'
+            : 'A PushSubscription needs an https endpoint on a public host, keys.p256dh and keys.auth (base64url).',
+        };
+  }
+  return PROVIDER_TOKEN.test(token)
+    ? { ok: true, transport: 'PROVIDER' }
+    : {
+        ok: false,
+        message: 'A WEB token is either the JSON of a PushSubscription or a push provider registration token (letters, digits and - _ : . + / = only).',
+      };
 }
 
 /** Development default: a fresh VAPID pair per boot (production must configure one). */
