@@ -31,12 +31,16 @@ const identityApp = () => fleet.apps.get('identity') as Awaited<ReturnType<typeo
 const catalogApp = () => fleet.apps.get('catalog') as Awaited<ReturnType<typeof buildCatalog>>;
 const socialApp = () => fleet.apps.get('social') as Awaited<ReturnType<typeof buildSocial>>;
 
+/** The one caller whose token carries the ADMIN role. */
+const ADMIN = 990_300;
+
 const tokens = new Map<number, string>();
 async function auth(userId: number): Promise<Record<string, string>> {
   let token = tokens.get(userId);
   if (!token) {
+    const role = userId === ADMIN ? 'ADMIN' : 'LISTENER';
     token = await identityApp().keys.sign(
-      { sub: String(userId), username: `user${userId}`, role: 'LISTENER', tier: 'FREE', sid: randomUUID(), jti: randomUUID() },
+      { sub: String(userId), username: `user${userId}`, role, tier: 'FREE', sid: randomUUID(), jti: randomUUID() },
       1800,
       'msp-identity',
     );
@@ -326,6 +330,75 @@ describe('FOL-3 / FOL-4 / ENG-20 / USR-22 R8 private profiles', () => {
       expect((await call('GET', path)).status, path).toBe(403);
       expect((await call('GET', path, 3004)).status, path).toBe(200);
     }
+  });
+});
+
+describe("ENG-3 / ENG-6 / FOL-3 R8: a private user is left out of others' likers, reposters and followers lists", () => {
+  const TRACK2 = 7002;
+  const [before, after, stranger] = [LISTENERS[20]!, LISTENERS[21]!, LISTENERS[30]!];
+
+  async function registerAccount(email: string, displayName: string): Promise<number> {
+    const res = await fleet.fetch('/api/auth/register/local', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, displayName, password: 'a long enough secret', dateOfBirth: '1990-02-03' }),
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { userId: number }).userId;
+  }
+
+  it('after USR-4 makes her private: absent for anonymous callers and strangers, listed for herself and admins, still counted', async () => {
+    const quinn = await registerAccount('quiet@example.com', 'Quiet Quinn');
+    const STAR = await registerAccount('r8-star@example.com', 'Star Of R8');
+    const where = { userId: { in: [quinn, STAR] } };
+    await waitFor(
+      async () => (await socialApp().infra.prisma.userSummary.count({ where })) === 2 && (await catalogApp().infra.prisma.userSummary.count({ where })) === 2,
+      { message: 'social or catalog did not receive the users' },
+    );
+    await createTrack(TRACK2, STAR);
+    const writes = [`/api/tracks/${TRACK2}/like`, `/api/tracks/${TRACK2}/repost`, `/api/users/${STAR}/follow`];
+    for (const actor of [before, quinn, after]) {
+      for (const path of writes) expect((await call('POST', path, actor)).status, `${path} by ${actor}`).toBe(200);
+    }
+
+    // USR-4 at identity; social learns it from identity's event.
+    expect((await call('PATCH', '/api/users/me/privacy', quinn, { isPrivate: true })).body).toMatchObject({ isPrivate: true });
+    await waitFor(async () => (await socialApp().infra.prisma.userSummary.findUnique({ where: { userId: quinn } }))?.isPrivate === true, {
+      timeoutMs: 5000,
+      message: 'social did not learn that the profile turned private',
+    });
+
+    for (const list of [`/api/users/tracks/${TRACK2}/like`, `/api/users/tracks/${TRACK2}/reposters`, `/api/users/${STAR}/followers`]) {
+      for (const viewer of [undefined, stranger]) {
+        const res = await call('GET', `${list}?size=2`, viewer);
+        expect(res.status, list).toBe(200);
+        // A full first page and a total of what this caller may see.
+        expect(res.body, `${list} for ${viewer ?? 'anonymous'}`).toMatchObject({ totalElements: 2, totalPages: 1, isLast: true });
+        expect(ids(res)).toEqual([after, before]);
+      }
+      for (const viewer of [quinn, ADMIN]) {
+        const first = await call('GET', `${list}?size=2`, viewer);
+        expect(first.body, `${list} for ${viewer}`).toMatchObject({ totalElements: 3, totalPages: 2 });
+        const second = await call('GET', `${list}?size=2&page=1`, viewer);
+        expect([...ids(first), ...ids(second)]).toEqual([after, quinn, before]);
+      }
+    }
+
+    // Counts shown to everyone still include her: catalog's track and identity's profile follow social's events.
+    await waitFor(
+      async () => {
+        const track = await call('GET', `/api/tracks/${TRACK2}`);
+        return track.body.likeCount === 3 && track.body.repostCount === 3;
+      },
+      { timeoutMs: 5000, message: 'TRK-6 likeCount/repostCount did not reach 3' },
+    );
+    await waitFor(
+      async () => {
+        const res = await fleet.fetch(`/api/users/${STAR}`);
+        return res.status === 200 && ((await res.json()) as { stats?: { followersCount?: number } }).stats?.followersCount === 3;
+      },
+      { timeoutMs: 5000, message: 'USR-15 followersCount did not reach 3' },
+    );
   });
 });
 

@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { bannedSql, blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
+import { activityListedSql, bannedSql, blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
 import type { UserListRow } from '../follows/follows.repository.js';
 import { COUNTER, TARGETS, type Action, type TargetType } from './targets.js';
@@ -61,12 +61,18 @@ export class EngagementRepository {
     return [changed > 0, rows[0]?.n ?? 0];
   }
 
-  /** ENG-3/6/9/12: latest first, without users separated from the viewer by a block (R7), nor banned users for all but admins (R14). */
+  /**
+   * ENG-3/6/9/12: latest first, without users separated from the viewer by a block (R7), banned
+   * users for all but admins (R14), nor private users for all but themselves and admins (R8);
+   * the item's likeCount/repostCount still count the private ones.
+   */
   async actors(action: Action, type: TargetType, id: number, viewer: Viewer, page: number, size: number) {
     const t = TARGETS[type];
     const table = action === 'like' ? t.like : t.repost;
+    const admin = viewer.isAdmin ? 'true' : 'false';
     const join = `FROM ${table} e JOIN user_summaries u ON u.user_id = e.user_id AND NOT u.is_deleted`;
-    const where = `WHERE e.${t.id} = $1 AND NOT ${blockedBetweenSql('$2', 'u.user_id')} AND ${notBannedSql('u.user_id', viewer.isAdmin ? 'true' : 'false')}`;
+    const where = `WHERE e.${t.id} = $1 AND NOT ${blockedBetweenSql('$2', 'u.user_id')} AND ${notBannedSql('u.user_id', admin)}
+        AND ${activityListedSql('u', '$2', admin)}`;
     const rows = await this.prisma.$queryRawUnsafe<UserListRow[]>(
       `SELECT ${userColumns('u')}, (mine.follower_id IS NOT NULL) AS "isFollowing"
          ${join}

@@ -62,7 +62,7 @@ export class EngagementService {
     });
   }
 
-  /** ENG-3/6/9/12. */
+  /** ENG-3/6/9/12. R8: private likers and reposters are listed only for themselves and admins (in SQL, before paging). */
   async actors(action: Action, type: TargetType, id: number, caller: Caller | null, page: number, size: number): Promise<Page<UserSummary>> {
     await this.requireVisible(type, id, caller);
     const viewer = viewerOf(caller);

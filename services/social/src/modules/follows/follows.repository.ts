@@ -1,7 +1,7 @@
 import type { UserSummarySource } from '@msp/contracts';
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { bannedSql, blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
+import { activityListedSql, bannedSql, blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
 import { followCounts } from '../users/graph-locks.repository.js';
 
 export type FollowDirection = 'followers' | 'following';
@@ -16,12 +16,17 @@ export class FollowsRepository {
   /**
    * One page of a user's followers (or followees), newest follow first, with the viewer's
    * isFollowing for each listed user; users separated from the viewer by a block are left out
-   * (R7), and banned users for all but admins (R14). One query for the page and one for the total.
+   * (R7), and banned users for all but admins (R14). In a followers list, a private follower is
+   * listed only to themself and admins (R8: the follow is their activity; the followee's
+   * followerCount still counts it); a following list shows the listed user's own follows, so a
+   * private followee stays. One query for the page and one for the total.
    */
   async list(direction: FollowDirection, userId: number, viewerId: number, page: number, size: number, admin = false) {
     const [listed, anchor] = direction === 'followers' ? ['follower_id', 'followee_id'] : ['followee_id', 'follower_id'];
+    const isAdmin = admin ? 'true' : 'false';
     const join = `FROM follows f JOIN user_summaries u ON u.user_id = f.${listed} AND NOT u.is_deleted`;
-    const where = `WHERE f.${anchor} = $1 AND NOT ${blockedBetweenSql('$2', 'u.user_id')} AND ${notBannedSql('u.user_id', admin ? 'true' : 'false')}`;
+    const privacy = direction === 'followers' ? ` AND ${activityListedSql('u', '$2', isAdmin)}` : '';
+    const where = `WHERE f.${anchor} = $1 AND NOT ${blockedBetweenSql('$2', 'u.user_id')} AND ${notBannedSql('u.user_id', isAdmin)}${privacy}`;
     const rows = await this.prisma.$queryRawUnsafe<UserListRow[]>(
       `SELECT ${userColumns('u')}, (mine.follower_id IS NOT NULL) AS "isFollowing"
          ${join}

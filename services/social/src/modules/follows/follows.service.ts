@@ -17,7 +17,10 @@ export class FollowsService {
     private readonly transactions: Transactions,
   ) {}
 
-  /** FOL-3 / FOL-4. R8: a private profile's lists are for the user and admins only; R7 hides blocked users. */
+  /**
+   * FOL-3 / FOL-4. R8: a private profile's lists are for the user and admins only, and a private
+   * follower is listed in others' followers lists only for themself and admins; R7 hides blocked users.
+   */
   async list(direction: FollowDirection, ref: UserRef, caller: Caller | null, page: number, size: number): Promise<Page<UserSummary>> {
     const viewer = viewerOf(caller);
     const user = await requireVisibleUser(this.users, ref, viewer);

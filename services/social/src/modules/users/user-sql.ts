@@ -38,6 +38,18 @@ export function notBannedSql(user: string, admin: string): string {
   return `(${admin} OR NOT EXISTS (SELECT 1 FROM banned_users bnx WHERE bnx.user_id = ${user}))`;
 }
 
+/**
+ * R8 in others' lists: a private user's own likes, reposts and follows name them only to
+ * callers who may read that user's activity, i.e. the user themself and admins (the same check
+ * as `assertActivityVisible` for their own lists). `u` is a `user_summaries` alias of the listed
+ * user (already joined by primary key, so no extra lookup), `viewer` the viewer's id (0 when
+ * anonymous), `admin` a boolean SQL expression. Lists apply it in SQL before paging, in the page
+ * and its total; the stored counts (likeCount, repostCount, followerCount) still include them.
+ */
+export function activityListedSql(u: string, viewer: string, admin: string): string {
+  return `(NOT ${u}.is_private OR ${u}.user_id = ${viewer} OR ${admin})`;
+}
+
 /** R14: `user` is banned (social's copy `banned_users`). */
 export function bannedSql(user: string): string {
   return `EXISTS (SELECT 1 FROM banned_users bny WHERE bny.user_id = ${user})`;
