@@ -9,6 +9,7 @@ import { JobRunner } from './jobs/job-runner.js';
 import { observeJobQueue } from './jobs/metrics.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
 import { uploadConsumer } from './jobs/upload-consumer.js';
+import { WorkerIdentity } from './jobs/worker-identity.js';
 import { probeModule } from './probe/probe.routes.js';
 
 export { loadMediaProcessingConfig, type MediaProcessingConfig } from './config.js';
@@ -59,13 +60,16 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
   };
 
   const jobs = new JobsRepository(infra.prisma);
+  const identity = await WorkerIdentity.acquire({ databaseUrl: config.DATABASE_URL, workerId: config.WORKER_ID, logger: app.log });
   const runner = new JobRunner({
     jobs,
+    identity,
     binaries: media,
     storageFor,
     logger: app.log,
     concurrency: config.WORKER_CONCURRENCY,
     leaseMs: config.JOB_LEASE_MS,
+    heartbeatMs: config.JOB_HEARTBEAT_MS,
     maxRuns: config.JOB_MAX_RUNS,
     pollMs: config.JOB_POLL_MS,
     scratchRoot: defaultScratchRoot(config.SCRATCH_DIR),
@@ -73,11 +77,12 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
     jobMaxMs: config.JOB_MAX_MS,
   });
   observeJobQueue(jobs);
-  // Stopped in reverse order: the consumer first (no new jobs), then the runner (hands jobs back).
+  // Stopped in reverse order: the consumer first (no new jobs), then the runner (hands jobs back),
+  // then the identity's lock (the next boot with this identity takes it at once).
   stopOnClose({
     stop: async () => {
       observeJobQueue(undefined);
-      await runner.stop();
+      await runner.stop().finally(() => identity.close());
     },
   });
   runner.start();
@@ -85,5 +90,5 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
   await consumer.start();
 
   await app.register(probeModule, { binaries: media, storageFor });
-  return Object.assign(app, { infra, media, runner });
+  return Object.assign(app, { infra, media, runner, identity });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
+import { ConfigError, loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
 
 export const configShape = {
   ...serviceEnvShape('media-processing'),
@@ -9,8 +9,22 @@ export const configShape = {
   FFPROBE_PATH: z.string().min(1).optional(),
   /** Processing jobs run at the same time (each one runs ffmpeg). */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
-  /** A running job holds its lease this long and renews it every third of it; a dead worker's job runs again after it. */
-  JOB_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  /**
+   * A claim holds its job this long unless renewed: another worker takes the job of a worker that
+   * stopped renewing (died) after it. A restarted worker takes back its own jobs without waiting.
+   */
+  JOB_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(15_000),
+  /**
+   * The heartbeat renewing the leases of the running jobs: at most a third of JOB_LEASE_MS (checked
+   * at boot); unset, 5000 or a third of the lease when that is shorter.
+   */
+  JOB_HEARTBEAT_MS: z.coerce.number().int().min(100).max(1_200_000).optional(),
+  /**
+   * This worker's identity, stable across restarts (the host name when unset: the pod name in
+   * Kubernetes). A process that boots with the identity of a dead one takes its running jobs back
+   * at once. Two live processes must not share it (the second runs under a fallback identity).
+   */
+  WORKER_ID: z.string().trim().min(1).max(200).optional(),
   /** Runs of one job (crashes and transient failures) before it ends FAILED. */
   JOB_MAX_RUNS: z.coerce.number().int().min(1).max(20).default(3),
   /** How often idle runners look for due jobs (new jobs also wake them at once). */
@@ -42,5 +56,11 @@ export const requiredEnv = [
 export type MediaProcessingConfig = ReturnType<typeof loadMediaProcessingConfig>;
 
 export function loadMediaProcessingConfig(env: Record<string, string | undefined> = process.env) {
-  return loadConfig(configShape, { env, requiredInProduction: requiredEnv });
+  const config = loadConfig(configShape, { env, requiredInProduction: requiredEnv });
+  // Two renewals may fail in a row (a database blip) before a live worker's job could be taken over.
+  const heartbeatMs = config.JOB_HEARTBEAT_MS ?? Math.min(5000, Math.floor(config.JOB_LEASE_MS / 3));
+  if (heartbeatMs * 3 > config.JOB_LEASE_MS) {
+    throw new ConfigError([`JOB_HEARTBEAT_MS: must be at most a third of JOB_LEASE_MS (${config.JOB_LEASE_MS}), got ${heartbeatMs}`]);
+  }
+  return { ...config, JOB_HEARTBEAT_MS: heartbeatMs };
 }

@@ -13,18 +13,21 @@ export interface ClaimedJob {
   cover_key: string | null;
   public_id: string;
   runs: number;
+  /** This claim's token: renewals and outcomes present it. */
+  lease_token: string;
   /** The upload's request id and trace context: the job's logs and events continue them. */
   correlation_id: string | null;
   traceparent: string | null;
   tracestate: string | null;
 }
 
-type JobRef = Pick<ClaimedJob, 'id' | 'track_id' | 'upload_id' | 'attempt'>;
+type JobRef = Pick<ClaimedJob, 'id' | 'track_id' | 'upload_id' | 'attempt' | 'lease_token'>;
 
 /**
  * The `jobs` table and the events a job's outcome publishes (outbox row in the same
- * transaction). Every state change is conditional on `state = 'RUNNING'`, so a run that lost its
- * lease to another one changes nothing.
+ * transaction). Every change a run makes is conditional on its lease token (`state = 'RUNNING' AND
+ * lease_token = …`), so a run that lost its lease to another one changes nothing and publishes
+ * nothing: one completion event per job whatever the number of runs.
  */
 export class JobsRepository {
   constructor(private readonly prisma: PrismaClient) {}
@@ -55,19 +58,30 @@ export class JobsRepository {
     });
   }
 
-  /** The oldest due job (queued and available, or running with an expired lease), leased; replicas never share one. */
-  async claim(leaseMs: number): Promise<ClaimedJob | null> {
+  /**
+   * The next due job, leased to `worker` under a new lease token; replicas never share one. Due:
+   * queued and available, running with an expired lease (its worker stopped renewing), or — when
+   * `worker.reclaim` (this process holds its identity) — running under the same identity but an
+   * earlier generation (this worker's previous boot, dead). Interrupted jobs come before queued ones.
+   */
+  async claim(leaseMs: number, worker: { id: string; generation: string; reclaim: boolean }): Promise<ClaimedJob | null> {
     const rows = await this.prisma.$queryRawUnsafe<ClaimedJob[]>(
-      `UPDATE jobs SET state = 'RUNNING', runs = runs + 1, lease_until = now() + $1 * interval '1 millisecond', updated_at = now()
+      `UPDATE jobs SET state = 'RUNNING', runs = runs + 1, lease_until = now() + $1 * interval '1 millisecond',
+              lease_owner = $2, lease_generation = $3::uuid, lease_token = gen_random_uuid(), updated_at = now()
        WHERE id = (
          SELECT id FROM jobs
-         WHERE (state = 'QUEUED' AND available_at <= now()) OR (state = 'RUNNING' AND lease_until < now())
-         ORDER BY created_at, id
+         WHERE (state = 'QUEUED' AND available_at <= now())
+            OR (state = 'RUNNING' AND (lease_until < now() OR ($4 AND lease_owner = $2 AND lease_generation IS DISTINCT FROM $3::uuid)))
+         ORDER BY (state = 'RUNNING') DESC, created_at, id
          LIMIT 1
          FOR UPDATE SKIP LOCKED
        )
-       RETURNING id::text, track_id, upload_id::text, attempt, bucket, original_key, cover_key, public_id::text, runs, correlation_id, traceparent, tracestate`,
+       RETURNING id::text, track_id, upload_id::text, attempt, bucket, original_key, cover_key, public_id::text, runs, lease_token::text,
+                 correlation_id, traceparent, tracestate`,
       leaseMs,
+      worker.id,
+      worker.generation,
+      worker.reclaim,
     );
     return rows[0] ?? null;
   }
@@ -91,38 +105,68 @@ export class JobsRepository {
     return row?.age ?? 0;
   }
 
-  /** False when the job is no longer this run's (lease lost). */
-  async renewLease(id: string, leaseMs: number): Promise<boolean> {
-    const n = await this.prisma.$executeRawUnsafe(
-      `UPDATE jobs SET lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1::uuid AND state = 'RUNNING'`,
-      id,
+  /**
+   * The heartbeat: extends the leases of this process's runs in one statement and returns the
+   * tokens still held (a run whose token is missing lost its job to another worker).
+   */
+  async renewLeases(tokens: readonly string[], leaseMs: number): Promise<Set<string>> {
+    if (tokens.length === 0) return new Set();
+    const rows = await this.prisma.$queryRawUnsafe<{ token: string }[]>(
+      `UPDATE jobs SET lease_until = now() + $2 * interval '1 millisecond'
+       WHERE lease_token = ANY($1::uuid[]) AND state = 'RUNNING'
+       RETURNING lease_token::text AS token`,
+      tokens,
       leaseMs,
     );
-    return n > 0;
+    return new Set(rows.map((r) => r.token));
   }
 
-  async progress(job: JobRef, stepName: string, progress: number): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      await writeOutbox(tx, TrackProcessingProgress, { trackId: job.track_id, uploadId: job.upload_id, attempt: job.attempt, stepName, progress });
+  /**
+   * A progress step, reported once per job: a rerun's steps at or below the highest percentage
+   * already reported write no event again. False when the run no longer holds the job.
+   */
+  async progress(job: JobRef, stepName: string, progress: number): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const rows = await tx.$queryRawUnsafe<{ before: number }[]>(
+        `UPDATE jobs j SET progress = GREATEST(j.progress, $3)
+         FROM (SELECT id, progress AS before FROM jobs WHERE id = $1::uuid FOR UPDATE) o
+         WHERE j.id = o.id AND j.state = 'RUNNING' AND j.lease_token = $2::uuid
+         RETURNING o.before`,
+        job.id,
+        job.lease_token,
+        progress,
+      );
+      const row = rows[0];
+      if (!row) return false;
+      if (row.before < progress) {
+        await writeOutbox(tx, TrackProcessingProgress, { trackId: job.track_id, uploadId: job.upload_id, attempt: job.attempt, stepName, progress });
+      }
+      return true;
     });
   }
 
-  async succeed(job: JobRef, output: PipelineOutput): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
+  /** False when the run no longer held the job (another run reports instead). */
+  async succeed(job: JobRef, output: PipelineOutput): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
       const n = await tx.$executeRawUnsafe(
-        `UPDATE jobs SET state = 'SUCCEEDED', lease_until = NULL, last_error = NULL, updated_at = now() WHERE id = $1::uuid AND state = 'RUNNING'`,
+        `UPDATE jobs SET state = 'SUCCEEDED', progress = 100, lease_until = NULL, lease_token = NULL, last_error = NULL, updated_at = now()
+         WHERE id = $1::uuid AND state = 'RUNNING' AND lease_token = $2::uuid`,
         job.id,
+        job.lease_token,
       );
-      if (n === 0) return; // another run took over after a lost lease; it reports instead
+      if (n === 0) return false;
       await writeOutbox(tx, TrackProcessed, { trackId: job.track_id, uploadId: job.upload_id, attempt: job.attempt, ...output });
+      return true;
     });
   }
 
   async fail(job: JobRef, errorMessage: string, detail: string): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       const n = await tx.$executeRawUnsafe(
-        `UPDATE jobs SET state = 'FAILED', lease_until = NULL, last_error = $2, updated_at = now() WHERE id = $1::uuid AND state = 'RUNNING'`,
+        `UPDATE jobs SET state = 'FAILED', lease_until = NULL, lease_token = NULL, last_error = $3, updated_at = now()
+         WHERE id = $1::uuid AND state = 'RUNNING' AND lease_token = $2::uuid`,
         job.id,
+        job.lease_token,
         detail.slice(0, 2000),
       );
       if (n === 0) return;
@@ -130,22 +174,24 @@ export class JobsRepository {
     });
   }
 
-  async retryLater(id: string, detail: string, delayMs: number): Promise<void> {
+  async retryLater(job: JobRef, detail: string, delayMs: number): Promise<void> {
     await this.prisma.$executeRawUnsafe(
-      `UPDATE jobs SET state = 'QUEUED', lease_until = NULL, last_error = $2, available_at = now() + $3 * interval '1 millisecond', updated_at = now()
-       WHERE id = $1::uuid AND state = 'RUNNING'`,
-      id,
+      `UPDATE jobs SET state = 'QUEUED', lease_until = NULL, lease_token = NULL, last_error = $3, available_at = now() + $4 * interval '1 millisecond', updated_at = now()
+       WHERE id = $1::uuid AND state = 'RUNNING' AND lease_token = $2::uuid`,
+      job.id,
+      job.lease_token,
       detail.slice(0, 2000),
       delayMs,
     );
   }
 
   /** Shutdown: the interrupted run does not count, and the job is due at once for the next worker. */
-  async release(id: string): Promise<void> {
+  async release(job: JobRef): Promise<void> {
     await this.prisma.$executeRawUnsafe(
-      `UPDATE jobs SET state = 'QUEUED', lease_until = NULL, runs = GREATEST(runs - 1, 0), available_at = now(), updated_at = now()
-       WHERE id = $1::uuid AND state = 'RUNNING'`,
-      id,
+      `UPDATE jobs SET state = 'QUEUED', lease_until = NULL, lease_token = NULL, runs = GREATEST(runs - 1, 0), available_at = now(), updated_at = now()
+       WHERE id = $1::uuid AND state = 'RUNNING' AND lease_token = $2::uuid`,
+      job.id,
+      job.lease_token,
     );
   }
 }
