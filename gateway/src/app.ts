@@ -1,7 +1,17 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, sendError } from '@msp/errors';
-import { checkPath, checkUrl, guardBodyIdle, requestIdFrom, safeQuerystringParser, SERVER_TIMEOUTS } from '@msp/http';
+import {
+  checkPath,
+  checkUrl,
+  guardBodyIdle,
+  isDraining,
+  registerShutdownAnswers,
+  requestIdFrom,
+  safeQuerystringParser,
+  SERVER_TIMEOUTS,
+  SHUTDOWN_SERVER_OPTIONS,
+} from '@msp/http';
 import { IDENTITY_HEADER_NAMES } from './auth.js';
 import type { GatewayConfig } from './config.js';
 import { registerDocs } from './docs.js';
@@ -11,7 +21,7 @@ import { createJwksKeyStore } from '@msp/http';
 import { createOpenApiProvider } from './openapi.js';
 import { assertionKeys, PROXY_ROUTE_URL, proxyPlugin, upstreamsOf } from './proxy.js';
 import { createFastLane } from './fast-lane.js';
-import { createUpstreamAgent } from './upstream.js';
+import { createUpstreamPool } from './upstream.js';
 import { tokenVerifier } from './auth.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gateLimits, passGate } from './gate.js';
@@ -74,13 +84,15 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     // request within the upload timeout (packages/http timeouts.ts; figures in the gateway README).
     ...SERVER_TIMEOUTS,
     requestTimeout: Math.max(config.UPLOAD_TIMEOUT_MS, SERVER_TIMEOUTS.http.headersTimeout + 1000),
+    // Requests during close get a 503 ErrorResponse, not Fastify's bare one (packages/http shutdown.ts).
+    ...SHUTDOWN_SERVER_OPTIONS,
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     routerOptions: { maxParamLength: 500, querystringParser: safeQuerystringParser },
   });
 
   const routeTable = buildRouteTable();
-  const agent = createUpstreamAgent();
+  const pool = createUpstreamPool();
   const serviceUrls = serviceUrlsOf(config);
   const upstreams = upstreamsOf(serviceUrls);
   const keys = assertionKeys(config.GATEWAY_SIGNING_KEY);
@@ -114,7 +126,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
     else redis.disconnect();
     // The server has drained its requests; whatever the pool still holds is cut.
-    await agent.destroy();
+    await pool.destroy();
   });
 
   // CORS first: its headers must be on every answer, the gateway's own errors included, so that
@@ -128,6 +140,10 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   });
   registerSecurityHeaders(app, securityHeaders);
   registerRequestLog(app);
+  // From the shutdown signal on, /ready fails and answers close their connection; once the
+  // listener closes, a request still arriving is a 503 ErrorResponse with CORS and security headers
+  // (the hooks above) and without a Redis round trip (the hook below).
+  registerShutdownAnswers(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -159,15 +175,22 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   registerMetrics(app, 'gateway', { token: config.METRICS_TOKEN ?? null });
   await registerDocs(app, createOpenApiProvider({ serviceUrls, publicBaseUrl: config.PUBLIC_BASE_URL }));
   await registerWebsocketProxy(app, config);
-  await app.register(proxyPlugin, { config, redis, verifyToken, routeTable, agent, upstreams, keys });
+  await app.register(proxyPlugin, { config, redis, verifyToken, routeTable, pool, upstreams, keys });
 
   if (config.FAST_LANE) {
-    let closing = false;
-    app.addHook('preClose', (done) => {
-      closing = true;
-      done();
+    // From the shutdown signal on, Fastify answers everything (Connection: close, then the 503).
+    const lane = createFastLane({
+      config,
+      redis,
+      verifyToken,
+      routeTable,
+      pool,
+      upstreams,
+      keys,
+      securityHeaders,
+      log: app.log,
+      closing: () => isDraining(app),
     });
-    const lane = createFastLane({ config, redis, verifyToken, routeTable, agent, upstreams, keys, securityHeaders, log: app.log, closing: () => closing });
     // Node's `request` event: the lane first, Fastify's handler (`app.routing`, looked up on each
     // request so that a test can count what reaches Fastify) for whatever the lane leaves.
     const [fastify] = app.server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];

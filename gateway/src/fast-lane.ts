@@ -9,7 +9,8 @@ import { endRequestSpan, startRequestSpan, type RequestSpan } from '@msp/telemet
 import { verifyCaller, type AuthLog, type AuthResult, type Caller } from './auth.js';
 import { admitCaller, gateLimits, passGate, type GateLimits } from './gate.js';
 import { forwardHeaders, PROXY_ROUTE_URL, type ForwardedRequest, type ProxyOptions } from './proxy.js';
-import { forward, type AnswerSink } from './upstream.js';
+import { forward, RETRY_LOG_MESSAGE, type AnswerSink } from './upstream.js';
+import { CLIENT_CLOSED_STATUS } from './request-log.js';
 import { upstreamFailure } from './upstream-errors.js';
 import { CORS_EXPOSED_HEADERS } from './security-headers.js';
 
@@ -32,7 +33,7 @@ export interface FastLaneOptions extends ProxyOptions {
   securityHeaders: ReadonlyArray<readonly [string, string]>;
   /** The gateway's logger; the lane's lines carry the request and trace ids as Fastify's do. */
   log: FastifyBaseLogger;
-  /** True once the gateway is closing: Fastify then answers (503 with Connection: close). */
+  /** True once the gateway is shutting down: Fastify then answers (Connection: close; a 503 ErrorResponse once the listener closes). */
   closing(): boolean;
 }
 
@@ -195,7 +196,7 @@ class LaneRequest implements ForwardedRequest, AnswerSink {
     this.caller = result.caller;
     if (this.gone()) return;
     forward(
-      lane.agent,
+      lane.pool,
       this.method,
       this.url,
       {
@@ -220,6 +221,10 @@ class LaneRequest implements ForwardedRequest, AnswerSink {
     const failure = upstreamFailure(error);
     if (failure.log) this.log[failure.level]({ err: error }, failure.log);
     this.error(failure.status, failure.code, failure.message, failure.headers);
+  }
+
+  retrying(error: unknown): void {
+    this.log.warn({ err: error }, RETRY_LOG_MESSAGE);
   }
 
   send(statusCode: number, headers: IncomingHttpHeaders, body: Buffer | Readable): void {
@@ -276,14 +281,16 @@ class LaneRequest implements ForwardedRequest, AnswerSink {
     return last === -1 ? value.trim() : value.slice(last + 1).trim();
   }
 
-  /** Fastify's onResponse hooks (request log, metrics, span) or, for a client gone first, onRequestAbort's (span 499). */
+  /**
+   * Fastify's onResponse hooks (request log, metrics, span) or, for a connection closed before the
+   * answer was complete (the client gave up, or a streamed answer broke off), the request log's
+   * "request aborted" line (request-log.ts) and the span's 499.
+   */
   private done(): void {
     const route = this.route;
     const spanRoute = { method: route.method, path: `/api${route.path}` };
-    if (!this.res.writableFinished) {
-      endRequestSpan(this.traceSpan, 499, spanRoute);
-      return;
-    }
+    const finished = this.res.writableFinished;
+    const statusCode = finished || this.res.headersSent ? this.statusCode : CLIENT_CLOSED_STATUS;
     const elapsedMs = Number(process.hrtime.bigint() - this.startedAt) / 1e6;
     this.lane.log.info(
       {
@@ -291,14 +298,18 @@ class LaneRequest implements ForwardedRequest, AnswerSink {
         ...this.traceSpan.ids,
         method: this.method,
         url: this.url,
-        statusCode: this.statusCode,
+        statusCode,
         responseTime: Math.round(elapsedMs * 100) / 100,
         operation: route.id,
         userId: this.caller?.userId,
         ip: this.ip,
       },
-      'request completed',
+      finished ? 'request completed' : 'request aborted',
     );
+    if (!finished) {
+      endRequestSpan(this.traceSpan, CLIENT_CLOSED_STATUS, spanRoute);
+      return;
+    }
     observeHttpRequest('gateway', this.method, PROXY_ROUTE_URL, this.statusCode, elapsedMs / 1000);
     endRequestSpan(this.traceSpan, this.statusCode, spanRoute);
   }

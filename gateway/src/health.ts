@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { SERVICE_NAMES, type ServiceName } from '@msp/contracts';
 import { buildErrorResponse } from '@msp/errors';
-import { runChecks } from '@msp/http';
+import { isDraining, runChecks, SHUTDOWN_RETRY_AFTER_SECONDS } from '@msp/http';
 import type { ServiceUrls } from './route-table.js';
 import { RETRY_AFTER_SECONDS } from './upstream-errors.js';
 
@@ -35,12 +35,26 @@ async function probe(baseUrl: string): Promise<ServiceHealth> {
 
 /**
  * `/health` (the gateway process answers), `/ready` (its Redis answers: without it no bearer
- * request can be checked) and `/api/health` (every service's `/ready`, in parallel).
+ * request can be checked; and the gateway is not shutting down: from the signal on it fails at once,
+ * packages/http shutdown.ts) and `/api/health` (every service's `/ready`, in parallel).
  */
 export function registerHealth(app: FastifyInstance, redis: Redis, serviceUrls: ServiceUrls): void {
   app.get('/health', async () => ({ status: 'up', service: 'gateway' }));
 
   app.get('/ready', async (request, reply) => {
+    if (isDraining(app)) {
+      const body = buildErrorResponse({
+        status: 503,
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'gateway is shutting down',
+        path: request.url,
+        requestId: String(request.id),
+      });
+      return reply
+        .code(503)
+        .header('retry-after', SHUTDOWN_RETRY_AFTER_SECONDS)
+        .send({ ...body, service: 'gateway' });
+    }
     const result = await runChecks({ redis: () => redis.ping() });
     if (result.up) return { status: 'up', service: 'gateway', checks: result.checks };
     const body = buildErrorResponse({

@@ -12,9 +12,8 @@ import { ASSERTION_HEADER, CLIENT_IP_HEADER, deriveAssertionKey, DEV_GATEWAY_SIG
 import { SERVICE_NAMES, type ServiceName } from '@msp/contracts';
 import type { GatewayConfig } from './config.js';
 import type { RouteTable, ServiceUrls } from './route-table.js';
-import { forward, HOP_BY_HOP, ReplySink, upstreamOf, type Upstream } from './upstream.js';
+import { forward, HOP_BY_HOP, ReplySink, upstreamOf, type Upstream, type UpstreamPool } from './upstream.js';
 import { currentTraceCarrier, requestTraceCarrier, type RequestSpan } from '@msp/telemetry';
-import type { Dispatcher } from 'undici';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,8 +29,8 @@ export interface ProxyOptions {
   redis: Redis;
   verifyToken: VerifyToken;
   routeTable: RouteTable;
-  /** The connection pool to the services (`createUpstreamAgent`), destroyed by its owner. */
-  agent: Dispatcher;
+  /** The connections to the services (`createUpstreamPool`), destroyed by their owner. */
+  pool: UpstreamPool;
   upstreams: Record<ServiceName, Upstream>;
   /** The assertion key of each owner service (`assertionKeys`). */
   keys: Record<ServiceName, string>;
@@ -119,7 +118,7 @@ export function forwardHeaders(request: ForwardedRequest, headers: IncomingHttpH
  * and hooks touch nothing else.
  */
 export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options) => {
-  const { config, redis, verifyToken, routeTable, agent, upstreams, keys } = options;
+  const { config, redis, verifyToken, routeTable, pool, upstreams, keys } = options;
   app.decorateRequest('gatewayRoute', null);
   app.decorateRequest('caller', null);
 
@@ -210,7 +209,7 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
         body: Buffer.isBuffer(request.body) || request.body instanceof Readable ? request.body : undefined,
         timeoutMs: route.body === 'upload' ? config.UPLOAD_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS,
       };
-      forward(agent, request.method, request.url, call, new ReplySink(request, reply));
+      forward(pool, request.method, request.url, call, new ReplySink(request, reply));
       return reply;
     },
   });

@@ -23,6 +23,18 @@ const TIMEOUT_CODES = new Set([
 
 export const RETRY_AFTER_SECONDS = '5';
 
+/**
+ * A connection the service closed or reset before a byte of its answer: what a kept-alive
+ * connection looks like when the service closes it (idle timeout, shutdown, restart) just as the
+ * gateway sends a request on it (undici: "other side closed", ECONNRESET, EPIPE). A refused
+ * connection (ECONNREFUSED) is not one: nothing listens, a retry would be refused too.
+ */
+const CLOSED_BEFORE_ANSWER_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+export function closedBeforeAnswer(error: unknown): boolean {
+  return findInCauses(error, (e) => typeof e.code === 'string' && CLOSED_BEFORE_ANSWER_CODES.has(e.code));
+}
+
 /** What a failed upstream call is answered with, and how it is logged. */
 export interface UpstreamFailure {
   status: number;
@@ -36,7 +48,8 @@ export interface UpstreamFailure {
 
 /**
  * What a failed upstream call (upstream.ts, and the websocket proxy's reply-from) is answered with.
- * Unreachable (refused, DNS, connect timeout) → 503 with Retry-After; no answer in time → 504;
+ * Unreachable (refused, DNS, connect timeout), or the connection closed or reset before an answer
+ * (after forward's one retry for a read) → 503 with Retry-After; no answer in time → 504;
  * a body that outgrew its limit while streaming → 413 (and the connection closes: the client may
  * still be sending); anything else → 503. Answers the services did send (4xx/5xx ErrorResponses
  * included) never come here: they pass through.
@@ -47,6 +60,7 @@ export function upstreamFailure(error: unknown): UpstreamFailure {
   }
   const hasCode = (codes: Set<string>) => findInCauses(error, (e) => typeof e.code === 'string' && codes.has(e.code));
   if (hasCode(UNREACHABLE_CODES)) return unavailable('warn', 'upstream unreachable');
+  if (closedBeforeAnswer(error)) return unavailable('warn', 'upstream closed the connection before its answer was complete');
   if (hasCode(TIMEOUT_CODES)) {
     return { status: 504, code: 'UPSTREAM_TIMEOUT', message: 'The service did not answer in time.', headers: {}, level: 'warn', log: 'upstream timed out' };
   }

@@ -2,18 +2,35 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
-import { onUpstreamError } from './upstream-errors.js';
+import { closedBeforeAnswer, onUpstreamError } from './upstream-errors.js';
 
 /** Unreachable hosts must fail fast: a stopped service answers 503 well within 5 s. */
 export const CONNECT_TIMEOUT_MS = 3000;
 
 /**
- * The connection pool to the services: JSON bodies are read whole before a connection is taken
- * (proxy.ts), only uploads stream, and a stalled one holds its upstream connection for at most the
- * idle timeout; the pool is large so that a few hundred of those cannot starve other requests.
+ * The connections to the services. `agent` keeps connections alive (the normal path): the pool is
+ * large so that a few hundred stalled uploads (each holds its upstream connection for at most the
+ * body idle timeout; JSON bodies are read whole before a connection is taken, proxy.ts) cannot
+ * starve other requests. `fresh` opens a new connection per request and keeps none (undici's
+ * `pipelining: 0`): the one retry of a read whose kept-alive connection the service closed as the
+ * request went out (`forward`) must not land on another connection the service is closing.
  */
-export function createUpstreamAgent(): Agent {
-  return new Agent({ connections: 2048, pipelining: 1, connect: { timeout: CONNECT_TIMEOUT_MS } });
+export interface UpstreamPool {
+  readonly agent: Dispatcher;
+  readonly fresh: Dispatcher;
+}
+
+export function createUpstreamPool(): UpstreamPool & { destroy(): Promise<void> } {
+  const connect = { timeout: CONNECT_TIMEOUT_MS };
+  const agent = new Agent({ connections: 2048, pipelining: 1, connect });
+  const fresh = new Agent({ pipelining: 0, connect });
+  return {
+    agent,
+    fresh,
+    async destroy() {
+      await Promise.all([agent.destroy(), fresh.destroy()]);
+    },
+  };
 }
 
 /**
@@ -23,6 +40,9 @@ export function createUpstreamAgent(): Agent {
  * cut-off body. Bigger answers, and answers of unknown length, stream.
  */
 const BUFFERED_ANSWER_MAX_BYTES = 64 * 1024;
+
+/** The log line of a read sent again on a new connection (`forward`). */
+export const RETRY_LOG_MESSAGE = 'upstream connection closed before an answer; retrying once on a new connection';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, never the next one. */
 export const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'te', 'trailer']);
@@ -56,6 +76,8 @@ export interface AnswerSink {
   gone(): boolean;
   /** The call failed before an answer was sent: the gateway's own ErrorResponse (`upstreamFailure`). */
   fail(error: unknown): void;
+  /** The call is sent again on a new connection after `error` (logged, no answer yet). */
+  retrying(error: unknown): void;
   /** The service's answer: status, headers without the hop-by-hop ones, body read whole or as the stream. */
   send(statusCode: number, headers: IncomingHttpHeaders, body: Buffer | Readable): void;
 }
@@ -64,11 +86,13 @@ export interface AnswerSink {
  * Sends the request on to its service with the path unchanged and hands the service's answer to
  * the sink as it is (status, headers but the hop-by-hop ones, body: read whole up to
  * BUFFERED_ANSWER_MAX_BYTES, else the stream). What @fastify/reply-from did for the gateway,
- * without its per-request generality (URL parsing and caching, retries, HTTP/2): about −5 % of
- * the gateway's CPU per request in a paired A/B (gateway/README.md "Fourth pass").
- * A call that fails before an answer goes to `sink.fail`.
+ * without its per-request generality (URL parsing and caching, HTTP/2): about −5 % of the
+ * gateway's CPU per request in a paired A/B (gateway/README.md "Fourth pass").
+ * A GET or HEAD without a body whose connection was closed before any answer (`closedBeforeAnswer`)
+ * is sent once more, on a new connection (`pool.fresh`); any other failure, and a second one, goes
+ * to `sink.fail` at once.
  */
-export function forward(agent: Dispatcher, method: string, url: string, call: UpstreamCall, sink: AnswerSink): void {
+export function forward(pool: UpstreamPool, method: string, url: string, call: UpstreamCall, sink: AnswerSink): void {
   const headers = call.headers;
   headers.host = call.upstream.host;
   if (Buffer.isBuffer(call.body)) {
@@ -78,48 +102,60 @@ export function forward(agent: Dispatcher, method: string, url: string, call: Up
   } else if (!call.body) {
     delete headers['content-length'];
   }
+  send(pool.agent, (method === 'GET' || method === 'HEAD') && call.body === undefined ? pool.fresh : null);
 
-  agent.request(
-    {
-      origin: call.upstream.origin,
-      path: url,
-      method: method as Dispatcher.HttpMethod,
-      headers: headers as Record<string, string | string[]>,
-      body: call.body,
-      headersTimeout: call.timeoutMs,
-      bodyTimeout: call.timeoutMs,
-    },
-    (err, answer) => {
-      if (err) {
-        sink.fail(err);
-        return;
-      }
-      if (sink.gone()) {
-        // The client went away while the service answered: nothing to send, free the connection.
-        answer.body.destroy();
-        return;
-      }
-      const { statusCode } = answer;
-      if (!Number.isInteger(statusCode) || statusCode < 100 || statusCode > 599) {
-        // Not a status HTTP can send on: the service's answer is unusable (none of its headers is
-        // passed on).
-        answer.body.destroy();
-        sink.fail(new Error(`The service answered with status ${statusCode}.`));
-        return;
-      }
-      if (buffered(method, answer)) {
-        answer.body.arrayBuffer().then(
-          (bytes) => {
-            if (!sink.gone()) sink.send(statusCode, answerHeaders(answer.headers), Buffer.from(bytes));
-          },
-          // None of the service's headers was sent yet: the ErrorResponse goes out clean.
-          (bodyError: unknown) => sink.fail(bodyError),
-        );
-        return;
-      }
-      sink.send(statusCode, answerHeaders(answer.headers), answer.body);
-    },
-  );
+  function send(dispatcher: Dispatcher, retryOn: Dispatcher | null): void {
+    dispatcher.request(
+      {
+        origin: call.upstream.origin,
+        path: url,
+        method: method as Dispatcher.HttpMethod,
+        headers: headers as Record<string, string | string[]>,
+        body: call.body,
+        headersTimeout: call.timeoutMs,
+        bodyTimeout: call.timeoutMs,
+      },
+      (err, answer) => {
+        if (err) {
+          if (retryOn && closedBeforeAnswer(err) && !sink.gone()) {
+            sink.retrying(err);
+            send(retryOn, null);
+            return;
+          }
+          sink.fail(err);
+          return;
+        }
+        receive(answer);
+      },
+    );
+  }
+
+  function receive(answer: Dispatcher.ResponseData): void {
+    if (sink.gone()) {
+      // The client went away while the service answered: nothing to send, free the connection.
+      answer.body.destroy();
+      return;
+    }
+    const { statusCode } = answer;
+    if (!Number.isInteger(statusCode) || statusCode < 100 || statusCode > 599) {
+      // Not a status HTTP can send on: the service's answer is unusable (none of its headers is
+      // passed on).
+      answer.body.destroy();
+      sink.fail(new Error(`The service answered with status ${statusCode}.`));
+      return;
+    }
+    if (buffered(method, answer)) {
+      answer.body.arrayBuffer().then(
+        (bytes) => {
+          if (!sink.gone()) sink.send(statusCode, answerHeaders(answer.headers), Buffer.from(bytes));
+        },
+        // None of the service's headers was sent yet: the ErrorResponse goes out clean.
+        (bodyError: unknown) => sink.fail(bodyError),
+      );
+      return;
+    }
+    sink.send(statusCode, answerHeaders(answer.headers), answer.body);
+  }
 }
 
 /** Whether an answer is read whole before it is sent: a body of known, small size (not HEAD's, 204's or 304's, which have none). */
@@ -164,6 +200,10 @@ export class ReplySink implements AnswerSink {
 
   fail(error: unknown): void {
     onUpstreamError(this.reply, error);
+  }
+
+  retrying(error: unknown): void {
+    this.request.log.warn({ err: error }, RETRY_LOG_MESSAGE);
   }
 
   send(statusCode: number, headers: IncomingHttpHeaders, body: Buffer | Readable): void {

@@ -21,6 +21,7 @@ import { requestIdFrom } from './request-id.js';
 import { currentRequestContext, runWithRequestContext } from './request-context.js';
 import { fastifyTracing, logMixin } from '@msp/telemetry';
 import { logDestination } from './log-destination.js';
+import { registerShutdownAnswers, SHUTDOWN_SERVER_OPTIONS } from './shutdown.js';
 
 export interface HttpAppOptions {
   service: string;
@@ -72,6 +73,8 @@ export async function createHttpApp(options: HttpAppOptions) {
     // forwarded header anyone inside the network could write.
     trustProxy: false,
     ...SERVER_TIMEOUTS,
+    // Requests during close get the fleet's 503 ErrorResponse, not Fastify's bare one (shutdown.ts).
+    ...SHUTDOWN_SERVER_OPTIONS,
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     routerOptions: { maxParamLength: 500, querystringParser: safeQuerystringParser },
@@ -86,6 +89,8 @@ export async function createHttpApp(options: HttpAppOptions) {
   app.setSerializerCompiler(responseSerializerCompiler({ validate: responseValidationWanted() }));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  // Before every other hook: a request during close is answered at once (shutdown.ts).
+  registerShutdownAnswers(app);
   app.decorateRequest('clientAddress', '');
   // The request id follows the request into every internal call (internal-client.ts). Entered again
   // before the handler: body parsing runs on stream callbacks that do not keep the hook's context.

@@ -1,6 +1,17 @@
 export { createHttpApp, contextLogFields, type HttpAppOptions, type ZodApp } from './app.js';
 export { logDestination, setLogDestination } from './log-destination.js';
-export { runServer } from './server.js';
+export { runServer, SHUTDOWN_TIMEOUT_MS } from './server.js';
+export {
+  beginDrain,
+  closeGracefully,
+  isDraining,
+  registerShutdownAnswers,
+  shutdownGraceMs,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  MAX_SHUTDOWN_GRACE_MS,
+  SHUTDOWN_RETRY_AFTER_SECONDS,
+  SHUTDOWN_SERVER_OPTIONS,
+} from './shutdown.js';
 export { registerHealth, runChecks, type ReadinessCheck } from './health.js';
 export { callerFrom, requireCaller, requireAdmin, IDENTITY_HEADERS, type Caller } from './identity.js';
 export { requestIdFrom } from './request-id.js';

@@ -20,8 +20,11 @@ export interface ServiceAppOptions<P> {
 
 /**
  * The common shell of every service: the HTTP app (request ids, errors, OpenAPI, /health,
- * /ready, /metrics), its infrastructure wired into /ready, and an ordered shutdown in which
- * consumers and workers registered with `stopOnClose` stop before the connections they use close.
+ * /ready, /metrics), its infrastructure wired into /ready, and an ordered shutdown: on SIGTERM
+ * (`runServer`) /ready fails at once, the listener closes after the grace delay and the requests in
+ * flight finish (a request arriving meanwhile gets a 503 ErrorResponse; packages/http shutdown.ts),
+ * then the onClose hook below stops the consumers and workers registered with `stopOnClose`
+ * before the connections they use close.
  */
 export async function createServiceApp<P extends { $disconnect(): Promise<void> }>(options: ServiceAppOptions<P>) {
   const readiness: Record<string, ReadinessCheck> = {};

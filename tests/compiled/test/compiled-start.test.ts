@@ -71,6 +71,8 @@ function productionEnv(name: string, port: number, databaseUrl: string): Record<
     PATH: process.env.PATH ?? '',
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
+    // The shutdown's grace delay (packages/http shutdown.ts) is 5 s in production; these starts stop at once.
+    SHUTDOWN_GRACE_MS: '200',
     HOST: '127.0.0.1',
     PORT: String(port),
     DATABASE_URL: databaseUrl,
