@@ -55,6 +55,14 @@ export function serviceEnvShape(service: ServiceName) {
     PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS[service]),
     DATABASE_URL: z.url().default(databaseUrlFor(service)),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+    /** How long a request waits for a free database connection before it answers 503 with Retry-After (ms). */
+    DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
+    /**
+     * statement_timeout of the service's pool connections (ms): a statement running longer is cancelled
+     * and the request answers 503 with Retry-After. Background work that needs longer sets its own
+     * (SET LOCAL) inside its transaction; migrations run on connections of their own.
+     */
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
     /** Create the database and apply committed migrations at start (development default). */
     DB_AUTO_MIGRATE: boolFromEnv(true),
     NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),

@@ -25,6 +25,24 @@ class NameAsTextPool extends pg.Pool {
   }
 }
 
-export function createPgPool(connectionString: string, max = 10): pg.Pool {
-  return new NameAsTextPool({ connectionString, max });
+export interface PgPoolLimits {
+  /** How long a query waits for a free connection before it fails (0: for ever). */
+  connectionTimeoutMs?: number;
+  /** PostgreSQL's statement_timeout of every connection (0: none). */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * A pool for a service's database. With `limits` a burst cannot pile up: a query that gets no
+ * connection within `connectionTimeoutMs` fails ("timeout exceeded when trying to connect"), and a
+ * statement running longer than `statementTimeoutMs` is cancelled by the server (SQLSTATE 57014);
+ * the error handler of @msp/errors answers both with 503 and Retry-After.
+ */
+export function createPgPool(connectionString: string, max = 10, limits: PgPoolLimits = {}): pg.Pool {
+  return new NameAsTextPool({
+    connectionString,
+    max,
+    ...(limits.connectionTimeoutMs ? { connectionTimeoutMillis: limits.connectionTimeoutMs } : {}),
+    ...(limits.statementTimeoutMs ? { statement_timeout: limits.statementTimeoutMs } : {}),
+  });
 }

@@ -47,11 +47,15 @@ const FRAMEWORK_CODES: Record<string, ErrorCode> = {
   FST_ERR_VALIDATION: 'VALIDATION_FAILED',
 };
 
+/** Retry-After of a 503 for an overloaded database (pool exhausted, statement timeout). */
+export const OVERLOADED_RETRY_AFTER_SECONDS = 1;
+
 /**
- * Database errors that are the client's fault, rendered once for every service (never a 500):
- * not found (P2025 from a conditional update or delete, a missing referenced row) → 404, unique
- * → 400, invalid input → 400 (classification in database.ts). Anything else stays a 500 and is
- * logged.
+ * Database errors rendered once for every service (never a 500): not found (P2025 from a
+ * conditional update or delete, a missing referenced row) → 404, unique → 400, invalid input →
+ * 400, an overloaded database (no pool connection in time, a statement over its timeout, a lost
+ * connection) → 503 with Retry-After (classification in database.ts). Anything else stays a 500
+ * and is logged.
  */
 export function databaseError(error: unknown): Rendered | null {
   const invalid = (message: string): Rendered => ({ status: 400, code: 'VALIDATION_FAILED', message, errors: [{ field: 'request', message }] });
@@ -66,6 +70,13 @@ export function databaseError(error: unknown): Rendered | null {
       return invalid('A value of the request is out of range or cannot be stored.');
     case 'too-complex':
       return invalid('The request is too complex.');
+    case 'overloaded':
+      return {
+        status: 503,
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The service is busy; try again shortly.',
+        headers: { 'retry-after': String(OVERLOADED_RETRY_AFTER_SECONDS) },
+      };
     default:
       return null;
   }
@@ -129,7 +140,9 @@ export function frameworkErrorHandler(error: { code?: string; message?: string }
 /** The error handler every Fastify app of the fleet installs. */
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const rendered = renderError(error);
-  if (rendered.status >= 500) {
+  if (rendered.status === 503) {
+    request.log.warn({ err: error }, 'request refused: service busy');
+  } else if (rendered.status >= 500) {
     request.log.error({ err: error }, 'request failed');
   } else {
     request.log.info({ code: rendered.code, status: rendered.status }, 'request rejected');

@@ -38,4 +38,23 @@ describe('one mapping of database errors (packages/errors database.ts)', () => {
   it('a 416 has its own code, so the table maps every status the fleet answers', () => {
     expect(renderError(Object.assign(new Error('range'), { statusCode: 416 }))).toMatchObject({ status: 416, code: 'RANGE_NOT_SATISFIABLE' });
   });
+
+  it('an overloaded database → 503 SERVICE_UNAVAILABLE with Retry-After: no pool connection in time, statement timeout, lost connection, P2024/P2028', () => {
+    const poolTimeout = new Error('timeout exceeded when trying to connect');
+    const viaAdapter = Object.assign(new Error('adapter'), { name: 'DriverAdapterError', cause: poolTimeout });
+    for (const err of [
+      pgError('57014'),
+      pgError('53300'),
+      pgError('57P01'),
+      pgError('08006'),
+      prismaError('P2024'),
+      prismaError('P2028', { error: 'Unable to start a transaction in the given time.' }),
+      poolTimeout,
+      viaAdapter,
+      new Error('Connection terminated unexpectedly'),
+    ]) {
+      expect(classifyDatabaseError(err)).toMatchObject({ kind: 'overloaded' });
+      expect(renderError(err)).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', headers: { 'retry-after': '1' } });
+    }
+  });
 });

@@ -14,6 +14,10 @@ import { ObjectStorage } from '@msp/storage';
 export interface InfrastructureConfig {
   DATABASE_URL: string;
   DATABASE_POOL_SIZE: number;
+  /** Wait for a pool connection (ms) before a 503; absent: 5,000. */
+  DATABASE_POOL_TIMEOUT_MS?: number;
+  /** statement_timeout of the pool's connections (ms; 0 none); absent: 15,000. */
+  DATABASE_STATEMENT_TIMEOUT_MS?: number;
   DB_AUTO_MIGRATE: boolean;
   NATS_URL: string;
   REDIS_URL: string;
@@ -65,7 +69,10 @@ export async function startInfrastructure<P extends { $disconnect(): Promise<voi
     const result = await prepareDatabase(config.DATABASE_URL, options.migrationsDir);
     if (result.applied.length > 0) logger.info({ applied: result.applied }, 'migrations applied');
   }
-  const pool = createPgPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const pool = createPgPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, {
+    connectionTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS ?? 5_000,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS ?? 15_000,
+  });
   pool.on('error', (err) => logger.warn({ err }, 'database pool error'));
   const prisma = options.createPrisma(new PrismaPg(pool));
 
