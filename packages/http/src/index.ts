@@ -69,3 +69,11 @@ export {
   type InternalClientOptions,
 } from './internal-client.js';
 export { compileResponseSchema, responseSerializerCompiler, responseValidationWanted } from './response-serializer.js';
+export {
+  ClosingDelimiterScanner,
+  multipartBoundary,
+  multipartParts,
+  TRUNCATED_MULTIPART_MESSAGE,
+  type MultipartBody,
+  type MultipartPartLike,
+} from './multipart-body.js';

@@ -1,9 +1,12 @@
 import http from 'node:http';
+import net from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { jetstream } from '@nats-io/jetstream';
-import { MeProfileSchema, PublicProfileSchema } from '@msp/contracts';
+import { ErrorResponseSchema, MeProfileSchema, PublicProfileSchema } from '@msp/contracts';
 import { ArtistTrackCountChanged, CountsRecounted, createEnvelope, UserFollowed } from '@msp/events';
+import { ASSERTION_HEADER, DEV_GATEWAY_SIGNING_KEY, deriveAssertionKey, signAssertion } from '@msp/http';
 import { waitFor } from '@msp/testing';
 import { callerHeaders, startIdentity, verifiedUser, type Harness } from './helpers.js';
 
@@ -313,5 +316,101 @@ describe('USR-9, USR-10 and USR-11 images', () => {
       ).statusCode,
     ).toBe(400);
     expect((await get('/api/users/me', u.headers)).json().profile.avatarUrl).toBeNull();
+  });
+});
+
+describe('USR-9 multipart bodies that end without their closing delimiter', () => {
+  const BOUNDARY = 'trunc-5e2b';
+  /** What a prompt answer means here: far below the 30 s body idle timeout. */
+  const PROMPT_MS = 2000;
+  let port = 0;
+
+  beforeAll(async () => {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (h.app.server.address() as net.AddressInfo).port;
+  });
+
+  /** Sends exact bytes (fetch and inject would fix the body up) as the gateway would, signed; in two writes when `split`. */
+  function send(identity: Record<string, string>, body: Buffer, split: boolean): Promise<{ status: number; body: string; ms: number }> {
+    const requestId = randomUUID();
+    const signed = { ...identity, 'x-request-id': requestId };
+    const url = '/api/users/me/images';
+    const headers: Record<string, string> = {
+      host: `127.0.0.1:${port}`,
+      'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+      'content-length': String(body.length),
+      ...signed,
+      [ASSERTION_HEADER]: signAssertion(deriveAssertionKey(DEV_GATEWAY_SIGNING_KEY, 'identity'), { method: 'PATCH', url, requestId, headers: signed }),
+    };
+    const head = `PATCH ${url} HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`;
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let received = Buffer.alloc(0);
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`no answer within ${PROMPT_MS} ms`));
+      }, PROMPT_MS);
+      socket.on('data', (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        const end = received.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        const headText = received.subarray(0, end).toString('latin1');
+        const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(headText)?.[1] ?? NaN);
+        if (!Number.isFinite(length) || received.length < end + 4 + length) return;
+        clearTimeout(timer);
+        socket.destroy();
+        resolve({ status: Number(headText.split(' ')[1]), body: received.subarray(end + 4, end + 4 + length).toString('utf8'), ms: Date.now() - started });
+      });
+      socket.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      const bytes = Buffer.concat([Buffer.from(head, 'latin1'), body]);
+      const half = split ? head.length + Math.floor(body.length / 2) : bytes.length;
+      socket.write(bytes.subarray(0, half));
+      if (split) setTimeout(() => socket.write(bytes.subarray(half)), 50);
+    });
+  }
+
+  const partHead = (name: string, filename?: string) =>
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"\r\nContent-Type: application/octet-stream` : ''}\r\n\r\n`;
+
+  it('answers 400 VALIDATION_FAILED at once for every truncation and stores no image', async () => {
+    const u = await verifiedUser(h, 'cut@example.com', 'Cut');
+    const png = await sharp({ create: { width: 300, height: 300, channels: 3, background: '#aa3366' } })
+      .png()
+      .toBuffer();
+    const field = Buffer.from(`${partHead('removeCoverPic')}true\r\n`);
+    const file = Buffer.concat([Buffer.from(partHead('profilePic', 'me.png')), png, Buffer.from('\r\n')]);
+    const truncations: Array<[string, Buffer]> = [
+      ['every part, then no closing delimiter', Buffer.concat([field, file])],
+      ['every part, then a delimiter without its closing dashes', Buffer.concat([field, file, Buffer.from(`--${BOUNDARY}`)])],
+      ['cut in the middle of the file part headers', Buffer.concat([field, Buffer.from(partHead('profilePic', 'me.png').slice(0, 50))])],
+      ['cut in the middle of the file data', Buffer.concat([field, Buffer.from(partHead('profilePic', 'me.png')), png.subarray(0, png.length >> 1)])],
+      ['no part at all: only the opening delimiter', Buffer.from(`--${BOUNDARY}\r\n`)],
+      ['only a preamble, no delimiter at all', Buffer.from('This body has a preamble and nothing else.\r\n')],
+      ['no bytes at all', Buffer.alloc(0)],
+    ];
+    for (const [name, body] of truncations) {
+      for (const split of [false, true]) {
+        const label = `${name}${split ? ' (two writes)' : ''}`;
+        const answer = await send(u.headers, body, split).catch((err: Error) => {
+          throw new Error(`${label}: ${err.message}`);
+        });
+        expect(answer.status, `${label}: ${answer.body}`).toBe(400);
+        expect(ErrorResponseSchema.parse(JSON.parse(answer.body)).code, label).toBe('VALIDATION_FAILED');
+        expect(answer.ms, label).toBeLessThan(PROMPT_MS);
+      }
+    }
+    expect(await h.app.infra.storage.list(`images/users/${u.userId}/`)).toEqual([]);
+    expect((await get('/api/users/me', u.headers)).json().profile.avatarUrl).toBeNull();
+
+    // The same bytes with their closing delimiter are an image update.
+    const whole = await send(u.headers, Buffer.concat([file, Buffer.from(`--${BOUNDARY}--\r\n`)]), true);
+    expect(whole.status, whole.body).toBe(200);
+    expect((JSON.parse(whole.body) as { avatarUrl: string | null }).avatarUrl).toMatch(/avatar-/);
   });
 });

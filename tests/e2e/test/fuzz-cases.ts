@@ -4,6 +4,8 @@
  * 1 MB strings. Used by test/fuzz.test.ts (CI) and scripts/fuzz.ts (a larger run).
  */
 
+import { ROUTES } from '@msp/contracts';
+
 type JsonObject = Record<string, unknown>;
 
 export interface Operation {
@@ -139,6 +141,12 @@ export function isDestructive(op: Operation): boolean {
   return op.method === 'DELETE' || /logout|\/ban|\/suspend|reset-password|\/role|\/tier|\/permalink/.test(op.path);
 }
 
+/** File part names the multipart operations read (the document does not list multipart fields). */
+const MULTIPART_FILE_PARTS = ['audioFile', 'coverImage', 'coverArt', 'profilePic', 'coverPic'];
+
+/** Operations that take multipart/form-data (the contract's upload and image routes), whatever the document says of their body. */
+const MULTIPART_OPERATIONS = new Set(ROUTES.filter((r) => r.body === 'upload' || r.body === 'image').map((r) => `${r.method} /api${r.path}`));
+
 /** The cases for one operation (its valid-looking path uses id 1 for every parameter). */
 export function generateCases(op: Operation): FuzzCase[] {
   const operation = `${op.method} ${op.path}`;
@@ -201,6 +209,22 @@ export function generateCases(op: Operation): FuzzCase[] {
       'content-type': 'multipart/form-data; boundary=zzz',
     });
     add('multipart as JSON', okPath, '{"title":"a\\u0000"}');
+  }
+  if (op.body?.kind === 'multipart' || MULTIPART_OPERATIONS.has(operation)) {
+    // Bodies complete per Content-Length whose multipart framing ends early: 400, never a wait.
+    const boundary = { 'content-type': 'multipart/form-data; boundary=zzz' };
+    const field = (name: string, value: string) => `--zzz\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    add('multipart without closing delimiter', okPath, field('title', 'abc') + field('genre', 'Ambient'), boundary);
+    add('multipart preamble only', okPath, 'a preamble and no delimiter\r\n', boundary);
+    for (const name of MULTIPART_FILE_PARTS) {
+      const head = `--zzz\r\nContent-Disposition: form-data; name="${name}"; filename="f"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+      add(
+        `multipart cut in file ${name}`,
+        okPath,
+        Buffer.concat([Buffer.from(field('title', 'abc') + head), Buffer.from('ID3'), Buffer.alloc(4000)]),
+        boundary,
+      );
+    }
   }
   return cases;
 }

@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { z } from 'zod';
 import { PlaylistTypeSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
+import { multipartParts } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
 import { sniffImage } from '../uploads/audio-format.js';
 import { TagsSchema } from '../uploads/upload-fields.js';
@@ -93,7 +94,10 @@ export async function readPlaylistInput(
   if (request.isMultipart()) {
     raw = {};
     let tooLarge = false;
-    for await (const part of request.parts({ limits: { fileSize: options.coverMaxBytes + 1, fieldSize: 15 * 1024 * 1024, files: 2, fields: 20 } })) {
+    const parts = multipartParts(request.raw, () =>
+      request.parts({ limits: { fileSize: options.coverMaxBytes + 1, fieldSize: 15 * 1024 * 1024, files: 2, fields: 20 } }),
+    );
+    for await (const part of parts) {
       if (part.type === 'field') {
         raw[part.fieldname] = String(part.value ?? '');
       } else if (part.fieldname === 'coverArt' && !file) {

@@ -16,7 +16,7 @@ import {
   type DeviceInfo,
 } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import { callerFrom, clientAddress, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { callerFrom, clientAddress, multipartParts, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
 import { sendObject } from '../media/send-object.js';
 import { UpdateJsonSchema, UpdateMultipartSchema, type TrackUpdate } from '../uploads/upload-fields.js';
@@ -44,9 +44,9 @@ async function admin(request: FastifyRequest) {
   requireAdmin(request);
 }
 
-/** The upload as the service reads it: declared length, byte stream, multipart parts. */
+/** The upload as the service reads it: declared length and multipart parts (ending in 400 when the body ends early). */
 function uploadSource(request: FastifyRequest): UploadSource {
-  return { contentLength: Number(request.headers['content-length']), raw: request.raw, parts: (options) => request.parts(options) };
+  return { contentLength: Number(request.headers['content-length']), parts: (options) => multipartParts(request.raw, () => request.parts(options)) };
 }
 
 export interface TracksModuleOptions {
@@ -71,7 +71,9 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     const fields: Record<string, string> = {};
     let cover: Buffer | null = null;
     let tooLarge = false;
-    for await (const part of request.parts({ limits: { fileSize: coverMaxBytes + 1, fieldSize: 64 * 1024, files: 2, fields: 20 } })) {
+    for await (const part of multipartParts(request.raw, () =>
+      request.parts({ limits: { fileSize: coverMaxBytes + 1, fieldSize: 64 * 1024, files: 2, fields: 20 } }),
+    )) {
       if (part.type === 'field') {
         fields[part.fieldname] = String(part.value ?? '');
       } else if (part.fieldname === 'coverImage' && !cover) {

@@ -16,7 +16,10 @@ export interface ReceivedUpload {
   fields: Record<string, string>;
   audio: StoredFile<AudioFormat> | null;
   cover: StoredFile<ImageFormat> | null;
-  /** Every key written, to delete when the upload is refused later (probe, validation, conflict). */
+  /**
+   * Every key written, to delete when the upload is refused later (probe, validation, conflict). A
+   * store that failed (the part or the object store failed) wrote nothing: putStream aborts it.
+   */
   keys: string[];
 }
 
@@ -32,17 +35,14 @@ export interface ReceiveOptions {
 const FIELD_MAX_BYTES = 256 * 1024;
 
 /**
- * What an upload is read from, without the web framework: the declared length, the request's
- * byte stream (to notice a client that goes away) and its multipart parts. The route builds it.
+ * What an upload is read from, without the web framework: the declared length and its multipart
+ * parts. The route builds it; its parts fail (AppError) when the body ends before its closing
+ * delimiter or the client goes away mid-body (`multipartParts` of @msp/http), and so does the file
+ * stream of the part being read then.
  */
 export interface UploadSource {
   /** Content-Length as declared (NaN when absent). */
   contentLength: number;
-  raw: {
-    readonly complete: boolean;
-    once(event: 'error' | 'close', listener: () => void): unknown;
-    off(event: 'error' | 'close', listener: () => void): unknown;
-  };
   parts(options: { limits: { fieldSize: number; fields: number; files: number; parts: number; fileSize: number } }): AsyncIterable<Multipart>;
 }
 
@@ -98,6 +98,18 @@ async function storeGuarded<F extends string>(
       done();
     },
   });
+  // pipe() does not pass a source's failure on: a part that fails (body ended early, client gone)
+  // must fail the store too, or the object store would wait for the rest of the file forever.
+  let sourceError: Error | null = null;
+  const onSourceError = (err: Error) => {
+    sourceError ??= err;
+    guard.destroy(err);
+  };
+  const onSourceClose = () => {
+    if (!source.readableEnded) onSourceError(sourceError ?? new AppError('MALFORMED_REQUEST', 'The file part ended before its data was complete.'));
+  };
+  source.on('error', onSourceError);
+  source.once('close', onSourceClose);
   source.pipe(guard);
   let storeError: unknown = null;
   try {
@@ -108,7 +120,10 @@ async function storeGuarded<F extends string>(
     storeError = err;
     guard.resume(); // keep reading the request so the multipart parser can go on
   }
-  await finished(source).catch(() => undefined); // only waiting for the stream to end; its error was handled where it was read
+  await finished(source).catch(() => undefined); // only waiting for the stream to end; its error is sourceError
+  source.off('error', onSourceError);
+  source.off('close', onSourceClose);
+  if (sourceError) throw sourceError;
   if (failure) return { file: null, error: failure };
   if (storeError) throw storeError;
   const kind = format as F | null;
@@ -131,28 +146,11 @@ export async function receiveUpload(request: UploadSource, options: ReceiveOptio
   const result: ReceivedUpload = { fields: {}, audio: null, cover: null, keys: [] };
   let refusal: AppError | null = null;
   const tooLong: string[] = [];
-  // A client that goes away mid-body (or is timed out by the body idle timer) must end this
-  // handler at once: the part being stored fails, and the wait for a next part is cut short.
-  let current: (NodeJS.ReadableStream & { destroy?: (err?: Error) => void }) | null = null;
-  let gone: Error | null = null;
-  let wakeIterator: ((err: Error) => void) | null = null;
-  const onGone = () => {
-    if (request.raw.complete) return;
-    gone = new AppError('MALFORMED_REQUEST', 'The upload ended before its body was complete.');
-    current?.destroy?.(gone);
-    wakeIterator?.(gone);
-  };
-  request.raw.once('error', onGone);
-  request.raw.once('close', onGone);
   try {
-    const multipart = request.parts({
+    const parts = request.parts({
       limits: { fieldSize: FIELD_MAX_BYTES, fields: 30, files: 4, parts: 40, fileSize: Number.MAX_SAFE_INTEGER },
     });
-    const parts = multipart[Symbol.asyncIterator]();
-    const nextPart = () => (gone ? Promise.reject(gone) : Promise.race([parts.next(), new Promise<never>((_, reject) => (wakeIterator = reject))]));
-    for (let step = await nextPart(); !step.done; step = await nextPart()) {
-      const part = step.value;
-      if (part.type === 'file') current = part.file;
+    for await (const part of parts) {
       if (part.type === 'field') {
         if (part.valueTruncated || part.fieldnameTruncated) tooLong.push(part.fieldname);
         else if (!(part.fieldname in result.fields)) result.fields[part.fieldname] = String(part.value ?? '');
@@ -166,34 +164,30 @@ export async function receiveUpload(request: UploadSource, options: ReceiveOptio
       }
       if (isAudio) {
         const key = `uploads/${id}/original`;
-        result.keys.push(key);
         const { file, error } = await storeGuarded(part.file, options.storage, key, options.audioMaxBytes, sniffAudio, {
           tooLarge: new AppError('PAYLOAD_TOO_LARGE', `The audio file is larger than ${options.audioMaxBytes} bytes.`),
           unsupported: new AppError('UNSUPPORTED_AUDIO_FORMAT', 'The audio file is not MP3, WAV, FLAC, AAC, M4A or OGG.'),
         });
+        result.keys.push(key);
         result.audio = file;
         refusal = error;
       } else {
         const key = `uploads/${id}/cover`;
-        result.keys.push(key);
         const { file, error } = await storeGuarded(part.file, options.storage, key, options.coverMaxBytes, sniffImage, {
           tooLarge: new AppError('PAYLOAD_TOO_LARGE', `The cover image is larger than ${options.coverMaxBytes} bytes.`),
           unsupported: new AppError('UNSUPPORTED_IMAGE_FORMAT', 'The cover image is not JPEG, PNG or WEBP.'),
         });
+        result.keys.push(key);
         result.cover = file;
         refusal = error;
       }
     }
   } catch (err) {
     await discard(options.storage, result.keys);
-    if (gone) throw gone;
     if (err instanceof AppError) throw err;
     const code = (err as { code?: string }).code;
     if (typeof code === 'string' && code.startsWith('FST_')) throw err;
     throw new AppError('MALFORMED_REQUEST', 'The multipart body could not be parsed.', { cause: err });
-  } finally {
-    request.raw.off('error', onGone);
-    request.raw.off('close', onGone);
   }
   if (refusal) {
     await discard(options.storage, result.keys);

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import { ImageUpdateResultSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import { requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { multipartParts, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { ImageChanges, ImagesService } from './images.service.js';
 
 const bearer = [{ bearerAuth: [] }];
@@ -33,7 +33,8 @@ export const imagesModule: FastifyPluginAsyncZod<{ images: ImagesService; maxByt
       if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send multipart/form-data.');
       const changes: ImageChanges = {};
       let seen = 0;
-      for await (const part of request.parts()) {
+      // A body that ends before its closing boundary fails here (and in toBuffer) with 400 VALIDATION_FAILED.
+      for await (const part of multipartParts(request.raw, () => request.parts())) {
         seen += 1;
         if (part.type === 'file') {
           // Read within the fileSize limit: a larger file throws 413 before it is all in memory.
