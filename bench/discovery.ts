@@ -21,7 +21,7 @@ import { buildApp as buildIdentity, loadIdentityConfig } from '../services/ident
 import { buildApp as buildCatalog, loadCatalogConfig } from '../services/catalog/src/app.ts';
 import { buildApp as buildSocial, loadSocialConfig } from '../services/social/src/app.ts';
 import { buildGateway, loadGatewayConfig } from '../gateway/src/app.ts';
-import { DiscoveryRepository, FUZZY_THRESHOLD } from '../services/catalog/src/modules/discovery/discovery.repository.ts';
+import { DiscoveryRepository } from '../services/catalog/src/modules/discovery/discovery.repository.ts';
 import { searchTerms } from '../services/catalog/src/modules/discovery/search-query.ts';
 import { FeedRepository } from '../services/social/src/modules/feed/feed.repository.ts';
 
@@ -108,18 +108,22 @@ async function measure(gatewayUrl: string, token: string, paths: () => string) {
 /** A stand-in for Prisma that prints each query's plan instead of its rows (the repositories' SQL, unchanged). */
 function explainingClient(pool: ReturnType<typeof createPgPool>, label: string) {
   const run = async (sql: string, ...params: unknown[]) => {
-    if (/^\s*SELECT set_config/.test(sql)) {
-      await pool.query(`SET pg_trgm.word_similarity_threshold = ${FUZZY_THRESHOLD}`);
-      await pool.query('SET enable_seqscan = off');
-      return [];
-    }
     // The feed picks its plan shape from the caller's following count: answer that one for real.
     if (/^SELECT count\(\*\)::int AS n FROM follows/.test(sql)) return (await pool.query(sql, params)).rows;
     const { rows } = await pool.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params);
     console.log(`\n--- EXPLAIN ${label}: ${sql.replace(/\s+/g, ' ').slice(0, 120)}…\n${rows.map((r) => r['QUERY PLAN']).join('\n')}`);
     return [];
   };
+  // The repositories' pg statements ({ text, values } or text and values), explained the same way.
+  const query = async (config: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
+    const text = typeof config === 'string' ? config : config.text;
+    const params = typeof config === 'string' ? (values ?? []) : (config.values ?? []);
+    // Typo corrections feed the next statement: answer them for real.
+    if (/FROM search_words/.test(text)) return pool.query(text, params);
+    return { rows: await run(text, ...params) };
+  };
   return {
+    query,
     $queryRawUnsafe: run,
     $executeRawUnsafe: run,
     $transaction: (items: Array<Promise<unknown>>) => Promise.all(items),
@@ -135,14 +139,19 @@ async function explainAll(bigFan: number) {
     const day = new Date().toISOString().slice(0, 10);
     // The trending page's rows are read by id afterwards (TrackReadsRepository): not explained here.
     const rowsById = { inOrder: async () => [] };
-    const catalogRepo = (label: string) => new DiscoveryRepository(explainingClient(catalogPool, label) as never, rowsById as never);
+    const catalogRepo = (label: string) => {
+      const client = explainingClient(catalogPool, label);
+      return new DiscoveryRepository(client as never, rowsById as never, client as never);
+    };
     await catalogRepo('search common word').search(searchTerms('love')!, ['TRACK', 'USER', 'PLAYLIST'], bigFan, null, 0, 20);
     await catalogRepo('search misspelled name').search(searchTerms('beyonse')!, ['TRACK', 'USER', 'PLAYLIST'], bigFan, null, 0, 20);
-    await catalogRepo('trending').trending(bigFan, null, 0, 20);
+    await catalogRepo('trending').trendingPage(bigFan, null, 0, 20);
+    await catalogRepo('trending count').trendingCount(bigFan, null);
     // A station's day is computed once per pool (StationPools keeps it a minute); a page is then its rows by id.
-    await catalogRepo('genre station pool').stationPool(day, { genres: ['house'], artists: [], excludeLikesOf: 0 });
-    await catalogRepo('artist station pool').stationPool(day, { genres: ['house', 'techno', 'pop'], artists: [5], excludeLikesOf: 0 });
-    await catalogRepo('likes station pool').stationPool(day, { genres: ['house'], artists: [5, 6, 7], excludeLikesOf: bigFan });
+    await catalogRepo('genre station part').genrePicks(day, 'house');
+    await catalogRepo('artist station part').artistPicks(day, [5], 500);
+    await catalogRepo('likes station artists part').artistPicks(day, [5, 6, 7], 167);
+    await catalogRepo('likes station liked among the pool').likedAmong(bigFan, [1, 2, 3, 4, 5]);
     await new FeedRepository(explainingClient(socialPool, 'feed page 10') as never).page(bigFan, new Date(Date.now() - 90 * 86_400_000), 200, 9, 20);
   } finally {
     await Promise.all([catalogPool.end(), socialPool.end()]);

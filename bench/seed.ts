@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { createPgPool, dropDatabase, ensureDatabase, migrate } from '../packages/db/src/index.ts';
 import { recomputeTrending } from '../services/catalog/src/modules/discovery/trending-stats.ts';
+import { SYLLABLES } from './vocabulary.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const PG = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
@@ -108,6 +109,11 @@ const LAST = `Smith García Müller Dubois Rossi Silva Kowalski Nguyen Kim Hadda
 const lit = (xs: readonly string[]) => `ARRAY[${xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(',')}]::text[]`;
 /** A Zipf-like pick from an array literal: index k with probability about 1/k (common words are common). */
 const zipf = (arr: string, len: number) => `(${arr})[LEAST(${len}, floor(power(${len}::float8, random()))::int)]`;
+/** A long-tail word (SYLLABLES), uniform over all of them; `p` the chance that there is one ('' otherwise, a leading space if any). */
+const tail = (p: number) => {
+  const syl = `(${lit(SYLLABLES)})[1 + floor(random() * ${SYLLABLES.length})::int]`;
+  return `CASE WHEN random() < ${p} THEN ' ' || initcap(${syl} || ${syl} || CASE WHEN random() < 0.97 THEN ${syl} ELSE '' END) ELSE '' END`;
+};
 
 async function timed<T>(label: string, work: () => Promise<T>): Promise<T> {
   const started = Date.now();
@@ -145,7 +151,8 @@ async function seedCatalog(db: pg.Pool) {
   await timed(`catalog users (${S.users})`, () =>
     db.query(
       `INSERT INTO user_summaries (user_id, username, display_name, tier, role, follower_count, track_count, updated_at)
-       SELECT g, lower(regexp_replace(unaccent(f.n || '-' || l.n), '[^a-zA-Z0-9]+', '-', 'g')) || '-' || g, f.n || ' ' || l.n,
+       SELECT g, lower(regexp_replace(unaccent(f.n || '-' || l.n), '[^a-zA-Z0-9]+', '-', 'g')) || '-' || g,
+              f.n || ' ' || l.n || CASE WHEN g <= $2 THEN ${tail(0.25)} ELSE '' END,
               CASE WHEN g % 7 = 0 THEN 'PRO' ELSE 'FREE' END, CASE WHEN g <= $2 THEN 'ARTIST' ELSE 'LISTENER' END, 0, 0, now()
          FROM generate_series(1, $1) g,
               LATERAL (SELECT (${lit(FIRST)})[1 + (g::bigint * 7919) % ${FIRST.length}] AS n) f,
@@ -167,7 +174,7 @@ async function seedCatalog(db: pg.Pool) {
                       -- artists 1..1000 are the most active: a third of all tracks
                       CASE WHEN g % 3 = 0 THEN 1 + (g / 3) % LEAST(1000, $2) ELSE 1 + floor(random() * $2)::int END AS artist,
                       initcap(${zipf(words, WORDS.length)} || CASE WHEN random() < 0.7 THEN ' ' || ${zipf(words, WORDS.length)} ELSE '' END
-                              || CASE WHEN random() < 0.3 THEN ' ' || ${zipf(words, WORDS.length)} ELSE '' END) AS title,
+                              || CASE WHEN random() < 0.3 THEN ' ' || ${zipf(words, WORDS.length)} ELSE '' END) || ${tail(0.35)} AS title,
                       ${zipf(genres, GENRES.length)} AS genre,
                       ARRAY(SELECT DISTINCT ${zipf(tags, TAGS.length)} FROM generate_series(1, 1 + (g % 3)) WHERE g > 0) AS tags,
                       now() - random() * interval '365 days' AS created
@@ -180,7 +187,7 @@ async function seedCatalog(db: pg.Pool) {
     db.query(
       `INSERT INTO playlists (id, owner_id, title, playlist_slug, is_private, genre, secret_token, created_at, updated_at)
        SELECT g, 1 + floor(random() * $2)::int,
-              initcap(${zipf(words, WORDS.length)} || ' ' || ${zipf(words, WORDS.length)} || CASE WHEN random() < 0.5 THEN ' Mix' ELSE '' END),
+              initcap(${zipf(words, WORDS.length)} || ' ' || ${zipf(words, WORDS.length)} || CASE WHEN random() < 0.5 THEN ' Mix' ELSE '' END) || ${tail(0.3)},
               'p-' || g, g % 10 = 0, ${zipf(genres, GENRES.length)}, md5('p' || g), now() - random() * interval '365 days', now()
          FROM generate_series(1, $1) g`,
       [S.playlists, S.users],
@@ -256,11 +263,45 @@ async function seedCatalog(db: pg.Pool) {
   await timed(`catalog indexes rebuilt (${indexes.length})`, async () => {
     for (const def of indexes) await db.query(def);
   });
+  // The vocabulary of typo corrections is kept by triggers, which were off during the load.
+  await timed('catalog search vocabulary', () =>
+    db.query(`TRUNCATE search_words;
+      INSERT INTO search_words (word)
+        SELECT word FROM ts_stat('SELECT search_doc FROM tracks') WHERE msp_vocabulary_word(word)
+        UNION SELECT word FROM ts_stat('SELECT search_doc FROM playlists') WHERE msp_vocabulary_word(word)
+        UNION SELECT word FROM ts_stat('SELECT search_doc FROM user_summaries') WHERE msp_vocabulary_word(word)`),
+  );
   await timed('catalog trending scores', () =>
-    recomputeTrending({
-      $executeRawUnsafe: async (q: string, ...p: unknown[]) => (await db.query(q, p)).rowCount ?? 0,
-      $queryRawUnsafe: async <T>(q: string, ...p: unknown[]) => (await db.query(q, p)).rows as T,
-    } as never),
+    recomputeTrending(
+      (() => {
+        // One client, so the recompute's SET LOCAL and its statement share a transaction.
+        const sql = {
+          $executeRawUnsafe: async (q: string, ...p: unknown[]) => (await db.query(q, p)).rowCount ?? 0,
+          $queryRawUnsafe: async <T>(q: string, ...p: unknown[]) => (await db.query(q, p)).rows as T,
+        };
+        return {
+          ...sql,
+          $transaction: async <R>(fn: (tx: typeof sql) => Promise<R>) => {
+            const client = await db.connect();
+            const tx = {
+              $executeRawUnsafe: async (q: string, ...p: unknown[]) => (await client.query(q, p)).rowCount ?? 0,
+              $queryRawUnsafe: async <T>(q: string, ...p: unknown[]) => (await client.query(q, p)).rows as T,
+            };
+            try {
+              await client.query('BEGIN');
+              const out = await fn(tx);
+              await client.query('COMMIT');
+              return out;
+            } catch (err) {
+              await client.query('ROLLBACK');
+              throw err;
+            } finally {
+              client.release();
+            }
+          },
+        };
+      })() as never,
+    ),
   );
   await timed('catalog analyze', () => db.query('VACUUM ANALYZE'));
 }

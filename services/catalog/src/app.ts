@@ -7,7 +7,7 @@ import { startSocialSync } from './modules/social-sync/social-sync.consumer.js';
 import { tracksModule } from './modules/tracks/tracks.routes.js';
 import { trackListsModule } from './modules/tracks/track-lists.routes.js';
 import { TrackAccess } from './modules/tracks/track-access.js';
-import { HistoryTotals } from './modules/tracks/history-totals.js';
+import { HistoryIndex } from './modules/tracks/history-index.js';
 import { TrackEvents } from './modules/tracks/track-events.js';
 import { TrackLifecycleService } from './modules/tracks/track-lifecycle.service.js';
 import { TrackPlaysService } from './modules/tracks/track-plays.service.js';
@@ -30,6 +30,8 @@ import { StationPools } from './modules/discovery/station-pools.js';
 import { startTrendingRefresher } from './modules/discovery/trending-stats.js';
 import { startUserBans } from './modules/user-bans/user-bans.consumer.js';
 import { TrackPresenter } from './modules/tracks/track-presenter.js';
+import { startFollowsCopy } from './modules/tracks/follows-copy.consumer.js';
+import { ViewerFlagsRepository } from './modules/tracks/viewer-flags.repository.js';
 import { TrackReadsRepository } from './modules/tracks/track-reads.repository.js';
 import { processingConsumer } from './modules/tracks/processing.consumer.js';
 import { internalModule } from './modules/internal/internal.routes.js';
@@ -63,6 +65,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     await startUserCountProjections({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'catalog', followerCounts: true, trackCounts: false }),
   );
   stopOnClose(await startSocialSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
+  stopOnClose(await startFollowsCopy({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(await startUserBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(startTrendingRefresher(infra.prisma, app.log));
   stopOnClose(await startBanSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
@@ -75,13 +78,13 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   const signer = new MediaSigner(config.MEDIA_SIGNING_SECRET, config.MEDIA_URL_TTL_SECONDS, config.PUBLIC_BASE_URL);
   const social = new SocialClient(config.SOCIAL_URL, config.INTERNAL_TIMEOUT_MS, app.log);
   const reads = new TrackReadsRepository(infra.pool);
-  const presenter = new TrackPresenter(reads, signer, social, config.PUBLIC_BASE_URL);
+  const presenter = new TrackPresenter(reads, signer, new ViewerFlagsRepository(infra.pool), config.PUBLIC_BASE_URL);
   const trackRepo = new TracksRepository(infra.prisma);
   const access = new TrackAccess(reads);
   const events = new TrackEvents(trackRepo, presenter);
   const database = new URL(config.DATABASE_URL);
-  const historyTotals = new HistoryTotals(infra.redis, `${database.host}${database.pathname}`);
-  const tracks = new TrackReadsService({ reads, repo: trackRepo, access, presenter, historyTotals, webBaseUrl: config.WEB_BASE_URL });
+  const historyIndex = new HistoryIndex(infra.redis, `${database.host}${database.pathname}`);
+  const tracks = new TrackReadsService({ reads, repo: trackRepo, access, presenter, historyIndex, webBaseUrl: config.WEB_BASE_URL });
   const lifecycle = new TrackLifecycleService({
     repo: trackRepo,
     access,
@@ -107,7 +110,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
       uploadWaitMs: config.UPLOAD_WAIT_MS,
     },
   });
-  const plays = new TrackPlaysService({ repo: trackRepo, reads, access, redis: infra.redis, historyTotals, playDedupSeconds: config.PLAY_DEDUP_SECONDS });
+  const plays = new TrackPlaysService({ repo: trackRepo, reads, access, redis: infra.redis, historyIndex, playDedupSeconds: config.PLAY_DEDUP_SECONDS });
   const processing = stopOnClose(processingConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, events, lifecycle }));
   await processing.start();
 
@@ -126,7 +129,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     publicBaseUrl: config.PUBLIC_BASE_URL,
   });
   const discovery = new DiscoveryService({
-    repo: new DiscoveryRepository(infra.prisma, reads),
+    repo: new DiscoveryRepository(infra.prisma, reads, infra.pool),
     reads,
     stations: new StationPools(),
     tracks,

@@ -22,4 +22,9 @@ export class SharedTtlCache<K, V> {
     while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
     return value;
   }
+
+  /** Drops an entry: the next `get` computes it again. */
+  forget(key: K): void {
+    this.entries.delete(key);
+  }
 }

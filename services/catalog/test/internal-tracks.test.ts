@@ -156,6 +156,8 @@ describe('INTERNAL tracks (Track (full) for another service, as TRK-6 renders it
 
   it('is the same record TRK-6 answers for that viewer, but for the flags only social knows', async () => {
     const headers = { 'x-user-id': String(VIEWER), 'x-user-role': 'LISTENER', 'x-user-tier': 'FREE' };
+    // TRK-6 reads the viewer's like from catalog's copy (track_engagements, kept by social-sync).
+    await app.infra.prisma.trackEngagement.create({ data: { kind: 'L', userId: VIEWER, trackId: ids.public, createdAt: new Date() } });
     const direct = (await app.inject({ method: 'GET', url: `/api/tracks/${ids.public}`, headers })).json() as Track;
     const [rendered] = await renderOk({ viewerId: VIEWER, viewerRole: 'LISTENER', trackIds: [ids.public] });
     expect(direct.isLiked).toBe(true);

@@ -9,8 +9,9 @@ export type Relationship = EngagementResponse['users'][number];
 export type Engagement = EngagementResponse['tracks'][number];
 
 /**
- * Catalog's one read from social: `/internal/engagement`, once per page, for what only social
- * knows about the viewer (isFollowing, isLiked, isReposted). A short timeout, and false flags when
+ * Catalog's one read from social: `/internal/engagement`, once per playlist or search page, for
+ * what only social knows about the viewer (isFollowing, isLiked, isReposted); track pages answer
+ * those from catalog's copies instead (TrackPresenter). A short timeout, and false flags when
  * social is slow or down. Never used for R7 hiding (catalog's copy of the blocks decides that in
  * SQL), and never on catalog's own internal routes, so no request cycles between the two services.
  */

@@ -1,18 +1,16 @@
+import type pg from 'pg';
 import { userSummarySourceSelect } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { playlistSelect, type PlaylistRow } from '../playlists/playlists.repository.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { listedPlaylistSql, listedTrackSql, listedUserSql, stationPoolSql } from './discovery-sql.js';
-import type { SearchTerms } from './search-query.js';
+import { candidatesQuery, correctable, MAX_COMPLETIONS, type CandidatesQuery, type SearchTerms } from './search-query.js';
 
 export type SearchKind = 'TRACK' | 'USER' | 'PLAYLIST';
 export interface SearchHit {
   type: SearchKind;
   id: number;
 }
-
-/** Trigram word similarity from which a word counts as a typo of another (pg_trgm's `<%`). */
-export const FUZZY_THRESHOLD = 0.35;
 
 /**
  * How many matches of each kind are ranked: the most played tracks, most followed users and most
@@ -21,68 +19,63 @@ export const FUZZY_THRESHOLD = 0.35;
  * matches only, so a search never scores hundreds of thousands of rows. Totals count the same set.
  */
 export const SEARCH_CANDIDATES = 200;
-/** Below this many word (exact or prefix) matches, typo matches are looked for too. */
+/** Below this many word (exact or prefix) matches, typo corrections are looked for too. */
 export const FUZZY_FALLBACK = 20;
+/** Corrections taken per query word, the most similar first. */
+export const CORRECTIONS_PER_WORD = 3;
 
 interface KindSql {
   /** Row source with the listing rule of the kind (R2, R6, R7, R14), alias `x`. */
   from: string;
-  id: string;
   popularity: string;
   columns: string;
   genre: string | null;
-  /** Whole title or name, for tier 3 and the closeness score. */
-  whole: string;
 }
 
 const KINDS: Record<SearchKind, KindSql> = {
   TRACK: {
     from: `tracks x WHERE ${listedTrackSql('x', '$4')}`,
-    id: 'x.id',
     popularity: 'x.play_count DESC, x.id DESC',
     columns: 'x.id, x.search_doc, x.search_text, msp_fold(x.title) AS whole',
-    genre: 'x.genre_key = $5',
-    whole: 'msp_fold(x.title)',
+    genre: 'x.genre_key = $7',
   },
   PLAYLIST: {
     from: `playlists x WHERE ${listedPlaylistSql('x', '$4')}`,
-    id: 'x.id',
     popularity: 'x.like_count DESC, x.id DESC',
     columns: 'x.id, x.search_doc, x.search_text, x.search_text AS whole',
-    genre: 'lower(x.genre) = $5',
-    whole: 'x.search_text',
+    genre: 'lower(x.genre) = $7',
   },
   USER: {
     from: `user_summaries x WHERE ${listedUserSql('x', '$4')}`,
-    id: 'x.user_id',
     popularity: 'x.follower_count DESC, x.user_id DESC',
     columns: 'x.user_id AS id, x.search_doc, x.search_text, msp_fold(x.username) AS whole, msp_fold(x.display_name) AS whole2',
     genre: null,
-    whole: 'msp_fold(x.username)',
   },
 };
 
 /**
- * The candidates of one kind: its SEARCH_CANDIDATES most popular word matches (every word, the
- * last as a prefix), plus, when `fuzzy`, its most popular typo matches (trigram word similarity;
- * a separate branch so each uses its own GIN index). Then the tiers, best first: 3 the whole title
- * or name equals the query, 2 every word exact, 1 the last word as a prefix, 0 a typo match only;
- * inside a tier ts_rank (title and names over tags over genre), the word similarity and the
- * similarity of the whole title or name (the closer, shorter one first).
+ * The candidates of one kind: its SEARCH_CANDIDATES most popular matches of the candidates' query
+ * (the words, the last as a prefix or as its completions; or, in the tolerant pass, each word or
+ * one of its corrections), found through the full-text GIN index (`$5`: the whole query, or only
+ * the words before an open prefix, the whole query `$6` then checked on the rows found). Then the
+ * tiers, best first: 3 the whole title or name equals the query, 2 every word exact, 1 the last word
+ * as a prefix, 0 through a correction only; inside a tier ts_rank (title and names over tags over
+ * genre), the word similarity and the similarity of the whole title or name (the closer, shorter
+ * one first). Parameters: $1 exact, $2 prefix, $3 text, $4 viewer, $5 and $6 above, $7 genre;
+ * query texts are folded here as the documents are.
  */
-function hitsSql(kind: SearchKind, withGenre: boolean, fuzzy: boolean): string {
+function hitsSql(kind: SearchKind, withGenre: boolean, anchored: boolean): string {
   const k = KINDS[kind];
   const genre = withGenre && k.genre ? ` AND ${k.genre}` : '';
-  const branch = (match: string) => `(SELECT ${k.columns} FROM ${k.from} AND ${match}${genre} ORDER BY ${k.popularity} LIMIT ${SEARCH_CANDIDATES})`;
-  const words = branch(`x.search_doc @@ to_tsquery('simple', $2)`);
-  const candidates = fuzzy ? `${words} UNION ${branch('$3 <% x.search_text')}` : words;
-  const exactWhole = kind === 'USER' ? `c.whole = $3 OR c.whole2 = $3` : `c.whole = $3`;
+  const check = anchored ? ` AND ts_match_vq(x.search_doc, to_tsquery('simple', msp_fold($6)))` : '';
+  const exactWhole = kind === 'USER' ? `c.whole = msp_fold($3) OR c.whole2 = msp_fold($3)` : `c.whole = msp_fold($3)`;
   return `SELECT '${kind}' AS type, c.id,
             CASE WHEN ${exactWhole} THEN 3
-                 WHEN c.search_doc @@ to_tsquery('simple', $1) THEN 2
-                 WHEN c.search_doc @@ to_tsquery('simple', $2) THEN 1 ELSE 0 END AS tier,
-            ts_rank(c.search_doc, to_tsquery('simple', $2)) + word_similarity($3, c.search_text) + similarity($3, c.whole) AS score
-          FROM (${candidates}) c`;
+                 WHEN c.search_doc @@ to_tsquery('simple', msp_fold($1)) THEN 2
+                 WHEN c.search_doc @@ to_tsquery('simple', msp_fold($2)) THEN 1 ELSE 0 END AS tier,
+            ts_rank(c.search_doc, to_tsquery('simple', msp_fold($6))) + word_similarity(msp_fold($3), c.search_text) + similarity(msp_fold($3), c.whole) AS score
+          FROM (SELECT ${k.columns} FROM ${k.from} AND x.search_doc @@ to_tsquery('simple', msp_fold($5))${check}${genre}
+                 ORDER BY ${k.popularity} LIMIT ${SEARCH_CANDIDATES}) c`;
 }
 
 /** Most tracks a station holds on one day (R18: a radio needs hundreds, not a genre's 100,000). */
@@ -90,117 +83,217 @@ export const STATION_SIZE = 500;
 /** The chart: the best-scored tracks only (DSC-2). */
 export const TRENDING_SIZE = 1000;
 
-/** One track of a station's day, with its artist (R7 filtering per viewer happens on the pool). */
+/**
+ * One track of a station's day, with its artist (R7 filtering per viewer happens on the pool) and
+ * its place in the day's order (`md5(id || day)`, then the id).
+ */
 export interface StationPick {
   id: number;
   artistId: number;
+  rank: string;
+}
+
+/** The day's order of picks: by rank, then id. */
+export function byStationRank(a: StationPick, b: StationPick): number {
+  return a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : a.id - b.id;
+}
+
+/**
+ * A station's day from parts already ordered: the picks of every part, each track once, in the
+ * day's order, at most `limit` of them. Genre parts are shared by every station of that genre, so a
+ * station made of cached genre parts only reads its own artists' picks.
+ */
+export function composeStation(parts: ReadonlyArray<readonly StationPick[]>, limit: number): StationPick[] {
+  const seen = new Map<number, StationPick>();
+  for (const part of parts) for (const pick of part) if (!seen.has(pick.id)) seen.set(pick.id, pick);
+  return [...seen.values()].sort(byStationRank).slice(0, limit);
+}
+
+/** DSC-2's chart in its order; `$1` the viewer, `genreParam` the genre's placeholder (when filtered). */
+function chartSql(genreKey: string | null, genreParam: string): string {
+  return `SELECT t.id FROM tracks t WHERE t.trending_score > 0 AND ${listedTrackSql('t', '$1')}${genreKey !== null ? ` AND t.genre_key = ${genreParam}` : ''}
+      ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC`;
 }
 
 export class DiscoveryRepository {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly reads: TrackReadsRepository,
+    private readonly pool: pg.Pool,
   ) {}
 
   /**
-   * DSC-3: one page of hits over the kinds asked for, best first, and the total, in one
-   * transaction (the similarity threshold is a transaction-local setting).
+   * DSC-3: one page of hits over the kinds asked for, best first, and the total. The words (the last
+   * as a prefix) first; when they match fewer than FUZZY_FALLBACK items, the words are corrected
+   * against the vocabulary (typos) and the search runs again with each word or its corrections.
+   * Every candidate set comes from the GIN indexes and is bounded by SEARCH_CANDIDATES per kind.
    */
   async search(terms: SearchTerms, kinds: readonly SearchKind[], viewerId: number, genreKey: string | null, page: number, size: number) {
-    const words = await this.searchWith(false, terms, kinds, viewerId, genreKey, page, size);
+    const last = terms.words[terms.words.length - 1]!;
+    const completions = correctable(last) ? await this.completions(last) : null;
+    const words = await this.searchPass(candidatesQuery(terms, completions), terms, kinds, viewerId, genreKey, page, size);
     if (words.total >= FUZZY_FALLBACK) return words;
-    return this.searchWith(true, terms, kinds, viewerId, genreKey, page, size);
+    const fixes = await this.corrections(terms.words.filter(correctable));
+    if (fixes.size === 0) return words;
+    return this.searchPass(candidatesQuery(terms, completions, fixes), terms, kinds, viewerId, genreKey, page, size);
   }
 
   /**
-   * One page of hits over the kinds asked for, best first, and the total, in one transaction
-   * (the similarity threshold is transaction-local; sequential scans are off so the trigram
-   * branch always uses its index, which the planner would otherwise skip on mid-sized tables).
+   * The vocabulary words that start with `prefix` (folded), at most MAX_COMPLETIONS + 1 (more means
+   * "too many to list"): one range of `search_words`' primary key (its words sort bytewise).
    */
-  private async searchWith(
-    fuzzy: boolean,
+  async completions(prefix: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ word: string }>({
+      name: 'catalog_search_completions',
+      text: `SELECT w.word FROM search_words w, msp_fold($1) p(f) WHERE w.word >= p.f AND w.word < p.f || chr(1114111) ORDER BY w.word LIMIT $2`,
+      values: [prefix, MAX_COMPLETIONS + 1],
+    });
+    return rows.map((r) => r.word);
+  }
+
+  /**
+   * Vocabulary words one edit away from each word (a letter wrong, missing, extra, or two neighbours
+   * swapped), the most similar first (trigram similarity, then the word), at most
+   * CORRECTIONS_PER_WORD: symmetric deletions (migration `…_search_vocabulary`), i.e. primary-key
+   * probes of `search_words` and `search_word_variants` with the word and its one-letter deletions,
+   * never a scan of the titles or of the vocabulary.
+   */
+  async corrections(words: readonly string[]): Promise<Map<string, string[]>> {
+    if (words.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ word: string; fixes: string[] }>({
+      name: 'catalog_search_corrections',
+      text: `SELECT q.word, ARRAY(
+               SELECT c.fix FROM (
+                 SELECT v.word AS fix FROM search_word_variants v
+                  WHERE v.variant = ANY(ARRAY(SELECT q.folded UNION SELECT msp_word_deletions(q.folded)))
+                 UNION SELECT w.word FROM search_words w WHERE w.word = ANY(ARRAY(SELECT msp_word_deletions(q.folded)))) c
+               WHERE c.fix <> q.folded ORDER BY similarity(c.fix, q.folded) DESC, c.fix LIMIT $2) AS fixes
+             FROM (SELECT x AS word, msp_fold(x) AS folded FROM unnest($1::text[]) x) q`,
+      values: [[...new Set(words)], CORRECTIONS_PER_WORD],
+    });
+    return new Map(rows.filter((r) => r.fixes.length > 0).map((r) => [r.word, r.fixes]));
+  }
+
+  /**
+   * One page of hits for the candidates' query, best first, with the total of the same
+   * candidates, in one statement (the total rides on each row; a page past the end counts apart).
+   */
+  private async searchPass(
+    query: CandidatesQuery,
     terms: SearchTerms,
     kinds: readonly SearchKind[],
     viewerId: number,
     genreKey: string | null,
     page: number,
     size: number,
-  ) {
+  ): Promise<{ hits: SearchHit[]; total: number }> {
     const withGenre = genreKey !== null;
-    const union = kinds.map((k) => hitsSql(k, withGenre, fuzzy)).join('\n UNION ALL \n');
-    const params: unknown[] = [terms.exact, terms.prefix, terms.text, viewerId, ...(withGenre ? [genreKey] : [])];
+    const union = kinds.map((k) => hitsSql(k, withGenre, query.anchor !== null)).join('\n UNION ALL \n');
+    const params: unknown[] = [terms.exact, terms.prefix, terms.text, viewerId, query.anchor ?? query.match, query.match, ...(withGenre ? [genreKey] : [])];
     const n = params.length;
-    const [, hits, counted] = await this.prisma.$transaction([
-      this.prisma.$queryRawUnsafe(
-        `SELECT set_config('pg_trgm.word_similarity_threshold', '${FUZZY_THRESHOLD}', true), set_config('enable_seqscan', 'off', true)`,
-      ),
-      this.prisma.$queryRawUnsafe<Array<{ type: SearchKind; id: number }>>(
-        `SELECT h.type, h.id FROM (${union}) h ORDER BY h.tier DESC, h.score DESC, h.type, h.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-        ...params,
-        size,
-        page * size,
-      ),
-      this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total FROM (${union}) h`, ...params),
-    ]);
-    return { hits: hits as SearchHit[], total: counted[0]?.total ?? 0 };
-  }
-
-  /**
-   * DSC-2: the chart, i.e. the TRENDING_SIZE best-scored tracks (score > 0 over the window), by
-   * score, newer first among equals. Both queries walk the partial trending index and stop early.
-   */
-  async trending(viewerId: number, genreKey: string | null, page: number, size: number): Promise<{ rows: ReadTrack[]; total: number }> {
-    const chart = `SELECT t.id FROM tracks t WHERE t.trending_score > 0 AND ${listedTrackSql('t', '$1')}${genreKey !== null ? ' AND t.genre_key = $2' : ''}
-      ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC`;
-    const params: unknown[] = [viewerId, ...(genreKey !== null ? [genreKey] : [])];
-    const n = params.length;
-    const offset = Math.min(page * size, TRENDING_SIZE);
-    const [ids, counted] = await Promise.all([
-      this.prisma.$queryRawUnsafe<Array<{ id: number }>>(
-        `${chart} LIMIT $${n + 1} OFFSET $${n + 2}`,
-        ...params,
-        Math.min(size, TRENDING_SIZE - offset),
-        offset,
-      ),
-      this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total FROM (${chart} LIMIT ${TRENDING_SIZE}) c`, ...params),
-    ]);
-    return { rows: await this.rowsInOrder(ids.map((r) => r.id)), total: counted[0]?.total ?? 0 };
-  }
-
-  /**
-   * A station's day (R18, fixed for the day), viewer-independent: from each genre, the STATION_SIZE
-   * playable tracks that follow the day's point in the `shuffle_key` order (a hash of the id; the
-   * point is a hash of the date), wrapping around; from each artist, its share of tracks the same
-   * way; then the STATION_SIZE of those first by md5(id || date), in that order, with their artists.
-   * Every read is an index range of a few hundred rows, whatever the genre's size; R2 and R14 apply
-   * here, R7 (the viewer's blocks) after, on the pool (StationPools), so the pool can be shared.
-   * `excludeLikesOf` (the likes station) leaves out that user's liked tracks.
-   */
-  async stationPool(day: string, from: { genres: string[]; artists: number[]; excludeLikesOf: number }): Promise<StationPick[]> {
-    const cond = `${stationPoolSql('t')}
-      AND NOT EXISTS (SELECT 1 FROM track_engagements le WHERE le.kind = 'L' AND le.user_id = $4 AND le.track_id = t.id)`;
-    // Artists share the station: each gives at most its share of the day's tracks.
-    const perArtist = Math.max(1, Math.ceil(STATION_SIZE / Math.max(1, from.artists.length)));
-    return this.prisma.$queryRawUnsafe<StationPick[]>(
-      `WITH picks AS (
-        SELECT c.id FROM unnest($2::text[]) g(k) CROSS JOIN LATERAL (
-          (SELECT t.id FROM tracks t WHERE t.genre_key = g.k AND ${cond} AND t.shuffle_key >= hashtext($1) ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
-          UNION ALL
-          (SELECT t.id FROM tracks t WHERE t.genre_key = g.k AND ${cond} AND t.shuffle_key < hashtext($1) ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
-          LIMIT ${STATION_SIZE}) c
-        UNION
-        SELECT c.id FROM unnest($3::int[]) a(id) CROSS JOIN LATERAL (
-          (SELECT t.id FROM tracks t WHERE t.artist_id = a.id AND ${cond} AND t.shuffle_key >= hashtext($1) ORDER BY t.shuffle_key LIMIT ${perArtist})
-          UNION ALL
-          (SELECT t.id FROM tracks t WHERE t.artist_id = a.id AND ${cond} AND t.shuffle_key < hashtext($1) ORDER BY t.shuffle_key LIMIT ${perArtist})
-          LIMIT ${perArtist}) c),
-      pool AS (SELECT id FROM picks ORDER BY md5(id::text || $1), id LIMIT ${STATION_SIZE})
-      SELECT p.id, t.artist_id AS "artistId" FROM pool p JOIN tracks t ON t.id = p.id ORDER BY md5(p.id::text || $1), p.id`,
-      day,
-      from.genres,
-      from.artists,
-      from.excludeLikesOf,
+    const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>(
+      `SELECT h.type, h.id, count(*) OVER ()::int AS total FROM (${union}) h
+        ORDER BY h.tier DESC, h.score DESC, h.type, h.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...params, size, page * size],
     );
+    if (rows.length > 0 || page === 0) return { hits: rows.map((r) => ({ type: r.type, id: r.id })), total: rows[0]?.total ?? 0 };
+    const counted = await this.pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM (${union}) h`, params);
+    return { hits: [], total: counted.rows[0]?.total ?? 0 };
+  }
+
+  /**
+   * DSC-2: a page of the chart, i.e. of the TRENDING_SIZE best-scored tracks (score > 0 over the
+   * window), by score, newer first among equals; the walk of the partial trending index stops after
+   * the page. `viewerBlocks`: whether any block involves the viewer (the chart's length then depends
+   * on the viewer, see trendingCount).
+   */
+  async trendingPage(viewerId: number, genreKey: string | null, page: number, size: number): Promise<{ rows: ReadTrack[]; viewerBlocks: boolean }> {
+    const offset = Math.min(page * size, TRENDING_SIZE);
+    const { rows } = await this.pool.query<{ id: number | null; viewerBlocks: boolean }>({
+      name: genreKey !== null ? 'catalog_trending_genre_page' : 'catalog_trending_page',
+      text: `SELECT c.id, EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = $1 OR b.blocked_id = $1) AS "viewerBlocks"
+               FROM (SELECT 1) one LEFT JOIN LATERAL (${chartSql(genreKey, '$4')} LIMIT $2 OFFSET $3) c ON true`,
+      values: [viewerId, Math.min(size, TRENDING_SIZE - offset), offset, ...(genreKey !== null ? [genreKey] : [])],
+    });
+    const ids = rows.flatMap((r) => (r.id === null ? [] : [r.id]));
+    return { rows: await this.rowsInOrder(ids), viewerBlocks: rows[0]?.viewerBlocks ?? false };
+  }
+
+  /** DSC-2: how many tracks the chart holds for this viewer (at most TRENDING_SIZE): one walk of the trending index. */
+  async trendingCount(viewerId: number, genreKey: string | null): Promise<number> {
+    const { rows } = await this.pool.query<{ total: number }>({
+      name: genreKey !== null ? 'catalog_trending_genre_count' : 'catalog_trending_count',
+      text: `SELECT count(*)::int AS total FROM (${chartSql(genreKey, '$2')} LIMIT ${TRENDING_SIZE}) c`,
+      values: [viewerId, ...(genreKey !== null ? [genreKey] : [])],
+    });
+    return rows[0]?.total ?? 0;
+  }
+
+  /**
+   * A genre's part of a station's day (R18, fixed for the day), viewer-independent: the
+   * STATION_SIZE playable tracks that follow the day's point in the `shuffle_key` order (a hash of
+   * the id; the point is a hash of the date), wrapping around, in the day's order. Two index ranges
+   * of at most STATION_SIZE rows each, whatever the genre's size; R2 and R14 apply here, R7 (the
+   * viewer's blocks) after, on the pool, so the pool can be shared.
+   */
+  async genrePicks(day: string, genre: string): Promise<StationPick[]> {
+    const { rows } = await this.pool.query<StationPick>({
+      name: 'catalog_station_genre',
+      text: `SELECT c.id, c.artist_id AS "artistId", md5(c.id::text || $1) AS rank FROM (
+               (SELECT t.id, t.artist_id FROM tracks t WHERE t.genre_key = $2 AND ${stationPoolSql('t')} AND t.shuffle_key >= hashtext($1)
+                 ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
+               UNION ALL
+               (SELECT t.id, t.artist_id FROM tracks t WHERE t.genre_key = $2 AND ${stationPoolSql('t')} AND t.shuffle_key < hashtext($1)
+                 ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
+               LIMIT ${STATION_SIZE}) c
+             ORDER BY 3, 1`,
+      values: [day, genre],
+    });
+    return rows;
+  }
+
+  /**
+   * The artists' part of a station's day: from each artist, `perArtist` playable tracks the same
+   * way as a genre's (the day's point in the artist's `shuffle_key` order), in the day's order.
+   * Two index ranges of at most `perArtist` rows per artist, in one statement.
+   */
+  async artistPicks(day: string, artists: readonly number[], perArtist: number): Promise<StationPick[]> {
+    if (artists.length === 0) return [];
+    const { rows } = await this.pool.query<StationPick>({
+      name: 'catalog_station_artists',
+      text: `SELECT c.id, c.artist_id AS "artistId", md5(c.id::text || $1) AS rank FROM unnest($2::int[]) a(id) CROSS JOIN LATERAL (
+               (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${stationPoolSql('t')} AND t.shuffle_key >= hashtext($1)
+                 ORDER BY t.shuffle_key LIMIT $3)
+               UNION ALL
+               (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${stationPoolSql('t')} AND t.shuffle_key < hashtext($1)
+                 ORDER BY t.shuffle_key LIMIT $3)
+               LIMIT $3) c
+             ORDER BY 3, 1`,
+      values: [day, [...new Set(artists)], perArtist],
+    });
+    return rows;
+  }
+
+  /** Of these tracks, those `userId` liked (catalog's copy of the likes; one probe per track of the primary key). */
+  async likedAmong(userId: number, trackIds: readonly number[]): Promise<Set<number>> {
+    if (trackIds.length === 0) return new Set();
+    const { rows } = await this.pool.query<{ id: number }>({
+      name: 'catalog_liked_among',
+      text: `SELECT track_id AS id FROM track_engagements WHERE kind = 'L' AND user_id = $1 AND track_id = ANY($2::int[])`,
+      values: [userId, [...trackIds]],
+    });
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Everybody a block separates from the viewer, either way (catalog's copy of the blocks, R7): two index ranges. */
+  async blocksOf(viewerId: number): Promise<Set<number>> {
+    if (viewerId === 0) return new Set();
+    const { rows } = await this.pool.query<{ id: number }>({
+      name: 'catalog_blocks_of',
+      text: `SELECT blocked_id AS id FROM user_blocks WHERE blocker_id = $1 UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = $1`,
+      values: [viewerId],
+    });
+    return new Set(rows.map((r) => r.id));
   }
 
   /** DSC-6: the artist's 3 most frequent genres among its public tracks. */

@@ -18,10 +18,12 @@ import type { TrackPresenter } from '../tracks/track-presenter.js';
 import { toRadioTrack } from '../tracks/track.mapper.js';
 import type { TrackReadsService } from '../tracks/track-reads.service.js';
 import { todayUtc } from '../uploads/upload-fields.js';
-import type { DiscoveryRepository, SearchKind, StationPick } from './discovery.repository.js';
+import { composeStation, STATION_SIZE, type DiscoveryRepository, type SearchKind, type StationPick } from './discovery.repository.js';
 import type { StationPools } from './station-pools.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { parseLink } from './resolve-link.js';
+import { SharedTtlCache } from '../../shared-cache.js';
+import { pageTotal } from '../tracks/track-reads.service.js';
 import { searchTerms } from './search-query.js';
 
 export interface DiscoveryServiceDeps {
@@ -34,6 +36,8 @@ export interface DiscoveryServiceDeps {
   playlistPresenter: PlaylistPresenter;
   social: SocialClient;
   webBaseUrl: string;
+  /** The chart's length per genre for viewers without blocks (default: a minute per replica). */
+  chartLengths?: SharedTtlCache<string, number>;
 }
 
 interface PageQuery {
@@ -48,8 +52,12 @@ const emptyRef = { track: null, playlist: null, user: null, repostedBy: null, re
 export class DiscoveryService {
   private readonly repo: DiscoveryRepository;
 
+  /** The chart's length per genre ('' for all) for viewers no block involves, kept a minute per replica. */
+  private readonly chartLengths: SharedTtlCache<string, number>;
+
   constructor(private readonly deps: DiscoveryServiceDeps) {
     this.repo = deps.repo;
+    this.chartLengths = deps.chartLengths ?? new SharedTtlCache<string, number>(60_000, 200);
   }
 
   // ───────────────────────────── DSC-3 ─────────────────────────────
@@ -101,7 +109,13 @@ export class DiscoveryService {
 
   async trending(caller: Caller | null, query: PageQuery & { genre?: string }): Promise<Page<Track>> {
     const genre = query.genre?.trim().toLowerCase() || null;
-    const { rows, total } = await this.repo.trending(viewerIdOf(caller), genre, query.page, query.size);
+    const viewerId = viewerIdOf(caller);
+    const { rows, viewerBlocks } = await this.repo.trendingPage(viewerId, genre, query.page, query.size);
+    // The chart's length is the same for every viewer no block involves: counted once per genre
+    // for a short while (the scores themselves change only when the refresher runs).
+    const total = await pageTotal(rows.length, query, () =>
+      viewerBlocks ? this.repo.trendingCount(viewerId, genre) : this.chartLengths.get(genre ?? '', () => this.repo.trendingCount(0, genre)),
+    );
     const rank = new Map(rows.map((r, i) => [r.id, query.page * query.size + i + 1]));
     const tracks = await this.deps.trackPresenter.present(rows, caller);
     return toPage(
@@ -156,27 +170,52 @@ export class DiscoveryService {
   // ───────────────────────────── DSC-5, DSC-6, DSC-7 ─────────────────────────────
 
   async genreStation(caller: Caller | null, genre: string, query: PageQuery): Promise<Page<RadioTrack>> {
-    const key = genre.trim().toLowerCase();
-    const day = todayUtc();
-    const pool = await this.deps.stations.get(`genre:${day}:${key}`, () => this.repo.stationPool(day, { genres: [key], artists: [], excludeLikesOf: 0 }));
+    const pool = await this.genrePart(todayUtc(), genre.trim().toLowerCase());
     return this.radioPage(pool, caller, query);
+  }
+
+  /** A genre's part of the day (shared by the genre's station and every artist and likes station that holds the genre). */
+  private genrePart(day: string, key: string): Promise<StationPick[]> {
+    return this.deps.stations.get(`genre:${day}:${key}`, () => this.repo.genrePicks(day, key));
   }
 
   async artistStation(caller: Caller | null, artistId: number, query: PageQuery): Promise<Page<RadioTrack>> {
     const admin = caller?.role === 'ADMIN';
     if (!admin && !(await this.repo.visibleUser(artistId, viewerIdOf(caller)))) throw new AppError('USER_NOT_FOUND');
     const day = todayUtc();
-    const pool = await this.deps.stations.get(`artist:${day}:${artistId}`, async () =>
-      this.repo.stationPool(day, { genres: await this.repo.mainGenres(artistId), artists: [artistId], excludeLikesOf: 0 }),
-    );
+    const pool = await this.deps.stations.get(`artist:${day}:${artistId}`, async () => {
+      const [genres, own] = await Promise.all([this.repo.mainGenres(artistId), this.repo.artistPicks(day, [artistId], STATION_SIZE)]);
+      const parts = await Promise.all(genres.map((g) => this.genrePart(day, g)));
+      return composeStation([...parts, own], STATION_SIZE);
+    });
     return this.radioPage(pool, caller, query);
   }
 
-  /** DSC-7: the caller's own pool (their likes change it), computed per request from catalog's copy of the likes. */
+  /**
+   * DSC-7: the artists and genres of the caller's likes, minus the tracks they liked. The pool
+   * (their seeds' genre parts and artists' picks, with room for the liked ones) is kept per caller
+   * as long as any pool (an empty one is not kept); the liked tracks are left out at every read
+   * (one probe per pool track), so a like takes its track off the station at once, while new seeds
+   * (a like of another artist or genre) count from the next pool, within a minute.
+   */
   async likesStation(caller: Caller, query: PageQuery): Promise<Page<RadioTrack>> {
-    const seeds = await this.repo.likeSeeds(caller.userId);
-    const pool = await this.repo.stationPool(todayUtc(), { ...seeds, excludeLikesOf: caller.userId });
-    return this.radioPage(pool, caller, query);
+    const day = todayUtc();
+    const key = `likes:${day}:${caller.userId}`;
+    const pool = await this.deps.stations.get(key, async () => {
+      const seeds = await this.repo.likeSeeds(caller.userId);
+      if (seeds.artists.length === 0 && seeds.genres.length === 0) return [];
+      // Artists share the station: each gives at most its share of the day's tracks.
+      const perArtist = Math.max(1, Math.ceil(STATION_SIZE / Math.max(1, seeds.artists.length)));
+      const [own, ...parts] = await Promise.all([this.repo.artistPicks(day, seeds.artists, perArtist), ...seeds.genres.map((g) => this.genrePart(day, g))]);
+      return composeStation([...parts, own!], 2 * STATION_SIZE);
+    });
+    // No likes yet (or not yet copied from social): not kept, so the first like shows at once.
+    if (pool.length === 0) this.deps.stations.forget(key);
+    const liked = await this.repo.likedAmong(
+      caller.userId,
+      pool.map((p) => p.id),
+    );
+    return this.radioPage(pool.filter((p) => !liked.has(p.id)).slice(0, STATION_SIZE), caller, query);
   }
 
   /**
@@ -185,7 +224,7 @@ export class DiscoveryService {
    * caller's), then the page's rows in one statement, each checked again as it is now.
    */
   private async radioPage(pool: readonly StationPick[], caller: Caller | null, query: PageQuery): Promise<Page<RadioTrack>> {
-    const blocked = caller ? await this.deps.reads.blockedAmong(caller.userId, [...new Set(pool.map((p) => p.artistId))]) : new Set<number>();
+    const blocked = caller ? await this.repo.blocksOf(caller.userId) : new Set<number>();
     const visible = blocked.size > 0 ? pool.filter((p) => !blocked.has(p.artistId)) : pool;
     const start = query.page * query.size;
     const ids = visible.slice(start, start + query.size).map((p) => p.id);

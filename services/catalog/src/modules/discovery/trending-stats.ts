@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '@msp/events';
+import type { SqlExecutor, TransactionalClient } from '@msp/events';
 
 /** R18 weights of the trending score. */
 export const TRENDING_WEIGHTS = { plays: 1, likes: 3, reposts: 5, comments: 2 } as const;
@@ -33,16 +33,31 @@ export async function bumpStat(tx: SqlExecutor, trackId: number, at: Date, colum
 }
 
 /**
+ * How long one statement of the recompute may run: at 1M tracks with a month of plays it rewrites
+ * hundreds of thousands of scores, far past the request budget of the pool's statement_timeout.
+ */
+export const RECOMPUTE_TIMEOUT_MS = 30 * 60_000;
+
+/**
  * Recomputes every stored score from the daily counters of the window: days that slid out of it
  * stop counting. Run at start and whenever the UTC day changes; it reads only the window's rows.
+ * Each statement runs in a transaction of its own with its own statement_timeout (RECOMPUTE_TIMEOUT_MS).
  */
-export async function recomputeTrending(db: SqlExecutor): Promise<void> {
-  await db.$executeRawUnsafe(
+export async function recomputeTrending(db: TransactionalClient): Promise<void> {
+  const long = (sql: string) =>
+    db.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${RECOMPUTE_TIMEOUT_MS}`);
+        await tx.$executeRawUnsafe(sql);
+      },
+      { timeout: RECOMPUTE_TIMEOUT_MS + 60_000, maxWait: 60_000 },
+    );
+  await long(
     `WITH s AS (SELECT track_id, GREATEST(sum(${SCORE_SQL}), 0)::int AS score
                   FROM track_daily_stats WHERE day >= ${WINDOW_START} GROUP BY track_id)
      UPDATE tracks t SET trending_score = s.score FROM s WHERE t.id = s.track_id AND t.trending_score <> s.score`,
   );
-  await db.$executeRawUnsafe(
+  await long(
     `UPDATE tracks SET trending_score = 0
       WHERE trending_score > 0
         AND NOT EXISTS (SELECT 1 FROM track_daily_stats s WHERE s.track_id = tracks.id AND s.day >= ${WINDOW_START})`,
@@ -50,7 +65,7 @@ export async function recomputeTrending(db: SqlExecutor): Promise<void> {
 }
 
 /** Keeps the window true across midnight: recompute at start, then whenever the UTC day changes. */
-export function startTrendingRefresher(db: SqlExecutor, logger: { warn(obj: object, msg: string): void }, everyMs = 60_000): { stop(): Promise<void> } {
+export function startTrendingRefresher(db: TransactionalClient, logger: { warn(obj: object, msg: string): void }, everyMs = 60_000): { stop(): Promise<void> } {
   let lastDay = '';
   let running: Promise<void> | null = null;
   const tick = () => {

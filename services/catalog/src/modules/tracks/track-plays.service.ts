@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
-import type { HistoryTotals } from './history-totals.js';
+import type { HistoryIndex } from './history-index.js';
 import type { TrackAccess } from './track-access.js';
 import type { TrackReadsRepository } from './track-reads.repository.js';
 import { isOwnerOrAdmin } from './track-rules.js';
@@ -13,7 +13,7 @@ export interface TrackPlaysServiceDeps {
   reads: TrackReadsRepository;
   access: TrackAccess;
   redis: Redis;
-  historyTotals: HistoryTotals;
+  historyIndex: HistoryIndex;
   playDedupSeconds: number;
 }
 
@@ -40,7 +40,7 @@ export class TrackPlaysService {
     if (fresh === 'OK') await this.deps.repo.countPlay(trackId, kind);
     if (kind === 'play' && caller && ((await this.deps.reads.userFlags(caller.userId))?.showHistory ?? true)) {
       await this.deps.repo.recordHistory(caller.userId, trackId, new Date());
-      await this.deps.historyTotals.forget(caller.userId);
+      await this.deps.historyIndex.forget(caller.userId);
     }
     if (kind === 'play') return { message: fresh === 'OK' ? 'Play counted.' : 'Play already counted.' };
     return { message: fresh === 'OK' ? 'Completed play counted.' : 'Completed play already counted.' };

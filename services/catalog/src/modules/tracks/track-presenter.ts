@@ -1,8 +1,9 @@
 import { toUserSummary, type Track, type UserSummary, type UserSummarySource } from '@msp/contracts';
 import type { Caller } from '@msp/http';
-import { emptyViewerContext, type SocialClient, type ViewerContext } from '../../clients/social.client.js';
+import type { ViewerContext } from '../../clients/social.client.js';
 import type { MediaGrant, MediaSigner } from '../media/media-signer.js';
 import type { TrackReadsRepository } from './track-reads.repository.js';
+import type { ViewerFlags, ViewerFlagsRepository } from './viewer-flags.repository.js';
 import { isOwnerOrAdmin, renditionsFor } from './track-rules.js';
 import { NO_MEDIA_URLS, toTrack, type TrackMediaUrls, type TrackRow } from './track.mapper.js';
 
@@ -25,13 +26,45 @@ export interface PresentOptions {
   /** Keep tracks a block hides (the owner's own lists): false by default. */
   keepBlocked?: boolean;
   /**
-   * No call to social: isLiked/isReposted/isFollowing false. Inside event transactions, and for
+   * No viewer flags: isLiked/isReposted/isFollowing false. Inside event transactions, and for
    * other services' internal renders (social fills the viewer's flags itself: reads between the
    * two services go one way, ARCHITECTURE.md "Service-to-service reads").
    */
   offline?: boolean;
-  /** What social already answered for this page (a mixed page asks once for all its kinds). */
+  /**
+   * What social already answered for this page (a mixed page of discovery asks social once for
+   * all its kinds): taken instead of catalog's copies, its block fields drop items too.
+   */
   context?: ViewerContext;
+}
+
+/** The viewer's flags for one page, by id. */
+interface PageFlags {
+  liked: ReadonlySet<number>;
+  reposted: ReadonlySet<number>;
+  following: ReadonlySet<number>;
+  /** Artists social reports a block with that catalog's copy has not caught up with yet. */
+  separated: ReadonlySet<number>;
+}
+
+const NO_IDS: ReadonlySet<number> = new Set();
+const NO_FLAGS: PageFlags = { liked: NO_IDS, reposted: NO_IDS, following: NO_IDS, separated: NO_IDS };
+
+function fromCopies(flags: ViewerFlags): PageFlags {
+  return { liked: new Set(flags.liked), reposted: new Set(flags.reposted), following: new Set(flags.following), separated: NO_IDS };
+}
+
+function fromSocial(context: ViewerContext): PageFlags {
+  const out = { liked: new Set<number>(), reposted: new Set<number>(), following: new Set<number>(), separated: new Set<number>() };
+  for (const [id, e] of context.tracks) {
+    if (e.isLiked) out.liked.add(id);
+    if (e.isReposted) out.reposted.add(id);
+  }
+  for (const [id, r] of context.relationships) {
+    if (r.isFollowing) out.following.add(id);
+    if (r.isBlocked || r.hasBlockedViewer) out.separated.add(id);
+  }
+  return out;
 }
 
 /** A public asset's storage key: `public/<uuid>/<file>`. */
@@ -42,11 +75,13 @@ export type PresentableRow = TrackRow & { artist?: UserSummarySource | null };
 
 /**
  * Turns track rows into Track (full) records as one caller sees them: artist summaries joined by
- * the read (or from the projection in one query), isFollowing and isLiked/isReposted from social
- * (ONE batched call per page, `/internal/engagement`), media URLs signed for the caller's access
- * (R3, R4). R7 hiding is decided before, in SQL, from catalog's copy of the blocks, so it never
- * depends on social answering; a block social reports that the copy has not caught up with yet
- * also drops the track here.
+ * the read (or from the projection in one query), the viewer's isLiked/isReposted and the artists'
+ * isFollowing from catalog's copies of social's data (`track_engagements`, `user_follows`, kept by
+ * social's events) in ONE statement of primary-key lookups per page, so a track read never calls
+ * social; media URLs signed for the caller's access (R3, R4). R7 hiding is decided before, in SQL,
+ * from catalog's copy of the blocks. A page whose caller already asked social (`context`) takes
+ * social's answer instead, and a block social reports that the copy has not caught up with yet
+ * also drops the track there.
  */
 export class TrackPresenter {
   /** `<public base>/api/media/assets/`, built once. */
@@ -55,7 +90,7 @@ export class TrackPresenter {
   constructor(
     private readonly reads: TrackReadsRepository,
     private readonly signer: MediaSigner,
-    private readonly social: SocialClient,
+    private readonly viewerFlags: ViewerFlagsRepository,
     publicBaseUrl: string,
   ) {
     this.assetsBase = `${publicBaseUrl.replace(/\/+$/, '')}/api/media/assets/`;
@@ -93,42 +128,42 @@ export class TrackPresenter {
     };
   }
 
+  /** The viewer's flags for these rows: social's answer when given, else catalog's copies (one statement). */
+  private async flags(rows: readonly PresentableRow[], artistIds: number[], viewerId: number | null, context?: ViewerContext): Promise<PageFlags> {
+    if (context) return fromSocial(context);
+    if (viewerId === null) return NO_FLAGS;
+    const others = artistIds.filter((id) => id !== viewerId);
+    const trackIds = rows.map((r) => r.id);
+    return fromCopies(await this.viewerFlags.of(viewerId, trackIds, others));
+  }
+
   async present(rows: readonly PresentableRow[], caller: Caller | null, options: PresentOptions = {}): Promise<Track[]> {
     if (rows.length === 0) return [];
     const artistIds = [...new Set(rows.map((r) => r.artistId))];
-    const online = caller && !options.offline ? caller : null;
+    const viewerId = caller && !options.offline ? caller.userId : null;
     const joined = rows.every((r) => r.artist !== undefined);
-    const [summaries, social] = await Promise.all([
+    const [summaries, flags] = await Promise.all([
       joined ? rows.flatMap((r) => (r.artist ? [r.artist] : [])) : this.reads.summaries(artistIds),
-      // One call per page: artists' relationships (isFollowing, R7) and the viewer's flags.
-      options.context
-        ? options.context
-        : online
-          ? this.social.viewerContext(online.userId, { userIds: artistIds, trackIds: rows.map((r) => r.id) })
-          : emptyViewerContext(),
+      this.flags(rows, artistIds, viewerId, options.context),
     ]);
-    const relationships = social.relationships;
-    const engagement = social.tracks;
     const byId = new Map(summaries.map((s) => [s.userId, s]));
+    const admin = caller?.role === 'ADMIN';
     const out: Track[] = [];
     for (const row of rows) {
-      const rel = relationships.get(row.artistId);
-      const admin = caller?.role === 'ADMIN';
-      if (!options.keepBlocked && !admin && rel && (rel.hasBlockedViewer || rel.isBlocked)) continue;
+      if (!options.keepBlocked && !admin && flags.separated.has(row.artistId)) continue;
       const summary = byId.get(row.artistId);
       const artist = summary
-        ? toUserSummary(summary, rel?.isFollowing ?? false)
+        ? toUserSummary(summary, flags.following.has(row.artistId))
         : caller && caller.userId === row.artistId
           ? callerSummary(caller)
           : unknownArtist(row.artistId);
       const grant = this.grantFor(row, caller, options.viaToken ?? false);
-      const eng = engagement.get(row.id);
       out.push(
         toTrack(row, {
           artist,
           media: this.mediaUrls(row, grant),
-          isLiked: eng?.isLiked ?? false,
-          isReposted: eng?.isReposted ?? false,
+          isLiked: flags.liked.has(row.id),
+          isReposted: flags.reposted.has(row.id),
           showSecretToken: isOwnerOrAdmin(row, caller),
         }),
       );

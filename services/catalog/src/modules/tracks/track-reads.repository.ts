@@ -3,6 +3,7 @@ import type { UserSummarySource } from '@msp/contracts';
 import type { TrackRow } from './track.mapper.js';
 import { ANCHOR_STEP, type PageAnchor } from './artist-page-anchors.js';
 import { TrackRowCache } from './track-row-cache.js';
+import { HISTORY_ANCHOR_STEP, type HistoryAnchor, type HistoryOutline } from './history-index.js';
 import { blockedSql, listedTrackSql } from '../discovery/discovery-sql.js';
 
 /**
@@ -293,31 +294,51 @@ export class TrackReadsRepository {
   /**
    * USR-17: one page of the caller's history, latest play first, tracks still visible to them
    * (R2; R7 through catalog's copy of the blocks), filtered in SQL before paging; the page walks
-   * `(user_id, last_played_at DESC)` and stops after `size` visible entries. `playedAt`: each
-   * track's last play (ISO 8601), by track id.
+   * `(user_id, last_played_at DESC)` and stops after `size` visible entries. A deep page starts
+   * after its anchor (`from`, HistoryIndex) and skips what remains. `playedAt`: each track's last
+   * play (ISO 8601), by track id.
    */
-  async historyPage(userId: number, page: number, size: number): Promise<{ rows: ReadTrack[]; playedAt: Map<number, string> }> {
+  async historyPage(
+    userId: number,
+    page: number,
+    size: number,
+    from?: { anchor: HistoryAnchor; skip: number } | null,
+  ): Promise<{ rows: ReadTrack[]; playedAt: Map<number, string> }> {
+    // The range condition lets the index start at the anchor; the tie on track_id is checked on its entries.
+    const seek = from ? ' AND h.last_played_at <= $4::timestamptz AND (h.last_played_at < $4::timestamptz OR h.track_id < $5)' : '';
+    const values: unknown[] = [userId, size, from ? from.skip : page * size, ...(from ? [from.anchor.at, from.anchor.trackId] : [])];
     const versions = await this.versions<RowVersion & { lastPlayedAt: Date }>(
-      'catalog_history_page',
+      from ? 'catalog_history_page_from' : 'catalog_history_page',
       `WITH h AS (SELECT h.track_id, h.last_played_at FROM listening_history h JOIN tracks t ON t.id = h.track_id
-                   WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}
+                   WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}${seek}
                    ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT $2 OFFSET $3)
        SELECT ${versionsOf('$1', ', h.last_played_at AS "lastPlayedAt"')} JOIN h ON h.track_id = t.id
         ORDER BY h.last_played_at DESC, h.track_id DESC`,
-      [userId, size, page * size],
+      values,
     );
     const playedAt = new Map(versions.map((v) => [v.id, v.lastPlayedAt.toISOString()]));
     return { rows: await this.hydrate(versions, userId), playedAt };
   }
 
-  /** USR-17's total: every entry through the same filter (one probe per entry: cached by the service). */
-  async historyCount(userId: number): Promise<number> {
-    const result = await this.pool.query<{ total: number }>({
-      name: 'catalog_history_count',
-      text: `SELECT count(*)::int AS total FROM listening_history h JOIN tracks t ON t.id = h.track_id WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}`,
-      values: [userId],
+  /**
+   * USR-17's outline: one walk of every entry through the same filter, giving the total and the sort
+   * key of every HISTORY_ANCHOR_STEP-th visible entry (cached by the service, HistoryIndex).
+   */
+  async historyOutline(userId: number): Promise<HistoryOutline> {
+    const result = await this.pool.query<{ total: number; at: Date; trackId: number; rn: number }>({
+      name: 'catalog_history_outline',
+      text: `SELECT s.total, s.at, s.track_id AS "trackId", s.rn FROM (
+               SELECT h.last_played_at AS at, h.track_id, row_number() OVER (ORDER BY h.last_played_at DESC, h.track_id DESC)::int AS rn,
+                      count(*) OVER ()::int AS total
+                 FROM listening_history h JOIN tracks t ON t.id = h.track_id WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}) s
+             WHERE s.rn = 1 OR s.rn % $2 = 0 ORDER BY s.rn`,
+      values: [userId, HISTORY_ANCHOR_STEP],
+      types: READ_TYPES,
     });
-    return result.rows[0]?.total ?? 0;
+    return {
+      total: result.rows[0]?.total ?? 0,
+      anchors: result.rows.filter((r) => r.rn % HISTORY_ANCHOR_STEP === 0).map((r) => ({ at: r.at.toISOString(), trackId: r.trackId })),
+    };
   }
 
   /** Summaries of these users from catalog's projection (one statement). */

@@ -5,7 +5,7 @@ import { AUDIO_CONTENT_TYPES, type AudioFormat } from '../uploads/audio-format.j
 import type { TrackRow } from './track.mapper.js';
 import { ANCHOR_STEP, ArtistPageAnchors } from './artist-page-anchors.js';
 import type { TrackAccess } from './track-access.js';
-import type { HistoryTotals } from './history-totals.js';
+import { HISTORY_ANCHOR_STEP, historyStart, type HistoryIndex } from './history-index.js';
 import type { TrackPresenter } from './track-presenter.js';
 import type { TrackReadsRepository } from './track-reads.repository.js';
 import { isOwnerOrAdmin } from './track-rules.js';
@@ -18,7 +18,7 @@ export interface TrackReadsServiceDeps {
   repo: TracksRepository;
   access: TrackAccess;
   presenter: TrackPresenter;
-  historyTotals: HistoryTotals;
+  historyIndex: HistoryIndex;
   /** Deep pages of an artist's public tracks seek to cached anchors (default: a cache of its own). */
   anchors?: ArtistPageAnchors;
   webBaseUrl: string;
@@ -142,14 +142,18 @@ export class TrackReadsService {
 
   /** USR-17. R8: with showHistory off the page is empty; the entries come back when it is on again. */
   async history(caller: Caller, query: PageQuery): Promise<Page<Track>> {
+    const offset = query.page * query.size;
+    const outline = () => this.deps.historyIndex.get(caller.userId, () => this.deps.reads.historyOutline(caller.userId));
+    // A deep page starts at its anchor (history-index.ts), so it never walks the entries before it.
+    const known = offset >= HISTORY_ANCHOR_STEP ? await outline() : null;
     // The flag and the page in parallel (two connections, one round trip of waiting): the page is
     // thrown away in the rare case that history is off.
     const [flags, { rows, playedAt }] = await Promise.all([
       this.deps.reads.userFlags(caller.userId),
-      this.deps.reads.historyPage(caller.userId, query.page, query.size),
+      this.deps.reads.historyPage(caller.userId, query.page, query.size, known ? historyStart(known, offset) : null),
     ]);
     if (!(flags?.showHistory ?? true)) return toPage([], 0, query.page, query.size);
-    const total = await pageTotal(rows.length, query, () => this.deps.historyTotals.get(caller.userId, () => this.deps.reads.historyCount(caller.userId)));
+    const total = await pageTotal(rows.length, query, async () => (known ?? (await outline())).total);
     const tracks = await this.deps.presenter.present(rows, caller);
     return toPage(
       tracks.map((t) => ({ ...t, lastPlayedAt: playedAt.get(t.id) })),
