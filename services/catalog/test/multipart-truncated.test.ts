@@ -188,7 +188,7 @@ afterAll(async () => {
   await probe?.close();
 });
 
-describe('multipart bodies that end without their closing delimiter', () => {
+describe('TRK-1 / TRK-2 / TRK-8 / PLS-3 multipart bodies that end without their closing delimiter', () => {
   const audio = (bytes?: number): Part => ({ name: 'audioFile', value: wav(bytes), filename: 'song.wav' });
   const uploadFields = (title: string, v2: boolean): Part[] => [
     { name: 'title', value: title },
