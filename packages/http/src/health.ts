@@ -42,31 +42,18 @@ export async function runChecks(checks: Record<string, ReadinessCheck>): Promise
 export function registerHealth(app: FastifyInstance, service: string, checks: Record<string, ReadinessCheck>): void {
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'up', service }));
   app.get('/ready', { schema: { hide: true } }, async (request, reply) => {
-    if (isDraining(app)) {
-      const body = buildErrorResponse({
-        status: 503,
-        code: 'SERVICE_UNAVAILABLE',
-        message: `${service} is shutting down`,
-        path: request.url,
-        requestId: String(request.id),
-      });
-      return reply
+    const notReady = (message: string, retryAfter: string | number, extra: Record<string, unknown> = {}) =>
+      reply
         .code(503)
-        .header('retry-after', SHUTDOWN_RETRY_AFTER_SECONDS)
-        .send({ ...body, service });
-    }
+        .header('retry-after', retryAfter)
+        .send({
+          ...buildErrorResponse({ status: 503, code: 'SERVICE_UNAVAILABLE', message, path: request.url, requestId: String(request.id) }),
+          service,
+          ...extra,
+        });
+    if (isDraining(app)) return notReady(`${service} is shutting down`, SHUTDOWN_RETRY_AFTER_SECONDS);
     const result = await runChecks(checks);
     if (result.up) return { status: 'up', service, checks: result.checks };
-    const body = buildErrorResponse({
-      status: 503,
-      code: 'SERVICE_UNAVAILABLE',
-      message: `${service} is not ready`,
-      path: request.url,
-      requestId: String(request.id),
-    });
-    return reply
-      .code(503)
-      .header('retry-after', '5')
-      .send({ ...body, service, checks: result.checks });
+    return notReady(`${service} is not ready`, '5', { checks: result.checks });
   });
 }
