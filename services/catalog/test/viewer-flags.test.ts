@@ -6,10 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '@nats-io/jetstream';
 import { createEnvelope, ItemLiked, ItemReposted, ItemUnliked, ItemUnreposted, UserBlocked, UserFollowed, UserUnfollowed } from '@msp/events';
 import { TrackSchema, pageSchema, type Track } from '@msp/contracts';
-import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
+import { createTestDatabase, startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
+import { createPgPool } from '@msp/db';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
+import { backfillFollows } from '../src/modules/tracks/follows-backfill.js';
 
 const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+const socialMigrations = fileURLToPath(new URL('../../social/prisma/migrations', import.meta.url));
 
 const ARTIST = 701;
 const VIEWER = 702;
@@ -171,5 +174,35 @@ describe("TRK-6 / USR-18 the viewer's isLiked, isReposted and isFollowing from c
     await waitFor(async () => (await app.infra.prisma.userFollow.count()) === 2, { timeoutMs: 5000, message: 'follows not copied' });
     await publish(createEnvelope(UserBlocked, { blockerId: VIEWER, blockedId: OTHER, counts: [], at: at() }));
     await waitFor(async () => (await app.infra.prisma.userFollow.count()) === 0, { timeoutMs: 5000, message: 'the block left follows in the copy' });
+  });
+});
+
+describe("isFollowing: the one-off copy of social's older follows (scripts/backfill-follows.ts)", () => {
+  it('copies follows the stream no longer holds, removes pairs social dropped, and a second run writes nothing', async () => {
+    const socialDb = await createTestDatabase('social_follows_backfill', socialMigrations);
+    const socialPool = createPgPool(socialDb.url, 1);
+    const catalogPool = createPgPool(env.env.DATABASE_URL, 1);
+    try {
+      await app.infra.prisma.userFollow.deleteMany();
+      // Social holds two old follows (never seen as events) and the one the consumer copied.
+      await socialPool.query(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2), ($3, $2), ($1, $3)`, [VIEWER, ARTIST, OTHER]);
+      await app.infra.prisma.userFollow.create({ data: { followerId: VIEWER, followeeId: OTHER } });
+      // A pair social no longer holds: an unfollow applied by the consumer before the copy wrote it.
+      await app.infra.prisma.userFollow.create({ data: { followerId: OTHER, followeeId: VIEWER } });
+      expect(flagsOf(await track(ids.liked, VIEWER)).isFollowing).toBe(false);
+
+      expect(await backfillFollows(socialPool, catalogPool, 2)).toEqual({ read: 3, inserted: 2, removed: 1 });
+      const pairs = await app.infra.prisma.userFollow.findMany({ orderBy: [{ followerId: 'asc' }, { followeeId: 'asc' }] });
+      expect(pairs).toEqual([
+        { followerId: VIEWER, followeeId: ARTIST },
+        { followerId: VIEWER, followeeId: OTHER },
+        { followerId: OTHER, followeeId: ARTIST },
+      ]);
+      expect(flagsOf(await track(ids.liked, VIEWER)).isFollowing).toBe(true);
+      expect(await backfillFollows(socialPool, catalogPool)).toEqual({ read: 3, inserted: 0, removed: 0 });
+    } finally {
+      await Promise.all([socialPool.end(), catalogPool.end()]);
+      await socialDb.drop();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
-import type { ReadTrack, TrackReadsRepository } from './track-reads.repository.js';
+import type { OneTrackFlags, ReadTrack, TrackReadsRepository } from './track-reads.repository.js';
 import { canSee } from './track-rules.js';
 
 /** The by-id checks every track route starts with (R2, R7, R14), one statement each. */
@@ -15,6 +15,12 @@ export class TrackAccess {
 
   async visible(trackId: number, caller: Caller | null): Promise<ReadTrack> {
     return this.check(await this.reads.byId(trackId, caller?.userId ?? 0), caller);
+  }
+
+  /** `visible` for a signed-in caller, with their flags of the track read in the same statement. */
+  async visibleWithFlags(trackId: number, caller: Caller): Promise<{ row: ReadTrack; flags: OneTrackFlags }> {
+    const read = await this.reads.byIdForViewer(trackId, caller.userId);
+    return { row: this.check(read?.row ?? null, caller), flags: read!.flags };
   }
 
   /** Owner-only operations: 404 when the caller cannot see the track, else `notOwner` (403 or 404 per API.md). */

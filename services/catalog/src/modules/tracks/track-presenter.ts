@@ -2,7 +2,7 @@ import { toUserSummary, type Track, type UserSummary, type UserSummarySource } f
 import type { Caller } from '@msp/http';
 import type { ViewerContext } from '../../clients/social.client.js';
 import type { MediaGrant, MediaSigner } from '../media/media-signer.js';
-import type { TrackReadsRepository } from './track-reads.repository.js';
+import type { OneTrackFlags, TrackReadsRepository } from './track-reads.repository.js';
 import type { ViewerFlags, ViewerFlagsRepository } from './viewer-flags.repository.js';
 import { isOwnerOrAdmin, renditionsFor } from './track-rules.js';
 import { NO_MEDIA_URLS, toTrack, type TrackMediaUrls, type TrackRow } from './track.mapper.js';
@@ -36,6 +36,8 @@ export interface PresentOptions {
    * all its kinds): taken instead of catalog's copies, its block fields drop items too.
    */
   context?: ViewerContext;
+  /** The viewer's flags of a single row, read with it (`TrackReadsRepository.byIdForViewer`). */
+  known?: OneTrackFlags;
 }
 
 /** The viewer's flags for one page, by id. */
@@ -52,6 +54,15 @@ const NO_FLAGS: PageFlags = { liked: NO_IDS, reposted: NO_IDS, following: NO_IDS
 
 function fromCopies(flags: ViewerFlags): PageFlags {
   return { liked: new Set(flags.liked), reposted: new Set(flags.reposted), following: new Set(flags.following), separated: NO_IDS };
+}
+
+function fromOne(row: PresentableRow, known: OneTrackFlags): PageFlags {
+  return {
+    liked: known.isLiked ? new Set([row.id]) : NO_IDS,
+    reposted: known.isReposted ? new Set([row.id]) : NO_IDS,
+    following: known.isFollowing ? new Set([row.artistId]) : NO_IDS,
+    separated: NO_IDS,
+  };
 }
 
 function fromSocial(context: ViewerContext): PageFlags {
@@ -129,9 +140,10 @@ export class TrackPresenter {
   }
 
   /** The viewer's flags for these rows: social's answer when given, else catalog's copies (one statement). */
-  private async flags(rows: readonly PresentableRow[], artistIds: number[], viewerId: number | null, context?: ViewerContext): Promise<PageFlags> {
-    if (context) return fromSocial(context);
+  private async flags(rows: readonly PresentableRow[], artistIds: number[], viewerId: number | null, options: PresentOptions): Promise<PageFlags> {
+    if (options.context) return fromSocial(options.context);
     if (viewerId === null) return NO_FLAGS;
+    if (options.known && rows.length === 1) return fromOne(rows[0]!, options.known);
     const others = artistIds.filter((id) => id !== viewerId);
     const trackIds = rows.map((r) => r.id);
     return fromCopies(await this.viewerFlags.of(viewerId, trackIds, others));
@@ -144,7 +156,7 @@ export class TrackPresenter {
     const joined = rows.every((r) => r.artist !== undefined);
     const [summaries, flags] = await Promise.all([
       joined ? rows.flatMap((r) => (r.artist ? [r.artist] : [])) : this.reads.summaries(artistIds),
-      this.flags(rows, artistIds, viewerId, options.context),
+      this.flags(rows, artistIds, viewerId, options),
     ]);
     const byId = new Map(summaries.map((s) => [s.userId, s]));
     const admin = caller?.role === 'ADMIN';

@@ -54,6 +54,21 @@ type RowVersion = { id: number; tv: string; uv: string | null; blocked: boolean 
 /** USR-17: the listener's own tracks (not deleted), or tracks anybody may see (`$1` is the listener). */
 const HISTORY_VISIBLE = `((t.artist_id = $1 AND t.deleted_at IS NULL) OR (${listedTrackSql('t', '$1')}))`;
 
+/** The viewer's flags for one track, as read with it (`byIdForViewer`). */
+export interface OneTrackFlags {
+  isLiked: boolean;
+  isReposted: boolean;
+  isFollowing: boolean;
+}
+
+/**
+ * The viewer (`$2`) flags of the track `t` as one bit mask: 1 liked, 2 reposted, 4 following its
+ * artist; from catalog's copies (`track_engagements` kinds 'L'/'R', `user_follows`), index-only probes.
+ */
+const VIEWER_ONE_FLAGS = `(CASE WHEN EXISTS (SELECT 1 FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = $2 AND e.track_id = t.id) THEN 1 ELSE 0 END
+   | CASE WHEN EXISTS (SELECT 1 FROM track_engagements e WHERE e.kind = 'R' AND e.user_id = $2 AND e.track_id = t.id) THEN 2 ELSE 0 END
+   | CASE WHEN t.artist_id <> $2 AND EXISTS (SELECT 1 FROM user_follows f WHERE f.follower_id = $2 AND f.followee_id = t.artist_id) THEN 4 ELSE 0 END) AS vf`;
+
 type RawRow = Record<string, unknown> & { id: number; u_userId: number | null; tv: string; uv: string | null };
 
 /**
@@ -154,6 +169,28 @@ export class TrackReadsRepository {
   async byId(id: number, viewerId: number): Promise<ReadTrack | null> {
     const [row] = await this.rows('catalog_track_by_id', `SELECT ${withArtist('$2')} WHERE t.id = $1`, [id, viewerId]);
     return row ?? null;
+  }
+
+  /**
+   * TRK-6 for a signed-in viewer: the row (as `byId`) and the viewer's isLiked/isReposted/isFollowing
+   * in the SAME statement (three primary-key probes of catalog's copies, VIEWER_ONE_FLAGS), so a
+   * viewer's read costs no second round trip. The flags leave the row before it is cached: a cached
+   * row serves every viewer.
+   */
+  async byIdForViewer(id: number, viewerId: number): Promise<{ row: ReadTrack; flags: OneTrackFlags } | null> {
+    const result = await this.pool.query<RawRow & { vf: number }>({
+      name: 'catalog_track_by_id_viewer',
+      text: `SELECT ${withArtist('$2', `, ${VIEWER_ONE_FLAGS}`)} WHERE t.id = $1`,
+      values: [id, viewerId],
+      types: READ_TYPES,
+    });
+    const raw = result.rows[0];
+    if (!raw) return null;
+    const vf = raw.vf;
+    delete (raw as Partial<typeof raw>).vf;
+    const row = toReadTrack(raw);
+    this.cache.set(TrackRowCache.key(raw.id, raw.tv, raw.uv), row);
+    return { row, flags: { isLiked: (vf & 1) !== 0, isReposted: (vf & 2) !== 0, isFollowing: (vf & 4) !== 0 } };
   }
 
   async bySlug(trackSlug: string, viewerId: number): Promise<ReadTrack | null> {

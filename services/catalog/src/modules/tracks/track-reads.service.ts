@@ -42,8 +42,11 @@ export class TrackReadsService {
   }
 
   private async visible(trackId: number, caller: Caller | null): Promise<{ row: TrackRow; track: Track }> {
-    const row = await this.deps.access.visible(trackId, caller);
-    const track = await this.deps.presenter.presentOne(row, caller);
+    // A signed-in caller's flags come with the row: one statement either way.
+    const { row, flags } = caller
+      ? await this.deps.access.visibleWithFlags(trackId, caller)
+      : { row: await this.deps.access.visible(trackId, null), flags: undefined };
+    const track = await this.deps.presenter.presentOne(row, caller, { known: flags });
     if (!track) throw new AppError('TRACK_NOT_FOUND');
     return { row, track };
   }
