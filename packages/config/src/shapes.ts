@@ -49,6 +49,22 @@ export const commonEnvShape = {
 } as const;
 
 /** Settings of a service that owns a database, a NATS stream and object storage. */
+/**
+ * What every service must be given explicitly in production (`loadConfig`'s `requiredInProduction`):
+ * its infrastructure from `serviceEnvShape` and its public addresses from `serviceUrlsShape`. A
+ * service adds its own (a signing secret, a provider key) after these.
+ */
+export const SERVICE_REQUIRED_IN_PRODUCTION = [
+  'DATABASE_URL',
+  'NATS_URL',
+  'REDIS_URL',
+  'S3_ENDPOINT',
+  'S3_ACCESS_KEY',
+  'S3_SECRET_KEY',
+  'WEB_BASE_URL',
+  'PUBLIC_BASE_URL',
+] as const;
+
 export function serviceEnvShape(service: ServiceName) {
   return {
     ...commonEnvShape,

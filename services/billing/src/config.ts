@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
+import { loadConfig, serviceEnvShape, serviceUrlsShape, SERVICE_REQUIRED_IN_PRODUCTION } from '@msp/config';
 
 /**
  * Development values of the payment provider: they only work against the local stand-in of the
@@ -45,14 +45,7 @@ export const configShape = {
 } as const;
 
 export const requiredEnv = [
-  'DATABASE_URL',
-  'NATS_URL',
-  'REDIS_URL',
-  'S3_ENDPOINT',
-  'S3_ACCESS_KEY',
-  'S3_SECRET_KEY',
-  'WEB_BASE_URL',
-  'PUBLIC_BASE_URL',
+  ...SERVICE_REQUIRED_IN_PRODUCTION,
   // The development defaults only talk to the local stand-in: a cluster must never use them.
   'STRIPE_SECRET_KEY',
   'STRIPE_WEBHOOK_SECRET',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
+import { loadConfig, serviceEnvShape, serviceUrlsShape, SERVICE_REQUIRED_IN_PRODUCTION } from '@msp/config';
 
 const MIB = 1024 * 1024;
 export const DEV_SIGNING_SECRET = 'development-media-signing-secret';
@@ -45,14 +45,7 @@ export const configShape = {
 } as const;
 
 export const requiredEnv = [
-  'DATABASE_URL',
-  'NATS_URL',
-  'REDIS_URL',
-  'S3_ENDPOINT',
-  'S3_ACCESS_KEY',
-  'S3_SECRET_KEY',
-  'WEB_BASE_URL',
-  'PUBLIC_BASE_URL',
+  ...SERVICE_REQUIRED_IN_PRODUCTION,
   // Signed media URLs must verify on every replica: a per-process default would break them.
   'MEDIA_SIGNING_SECRET',
 ] as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
+import { loadConfig, serviceEnvShape, serviceUrlsShape, SERVICE_REQUIRED_IN_PRODUCTION } from '@msp/config';
 
 const commaList = z.string().transform((value) =>
   value
@@ -91,14 +91,7 @@ export const configShape = {
 } as const;
 
 export const requiredEnv = [
-  'DATABASE_URL',
-  'NATS_URL',
-  'REDIS_URL',
-  'S3_ENDPOINT',
-  'S3_ACCESS_KEY',
-  'S3_SECRET_KEY',
-  'WEB_BASE_URL',
-  'PUBLIC_BASE_URL',
+  ...SERVICE_REQUIRED_IN_PRODUCTION,
   // Mail must leave (verification before login): no file fallback in production.
   'SMTP_URL',
   // Avatars and covers are linked there: the object store's internal host is not reachable by browsers.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
+import { ConfigError, loadConfig, serviceEnvShape, serviceUrlsShape, SERVICE_REQUIRED_IN_PRODUCTION } from '@msp/config';
 
 export const configShape = {
   ...serviceEnvShape('media-processing'),
@@ -42,16 +42,7 @@ export const configShape = {
   SCRATCH_DIR: z.string().min(1).optional(),
 } as const;
 
-export const requiredEnv = [
-  'DATABASE_URL',
-  'NATS_URL',
-  'REDIS_URL',
-  'S3_ENDPOINT',
-  'S3_ACCESS_KEY',
-  'S3_SECRET_KEY',
-  'WEB_BASE_URL',
-  'PUBLIC_BASE_URL',
-] as const;
+export const requiredEnv = SERVICE_REQUIRED_IN_PRODUCTION;
 
 export type MediaProcessingConfig = ReturnType<typeof loadMediaProcessingConfig>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
+import { loadConfig, serviceEnvShape, serviceUrlsShape, SERVICE_REQUIRED_IN_PRODUCTION } from '@msp/config';
 
 export const configShape = {
   ...serviceEnvShape('messaging'),
@@ -8,16 +8,7 @@ export const configShape = {
   CATALOG_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1000),
 } as const;
 
-export const requiredEnv = [
-  'DATABASE_URL',
-  'NATS_URL',
-  'REDIS_URL',
-  'S3_ENDPOINT',
-  'S3_ACCESS_KEY',
-  'S3_SECRET_KEY',
-  'WEB_BASE_URL',
-  'PUBLIC_BASE_URL',
-] as const;
+export const requiredEnv = SERVICE_REQUIRED_IN_PRODUCTION;
 
 export type MessagingConfig = ReturnType<typeof loadMessagingConfig>;
 

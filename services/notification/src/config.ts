@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
+import { loadConfig, serviceEnvShape, serviceUrlsShape, SERVICE_REQUIRED_IN_PRODUCTION } from '@msp/config';
 
 export const configShape = {
   ...serviceEnvShape('notification'),
@@ -38,14 +38,7 @@ export const configShape = {
 } as const;
 
 export const requiredEnv = [
-  'DATABASE_URL',
-  'NATS_URL',
-  'REDIS_URL',
-  'S3_ENDPOINT',
-  'S3_ACCESS_KEY',
-  'S3_SECRET_KEY',
-  'WEB_BASE_URL',
-  'PUBLIC_BASE_URL',
+  ...SERVICE_REQUIRED_IN_PRODUCTION,
   // The STOMP CONNECT token is verified against identity's key set (JWKS_URL defaults from it).
   'IDENTITY_URL',
   // Subscriptions are bound to the VAPID public key: a pair generated per boot would orphan them.

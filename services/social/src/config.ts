@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, serviceEnvShape, serviceUrlsShape } from '@msp/config';
+import { loadConfig, serviceEnvShape, serviceUrlsShape, SERVICE_REQUIRED_IN_PRODUCTION } from '@msp/config';
 
 export const configShape = {
   ...serviceEnvShape('social'),
@@ -12,16 +12,7 @@ export const configShape = {
   FEED_MAX_ITEMS: z.coerce.number().int().min(1).max(10_000).default(200),
 } as const;
 
-export const requiredEnv = [
-  'DATABASE_URL',
-  'NATS_URL',
-  'REDIS_URL',
-  'S3_ENDPOINT',
-  'S3_ACCESS_KEY',
-  'S3_SECRET_KEY',
-  'WEB_BASE_URL',
-  'PUBLIC_BASE_URL',
-] as const;
+export const requiredEnv = SERVICE_REQUIRED_IN_PRODUCTION;
 
 export type SocialConfig = ReturnType<typeof loadSocialConfig>;
 
