@@ -3,3 +3,4 @@ export { startUserCountProjections, startUserProjection } from './user-projectio
 export { createServiceApp, type ServiceAppOptions, type Stoppable } from './service-app.js';
 export { installAdminAudit, type AdminAuditStore } from './admin-audit.js';
 export { silentLogger, type Logger } from './logger.js';
+export { CatalogClient, CatalogUnavailableError, whenCatalogUnavailable, type CatalogClientLogger, type CatalogViewer } from './clients/catalog.client.js';

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { createServiceApp, startUserCountProjections, startUserProjection } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { MessagingConfig } from './config.js';
-import { CatalogClient } from './clients/catalog.client.js';
+import { CatalogClient } from '@msp/runtime';
 import { conversationsModule } from './modules/conversations/conversations.routes.js';
 import { ConversationsRepository } from './modules/conversations/conversations.repository.js';
 import { ConversationsService } from './modules/conversations/conversations.service.js';

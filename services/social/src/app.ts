@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { createServiceApp, startUserProjection } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { SocialConfig } from './config.js';
-import { CatalogClient } from './clients/catalog.client.js';
+import { CatalogClient } from '@msp/runtime';
 import { blocksModule } from './modules/blocks/blocks.routes.js';
 import { BlocksService } from './modules/blocks/blocks.service.js';
 import { startCatalogSync } from './modules/catalog-sync/catalog-sync.consumer.js';

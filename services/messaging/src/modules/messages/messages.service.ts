@@ -2,7 +2,8 @@ import { AppError } from '@msp/errors';
 import { toPage, type Message, type MessageResourceType, type Page } from '@msp/contracts';
 import { ConversationRead, MessageSent, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
-import { CatalogUnavailableError, type CatalogClient } from '../../clients/catalog.client.js';
+import { CatalogUnavailableError, whenCatalogUnavailable, type CatalogClient } from '@msp/runtime';
+import { emptyResources, renderResources } from '../../clients/catalog.client.js';
 import type { ConversationRef, ConversationsRepository } from '../conversations/conversations.repository.js';
 import { resourceIds, splitIds, toMessage } from './message.mapper.js';
 import type { MessagesRepository, StoredResource } from './messages.repository.js';
@@ -49,7 +50,7 @@ export class MessagesService {
   constructor(
     private readonly repo: MessagesRepository,
     private readonly conversations: ConversationsRepository,
-    private readonly catalog: Pick<CatalogClient, 'render' | 'renderOrNothing'>,
+    private readonly catalog: Pick<CatalogClient, 'tracks' | 'playlists'>,
   ) {}
 
   /** 404 CONVERSATION_NOT_FOUND unless the caller takes part (R16) and the partner is not banned (R14). */
@@ -78,7 +79,7 @@ export class MessagesService {
     const ids = resourceIds(rows);
     const [users, rendered] = await Promise.all([
       this.conversations.users([conversation.userLowId, conversation.userHighId], [caller.userId]),
-      this.catalog.renderOrNothing(caller, ids.trackIds, ids.playlistIds),
+      whenCatalogUnavailable(renderResources(this.catalog, caller, ids.trackIds, ids.playlistIds), emptyResources()),
     ]);
     return toPage(
       rows.map((row) => toMessage(row, caller.userId, users, rendered)),
@@ -102,7 +103,7 @@ export class MessagesService {
     if (blocks.aBlockedB || blocks.bBlockedA) throw new AppError('USER_BLOCKED', 'A block separates you from this user.');
 
     const ids = splitIds(resources);
-    const forSender = await this.catalog.render(caller, ids.trackIds, ids.playlistIds).catch((err: unknown) => {
+    const forSender = await renderResources(this.catalog, caller, ids.trackIds, ids.playlistIds).catch((err: unknown) => {
       if (err instanceof CatalogUnavailableError) throw new AppError('SERVICE_UNAVAILABLE', 'Shared items cannot be checked right now.');
       throw err;
     });
@@ -110,7 +111,7 @@ export class MessagesService {
     if (missingTrack !== undefined) throw new AppError('TRACK_NOT_FOUND', `Track ${missingTrack} not found.`);
     const missingPlaylist = ids.playlistIds.find((id) => !forSender.playlists.has(id));
     if (missingPlaylist !== undefined) throw new AppError('PLAYLIST_NOT_FOUND', `Playlist ${missingPlaylist} not found.`);
-    const forRecipient = await this.catalog.renderOrNothing({ userId: recipientId }, ids.trackIds, ids.playlistIds);
+    const forRecipient = await whenCatalogUnavailable(renderResources(this.catalog, { userId: recipientId }, ids.trackIds, ids.playlistIds), emptyResources());
 
     const users = await this.conversations.users([caller.userId, recipientId], [caller.userId, recipientId]);
     return this.repo.transaction(async (tx) => {

@@ -1,6 +1,6 @@
 import { toPage, toUserSummary, type Page, type Playlist, type RepostHistoryEntry, type Track } from '@msp/contracts';
 import type { Caller } from '@msp/http';
-import type { CatalogClient } from '../../clients/catalog.client.js';
+import { whenCatalogUnavailable, type CatalogClient } from '@msp/runtime';
 import type { UserRef } from '../users/user-ref.js';
 import { assertActivityVisible, requireVisibleUser, type UsersRepository } from '../users/users.repository.js';
 import { viewerOf, type Viewer } from '../users/viewer.js';
@@ -81,9 +81,12 @@ export class ActivityService {
    * copy alone (the client logs a warning).
    */
   private async render(rows: readonly TrackListRow[], caller: Caller | null, viewer: Viewer): Promise<Array<{ row: TrackListRow; track: Track }>> {
-    const rendered = await this.catalog.tracks(
-      caller,
-      rows.map((row) => row.trackId),
+    const rendered = await whenCatalogUnavailable(
+      this.catalog.tracks(
+        caller,
+        rows.map((row) => row.trackId),
+      ),
+      null,
     );
     return mergeRendered(rows, rendered, viewer.id);
   }

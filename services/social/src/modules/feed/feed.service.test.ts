@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '@msp/http';
-import type { CatalogClient } from '../../clients/catalog.client.js';
+import { CatalogUnavailableError, type CatalogClient } from '@msp/runtime';
 import type { UsersRepository } from '../users/users.repository.js';
 import type { FeedRepository, FeedRow } from './feed.repository.js';
 import { FeedService } from './feed.service.js';
@@ -51,7 +51,11 @@ function feedWith(rows: FeedRow[], ownTrackIds: number[], actors: number[]): Fee
     playlists: async () => [],
   } as unknown as FeedRepository;
   const users = { summaries: async () => actors.map(summary) } as unknown as UsersRepository;
-  const catalog = { tracks: async () => null } as unknown as CatalogClient;
+  const catalog = {
+    tracks: async () => {
+      throw new CatalogUnavailableError();
+    },
+  } as unknown as CatalogClient;
   return new FeedService(repo, users, catalog, { windowDays: 90, maxItems: 200 });
 }
 

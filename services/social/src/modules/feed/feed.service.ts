@@ -1,6 +1,6 @@
 import { toPage, toUserSummary, type FeedItem, type Page, type Playlist, type Track, type UserSummary } from '@msp/contracts';
 import type { Caller } from '@msp/http';
-import type { CatalogClient } from '../../clients/catalog.client.js';
+import { whenCatalogUnavailable, type CatalogClient } from '@msp/runtime';
 import { mergeRendered, toPlaylist } from '../engagement/track.mapper.js';
 import type { UsersRepository } from '../users/users.repository.js';
 import type { FeedRepository } from './feed.repository.js';
@@ -70,7 +70,7 @@ export class FeedService {
    */
   private async renderTracks(ids: number[], caller: Caller): Promise<Map<number, Track>> {
     if (ids.length === 0) return new Map();
-    const [own, rendered] = await Promise.all([this.repo.tracks(ids, caller.userId), this.catalog.tracks(caller, ids)]);
+    const [own, rendered] = await Promise.all([this.repo.tracks(ids, caller.userId), whenCatalogUnavailable(this.catalog.tracks(caller, ids), null)]);
     return new Map(mergeRendered(own, rendered, caller.userId).map(({ row, track }) => [row.trackId, track]));
   }
 }

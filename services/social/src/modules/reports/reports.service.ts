@@ -11,7 +11,7 @@ import {
 import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
 import type { Transactions } from '../../sql/transactions.repository.js';
-import type { CatalogClient } from '../../clients/catalog.client.js';
+import { whenCatalogUnavailable, type CatalogClient } from '@msp/runtime';
 import type { CommentsRepository } from '../comments/comments.repository.js';
 import type { EngagementRepository } from '../engagement/engagement.repository.js';
 import { viewerOf } from '../users/viewer.js';
@@ -187,7 +187,7 @@ export class ReportsService {
    * reporter. When catalog does not answer the play count is null and the report is still filed.
    */
   private async catalogFigures(caller: Caller, track: TrackSnapshotRow): Promise<{ coverUrl: string | null; playCount: number | null }> {
-    const tracks = await this.catalog.tracks(caller, [track.trackId]);
+    const tracks = await whenCatalogUnavailable(this.catalog.tracks(caller, [track.trackId]), null);
     const full = tracks?.get(track.trackId);
     return { coverUrl: track.coverUrl ?? full?.coverUrl ?? null, playCount: full?.playCount ?? null };
   }
