@@ -25,7 +25,26 @@ export const INTERNAL_ROUTES = {
    * ids the viewer may not see (R6, R7, R14) are left out.
    */
   playlists: '/internal/playlists',
+  /**
+   * media-processing: ffprobe of a stored original (R11), asked by catalog before an upload is
+   * accepted; the only service with ffmpeg.
+   */
+  mediaProbe: '/internal/media/probe',
 } as const;
+
+export const ProbeRequestSchema = z.object({ bucket: z.string().min(3).max(63), key: z.string().min(1).max(1024) });
+export type ProbeRequest = z.infer<typeof ProbeRequestSchema>;
+
+export const ProbeResultSchema = z.object({
+  /** ffprobe could open the input and read its container. */
+  readable: z.boolean(),
+  formatName: z.string().nullable(),
+  durationSeconds: z.number().nullable(),
+  audioStreams: z.array(z.object({ codecName: z.string(), packets: z.number().int() })),
+  /** Video streams that are not an attached cover picture. */
+  videoStreams: z.number().int(),
+});
+export type ProbeResult = z.infer<typeof ProbeResultSchema>;
 
 export const InternalSubscriptionSchema = z.object({
   userId: z.number().int().positive(),

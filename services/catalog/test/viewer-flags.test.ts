@@ -181,7 +181,7 @@ describe("isFollowing: the one-off copy of social's older follows (scripts/backf
   it('copies follows the stream no longer holds, removes pairs social dropped, and a second run writes nothing', async () => {
     const socialDb = await createTestDatabase('social_follows_backfill', socialMigrations);
     const socialPool = createPgPool(socialDb.url, 1);
-    const catalogPool = createPgPool(env.env.DATABASE_URL, 1);
+    const catalogPool = createPgPool(env.env.DATABASE_URL!, 1);
     try {
       await app.infra.prisma.userFollow.deleteMany();
       // Social holds two old follows (never seen as events) and the one the consumer copied.

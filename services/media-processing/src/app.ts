@@ -13,12 +13,12 @@ import { WorkerIdentity } from './jobs/worker-identity.js';
 import { probeModule } from './probe/probe.routes.js';
 
 export { loadMediaProcessingConfig, type MediaProcessingConfig } from './config.js';
-export { PROBE_ROUTE, ProbeResultSchema, type ProbeResult } from './probe/probe.routes.js';
+export { PROBE_ROUTE } from './probe/probe.routes.js';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
 /**
- * A worker with no public route (API.md §6): the HTTP side is /health, /ready, /metrics,
+ * A worker with no public route (docs/api.md "Gateway"): the HTTP side is /health, /ready, /metrics,
  * /openapi.json and the hidden internal probe catalog uses before accepting an upload (R11).
  * Upload events become Job rows; the JobRunner transcodes them outside any transaction and
  * reports progress and the result through the outbox (see README.md).

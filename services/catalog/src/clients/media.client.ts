@@ -1,18 +1,8 @@
 import { InternalClient } from '@msp/http';
-import { z } from 'zod';
 import { AppError } from '@msp/errors';
+import { INTERNAL_ROUTES, ProbeResultSchema, type ProbeRequest, type ProbeResult } from '@msp/contracts';
 
-/** media-processing's internal probe (R11); the path and answer mirror services/media-processing/src/probe. */
-const PROBE_ROUTE = '/internal/media/probe';
-
-const ProbeResultSchema = z.object({
-  readable: z.boolean(),
-  formatName: z.string().nullable(),
-  durationSeconds: z.number().nullable(),
-  audioStreams: z.array(z.object({ codecName: z.string(), packets: z.number().int() })),
-  videoStreams: z.number().int(),
-});
-export type ProbeResult = z.infer<typeof ProbeResultSchema>;
+export type { ProbeResult };
 
 /**
  * ffmpeg lives only in the media worker: catalog asks it to ffprobe the stored original before
@@ -28,7 +18,7 @@ export class MediaClient {
   async probe(bucket: string, key: string): Promise<ProbeResult> {
     let answer: unknown;
     try {
-      answer = await this.http.post(PROBE_ROUTE, { bucket, key });
+      answer = await this.http.post(INTERNAL_ROUTES.mediaProbe, { bucket, key } satisfies ProbeRequest);
     } catch (err) {
       throw new AppError('SERVICE_UNAVAILABLE', 'The audio could not be checked right now; try again.', { cause: err, headers: { 'retry-after': '5' } });
     }

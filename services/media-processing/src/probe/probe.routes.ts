@@ -1,24 +1,12 @@
-import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from '@msp/http';
 import { type ObjectStorage } from '@msp/storage';
 import type { MediaBinaries } from '../media/ffmpeg.js';
 import { runMedia } from '../media/run.js';
 
+import { INTERNAL_ROUTES, ProbeRequestSchema, ProbeResultSchema, type ProbeResult } from '@msp/contracts';
+
 /** Service-to-service (catalog, R11): not under /api, hidden from OpenAPI, never routed by the gateway. */
-export const PROBE_ROUTE = '/internal/media/probe';
-
-const ProbeRequestSchema = z.object({ bucket: z.string().min(3).max(63), key: z.string().min(1).max(1024) });
-
-export const ProbeResultSchema = z.object({
-  /** ffprobe could open the input and read its container. */
-  readable: z.boolean(),
-  formatName: z.string().nullable(),
-  durationSeconds: z.number().nullable(),
-  audioStreams: z.array(z.object({ codecName: z.string(), packets: z.number().int() })),
-  /** Video streams that are not an attached cover picture. */
-  videoStreams: z.number().int(),
-});
-export type ProbeResult = z.infer<typeof ProbeResultSchema>;
+export const PROBE_ROUTE = INTERNAL_ROUTES.mediaProbe;
 
 interface FfprobeJson {
   format?: { format_name?: string; duration?: string };
