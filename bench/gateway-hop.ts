@@ -28,7 +28,7 @@
  * BENCH_UPSTREAM=social runs the real social service instead of the stand-in (its own database
  * `bench_gwhop_social`, recreated and migrated at boot, the local NATS and Redis): BLK-3 then does
  * what it does in production (the caller's blocked users from PostgreSQL, through the repository),
- * which is the "authenticated route" of the issue's ≥ 0.9× goal; the stand-in measures the hop alone.
+ * which is the "authenticated route" of the ≥ 0.9× throughput goal; the stand-in measures the hop alone.
  * BENCH_UPSTREAM=catalog runs catalog and social on the seed's databases (`bench/seed.ts` first;
  * private NATS and object store) and measures TRK-6, a track by id with a caller: one statement in
  * catalog plus one call to social for the caller's flags, the platform's most frequent
@@ -48,8 +48,8 @@
  * backends inherit it), the last CPU the gateway side (gateway, Redis, wrk and this process); both
  * are restored to every CPU at the end. It answers "does the hop cap the route's throughput when
  * the gateway is not competing for the service's CPU"; the default (nothing pinned) shares every
- * core, as the issue's "today" figure did. Issue 14's gateway goals (≥ 0.9× throughput, added p50
- * ≤ 1 ms at 500/s) are read in the pinned layout (gateway/README.md "Seventh pass"); shared, the
+ * core, as the original "today" figure did. The gateway goals (≥ 0.9× throughput, added p50
+ * ≤ 1 ms at 500/s) are read in the pinned layout (docs/benchmarks/gateway.md "Stage 7"); shared, the
  * ratio is the CPU accounting the gateway's CPU per request already measures.
  *
  * Each round also prints where the CPU went per request in each phase: the whole machine, the

@@ -1,6 +1,6 @@
 /**
  * AUTH-8 and AUTH-7 answer times for known vs unknown addresses (a benchmark, not a test): the
- * timing side channel of issue 17. Both routes only queue a request and answer; the account
+ * timing side channel of account enumeration. Both routes only queue a request and answer; the account
  * lookup, token and mail happen in identity's worker afterwards.
  *
  *   npx tsx bench/identity-recovery-timing.ts          # boots identity + gateway on private infrastructure

@@ -3,7 +3,7 @@ import type { BodyKind } from '@msp/contracts';
 
 const MIB = 1024 * 1024;
 
-/** API.md §6: JSON 1 MB, image routes 11 MB, upload routes audio limit + 11 MB (cover and fields). */
+/** docs/api.md "Body limits": JSON 1 MB, image routes 11 MB, upload routes audio limit + 11 MB (cover and fields). */
 export function bodyLimitFor(kind: BodyKind, audioMaxBytes: number): number {
   switch (kind) {
     case 'image':

@@ -56,7 +56,7 @@ export const configShape = {
   /** Bearer token for /metrics; without it /metrics answers loopback peers only (development). */
   METRICS_TOKEN: z.string().min(16).optional(),
   /**
-   * Plain reads (GET/HEAD of an API.md operation, no body) answered straight from Node's request
+   * Plain reads (GET/HEAD of a contract operation, no body) answered straight from Node's request
    * event instead of through Fastify's hooks, with the same answers (src/fast-lane.ts). `false`
    * sends every request through Fastify.
    */

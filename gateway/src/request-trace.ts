@@ -17,13 +17,13 @@ type TracedMessage = IncomingMessage & { [kSpan]?: RequestSpan };
  * One span per request, held by the request (packages/telemetry `startRequestSpan`), and its ids
  * bound to the request's logger, so every line the gateway writes for a request carries `traceId`
  * and `spanId`. No AsyncLocalStorage context per request, as @fastify/otel (which the services use)
- * makes (gateway/README.md "Fourth pass"). Register first.
+ * makes (docs/benchmarks/gateway.md "Stage 4"). Register first.
  *
  * The span starts where Fastify makes the request's logger (its child logger factory), so that the
  * request has ONE child logger with the request id and the trace ids together. A second child made
  * from that one in a hook turned each request's logger into a prototype (V8 rebuilds an object's
  * map when it becomes one, and every inline cache that meets those loggers goes megamorphic): one
- * child instead of two was −14 % of the gateway's CPU per request (gateway/README.md "Fifth pass").
+ * child instead of two was −14 % of the gateway's CPU per request (docs/benchmarks/gateway.md "Stage 5").
  */
 export function registerRequestTrace(app: FastifyInstance): void {
   // The tracer provider, once per process (server.ts starts it first, without undici spans; a test

@@ -18,7 +18,7 @@ export type RouteMatch =
 type Store = { route: RouteContract | null };
 
 /**
- * API.md writes parameters with their meaning (`/users/{userId}/…` next to `/users/{username}/…`),
+ * The contract names parameters by their meaning (`/users/{userId}/…` next to `/users/{username}/…`),
  * but a radix router refuses two names at one position. The lookup only needs the shape, so each
  * parameter is renamed after its segment index; `/ws/**` (websocket) is proxied separately.
  */
@@ -34,7 +34,7 @@ export interface RouteTable {
 }
 
 export function buildRouteTable(routes: readonly RouteContract[] = ROUTES): RouteTable {
-  // Static segments win over parameters in find-my-way, which is what API.md §6 asks for.
+  // Static segments win over parameters in find-my-way, as docs/api.md "Gateway" states.
   const router = FindMyWay({ maxParamLength: 500, caseSensitive: true, ignoreTrailingSlash: false });
   const noop = () => undefined;
   for (const route of routes) {
@@ -73,7 +73,7 @@ export function buildRouteTable(routes: readonly RouteContract[] = ROUTES): Rout
  * percent-encode set (so nothing is encoded), no `%` (nothing decodes to a dot or slash), no
  * backslash, tab or newline (rewritten or dropped), and no `.` or `..` segment (resolved). Nearly
  * every request is one; the others are parsed (a WHATWG URL per request was 1.2 % of the fast
- * lane's CPU, gateway/README.md "Sixth pass").
+ * lane's CPU, docs/benchmarks/gateway.md "Stage 6").
  */
 const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
 const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;

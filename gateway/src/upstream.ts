@@ -35,8 +35,8 @@ export function createUpstreamPool(): UpstreamPool & { destroy(): Promise<void> 
 
 /**
  * Answers up to this size (by their Content-Length) are read whole and sent with one write instead
- * of being piped: −7 % and −14 % of the gateway's CPU per request in two paired runs (gateway/README.md
- * "Fifth pass"), and a service that fails mid-answer then gets a clean ErrorResponse instead of a
+ * of being piped: −7 % and −14 % of the gateway's CPU per request in two paired runs (docs/benchmarks/gateway.md
+ * "Stage 5"), and a service that fails mid-answer then gets a clean ErrorResponse instead of a
  * cut-off body. Bigger answers, and answers of unknown length, stream.
  */
 const BUFFERED_ANSWER_MAX_BYTES = 64 * 1024;
@@ -87,7 +87,7 @@ export interface AnswerSink {
  * the sink as it is (status, headers but the hop-by-hop ones, body: read whole up to
  * BUFFERED_ANSWER_MAX_BYTES, else the stream). What @fastify/reply-from did for the gateway,
  * without its per-request generality (URL parsing and caching, HTTP/2): about −5 % of the
- * gateway's CPU per request in a paired A/B (gateway/README.md "Fourth pass").
+ * gateway's CPU per request in a paired A/B (docs/benchmarks/gateway.md "Stage 4").
  * A GET or HEAD without a body whose connection was closed before any answer (`closedBeforeAnswer`)
  * is sent once more, on a new connection (`pool.fresh`); any other failure, and a second one, goes
  * to `sink.fail` at once.

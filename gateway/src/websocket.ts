@@ -16,7 +16,7 @@ function wsHandshakeHeaders(headers: Record<string, string>, request: FastifyReq
 /**
  * WS-1: `/api/ws` (raw STOMP) and `/api/ws/**` (SockJS) go to notification, path unchanged.
  * No auth at the upgrade: the STOMP CONNECT frame carries the bearer token and notification
- * checks it (API.md WS-1). Client-sent identity headers were already dropped by the root hook.
+ * checks it (WS-1, docs/api.md "Websocket"). Client-sent identity headers were already dropped by the root hook.
  */
 export async function registerWebsocketProxy(app: FastifyInstance, config: GatewayConfig): Promise<void> {
   const wsClientOptions = { rewriteRequestHeaders: wsHandshakeHeaders } as FastifyHttpProxyOptions['wsClientOptions'];

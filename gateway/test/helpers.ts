@@ -190,7 +190,7 @@ export async function json<T = Record<string, unknown>>(response: Response): Pro
   return (await response.json()) as T;
 }
 
-/** Asserts the full ErrorResponse record of API.md §2 (every field, requestId = X-Request-Id) and returns it. */
+/** Asserts the full ErrorResponse record (docs/api.md) (every field, requestId = X-Request-Id) and returns it. */
 export async function expectError(response: Response, status: number, code: string): Promise<Record<string, unknown>> {
   const body = await json(response);
   expect({ status: response.status, body }).toMatchObject({ status, body: { status, code } });

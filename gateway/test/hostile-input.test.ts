@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ASSERTION_HEADER, deriveAssertionKey, DEV_GATEWAY_SIGNING_KEY, verifyAssertion } from '@msp/http';
 import { json, startHarness, type Echo, type Harness } from './helpers.js';
 
-/** Issue 13 / 17 at the edge: every rejection is an ErrorResponse, and what is forwarded is signed. */
+/** Hostile input and abuse at the edge: every rejection is an ErrorResponse, and what is forwarded is signed. */
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();

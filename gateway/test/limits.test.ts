@@ -101,7 +101,7 @@ describe('rate limits: the gate script under load (auto-pipelined, src/redis.ts)
   });
 });
 
-describe('body limits (API.md §6): 413 PAYLOAD_TOO_LARGE', () => {
+describe('body limits (docs/api.md Gateway): 413 PAYLOAD_TOO_LARGE', () => {
   it('refuses a JSON body over 1 MB by its Content-Length, before reading it', async () => {
     const body = Buffer.alloc(MIB + 10, 0x61);
     const response = await rawRequest(h.url, {

@@ -1,6 +1,6 @@
 /**
  * The gateway's request span (src/request-trace.ts): held by the request, not by AsyncLocalStorage,
- * exported like any other span, named after the API.md route, and the same span everywhere: its
+ * exported like any other span, named after the contract route, and the same span everywhere: its
  * ids are on the request's log line and its context is what the service receives.
  */
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -40,7 +40,7 @@ function spanOf(traceId: string): Promise<ReadableSpan> {
 }
 
 describe("trace context: the gateway's request span", () => {
-  it('is exported as the server span of the API.md route, child of the client span, and is the parent the service sees', async () => {
+  it('is exported as the server span of the contract route, child of the client span, and is the parent the service sees', async () => {
     const requestId = 'trace-span-1';
     const response = await fetch(`${h.url}/api/tracks/7?x=1`, {
       headers: { traceparent: `00-${CLIENT_TRACE}-00f067aa0ba902b7-01`, 'x-request-id': requestId },

@@ -9,7 +9,7 @@ function sample(path: string): string {
   return `/api${path.replace(/\{([^}]+)\}/g, (_, name: string) => (name.endsWith('Id') ? '12345' : 'some-name'))}`;
 }
 
-describe('route table: every API.md operation resolves to itself', () => {
+describe('route table: every contract operation resolves to itself', () => {
   const httpRoutes = ROUTES.filter((route) => !route.path.startsWith('/ws'));
 
   it.each(httpRoutes.map((route) => [route.id, route.method, route.path] as const))('%s %s %s', (id, method, path) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Enums of API.md §4. ErrorCode is deliberately not here: @msp/errors owns the
+ * Enums of the contract (docs/api.md "Enums"). ErrorCode is deliberately not here: @msp/errors owns the
  * code → status table so that there is a single place mapping one to the other.
  */
 
@@ -83,7 +83,7 @@ export const AuthProviderSchema = z.enum(['LOCAL', 'GOOGLE']);
 export type AuthProvider = z.infer<typeof AuthProviderSchema>;
 
 /**
- * The successful path of an upload (API.md §4 UploadStep), in order. The two
+ * The successful path of an upload (UploadStep), in order. The two
  * cover steps are alternatives sharing progress 90; the failure step is kept
  * apart because its progress is null (see UPLOAD_FAILED_STEP).
  */

@@ -2,7 +2,7 @@ import type { ErrorCode } from './codes.js';
 import type { FieldError } from './app-error.js';
 import { reasonPhrase } from './reason.js';
 
-/** The ErrorResponse record of API.md §2. */
+/** The ErrorResponse record (docs/api.md). */
 export interface ErrorResponse {
   timestamp: string;
   status: number;
@@ -32,7 +32,7 @@ export function buildErrorResponse(input: {
     requestId: input.requestId,
   };
   if (input.code === 'VALIDATION_FAILED' || input.code === 'WEAK_PASSWORD') {
-    // API.md §2: present for these two codes, always as an array of {field, message}.
+    // ErrorResponse.errors: present for these two codes, always as an array of {field, message}.
     body.errors = input.errors && input.errors.length > 0 ? input.errors : [{ field: 'request', message: input.message }];
   }
   return body;

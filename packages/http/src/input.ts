@@ -3,7 +3,7 @@ import { AppError, type FieldError } from '@msp/errors';
 
 /**
  * One input discipline for every request that reaches a Fastify app of the fleet (services and
- * gateway), so that no route can forget it (docs/input-discipline in ARCHITECTURE.md):
+ * gateway), so that no route can forget it (docs/decisions.md, "Input discipline"):
  *
  * - query strings: invalid percent-encodings, NUL and lone UTF-16 surrogates → 400 naming the
  *   parameter (never a 500 from a decoder or the database);

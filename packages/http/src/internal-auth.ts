@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * Service-to-service credential for `/internal/*` routes: `<service>.<unix seconds>.<hmac>` in
  * `X-Service-Token`, an HMAC-SHA256 with the fleet's internal key (INTERNAL_SERVICE_KEY), valid for
  * a few minutes. Every internal call must carry `internalCallHeaders()`; services refuse internal
- * routes without a valid token (see ARCHITECTURE.md, "Trust between gateway and services").
+ * routes without a valid token (see docs/decisions.md, "Trust between gateway and services").
  */
 export const SERVICE_TOKEN_HEADER = 'x-service-token';
 

@@ -7,7 +7,7 @@ import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROU
  * lines and the trace context it forwards). @fastify/otel instead makes the span the active context
  * of every hook and handler through AsyncLocalStorage (on Node 20 a promise hook for every promise of
  * the process); in the gateway the change measured −2 % CPU per request, within the noise
- * (gateway/README.md "Fourth pass"). Spans are recorded and exported exactly as the other
+ * (docs/benchmarks/gateway.md "Stage 4"). Spans are recorded and exported exactly as the other
  * instrumentations' are (same tracer provider, sampler and exporter).
  */
 export interface RequestSpan {

@@ -30,7 +30,7 @@ import { FastifyOtelInstrumentation } from '@fastify/otel';
  * through diagnostics channels, so they also run under tsx and vitest). A request that already
  * carries a `traceparent` is not traced by the undici instrumentation: its sender propagated the
  * context itself (the gateway's proxy forwards its own server span's context instead of a client
- * span per proxied request: about 8 % of the gateway's CPU per request, gateway/README.md).
+ * span per proxied request: about 8 % of the gateway's CPU per request, docs/benchmarks/gateway.md).
  * The http and pg instrumentations patch modules as they load: `node --import ./dist/instrument.js`
  * (the images' command) turns them on before the application is imported. The NATS hop carries the
  * context in the event envelope (`traceparent`, packages/events).

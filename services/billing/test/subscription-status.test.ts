@@ -6,7 +6,7 @@ import { startServiceTestEnv, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadBillingConfig } from '../src/app.js';
 
 const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
-/** Exactly the fields of API.md §2 Subscription status, no more. */
+/** Exactly the fields of the SubscriptionStatusResponse record, no more. */
 const StatusRecord = SubscriptionStatusResponseSchema.strict();
 
 let env: ServiceTestEnv;

@@ -230,7 +230,7 @@ describe('INTERNAL tracks (Track (full) for another service, as TRK-6 renders it
   });
 });
 
-describe('issue 14: list reads take rows from the row cache only at their current version', () => {
+describe('list reads take rows from the row cache only at their current version', () => {
   /** Full row reads of list pages (the row cache's misses), counted on catalog's pool. */
   function countFullReads() {
     const spy = vi.spyOn(app.infra.pool, 'query');

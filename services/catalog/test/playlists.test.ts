@@ -241,7 +241,7 @@ describe('PLS-8 / PLS-9 / PLS-10 membership', () => {
     const res = await call('PATCH', `/api/playlists/${p.id}/tracks/reorder`, OWNER, { trackIds: reversed });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().trackSummaryDto.map((s: { id: number }) => s.id)).toEqual(reversed);
-    // Playlist-shaped body (interface.md §4.2).
+    // Playlist-shaped body (PLS-10).
     const shaped = await call('PATCH', `/api/playlists/${p.id}/tracks/reorder`, OWNER, {
       ...(res.json() as Record<string, unknown>),
       paginatedTrackResponse: { content: ids.map((id) => ({ id })) },

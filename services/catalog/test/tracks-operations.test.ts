@@ -551,7 +551,7 @@ describe('TRK-22 / TRK-23 / USR-18 tracks of a user', () => {
     }
   });
 
-  it('pages deep into a big artist from cached anchors exactly as an offset walk does (issue 14)', async () => {
+  it('pages deep into a big artist from cached anchors exactly as an offset walk does', async () => {
     const BIG = 906;
     await publish(registered(BIG, 'big-lister', 'PRO'));
     await waitFor(async () => (await app.infra.prisma.userSummary.findUnique({ where: { userId: BIG } })) ?? undefined, { message: 'projection' });

@@ -8,7 +8,7 @@ export const configShape = {
   JWKS_URL: z.url().optional(),
   /** When set, the `iss` claim must equal it (identity's JWT_ISSUER), as at the gateway. */
   JWT_ISSUER: z.string().min(1).optional(),
-  /** STOMP heart-beat the server offers both ways (CONNECTED `heart-beat: n,n`), API.md WS-1. */
+  /** STOMP heart-beat the server offers both ways (CONNECTED `heart-beat: n,n`), WS-1. */
   WS_HEARTBEAT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** Largest STOMP frame a client may send; clients only send small control frames. */
   WS_MAX_FRAME_BYTES: z.coerce

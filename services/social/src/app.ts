@@ -51,7 +51,7 @@ export async function buildApp(config: SocialConfig, options: { logger?: boolean
   stopOnClose(await startCatalogSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(await startUserBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
 
-  // Collaborators are built here and handed to the services by constructor (issue 16 layering):
+  // Collaborators are built here and handed to the services by constructor (layering):
   // repositories hold the SQL, services the rules, routes the HTTP.
   const db = infra.prisma;
   const transactions = new PrismaTransactions(db);

@@ -4,7 +4,7 @@ import { as, seedTrack, seedUsers, startSocial, type Harness } from './support.j
 
 let h: Harness;
 
-/** The operations of this issue; reports (MOD-*) and the feed (DSC-1) come with their own issues. */
+/** The follow, block and engagement operations; reports (MOD-*) and the feed (DSC-1) have their own tests. */
 const OPS = /^(FOL-\d|BLK-\d|ENG-\d+|USR-(16|20|21|22))$/;
 const routes = ROUTES.filter((r) => r.owner === 'social' && OPS.test(r.id));
 
@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 describe('every social route refuses bad input with a 4xx ErrorResponse, never 500', () => {
-  it('covers the operations of the issue', () => {
+  it('covers the follow, block and engagement operations', () => {
     expect(routes.length).toBe(4 + 3 + 20 + 4);
   });
 

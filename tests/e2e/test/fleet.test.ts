@@ -159,7 +159,7 @@ describe('the fleet through the gateway (AUTH-5, USR-18, TRK-20, TRK-21, SUB-1, 
   });
 
   it('every operation of the contract table (packages/contracts ROUTES) is implemented by its owner service', async () => {
-    // Operations a feature issue has yet to deliver: this list only shrinks. WS-1 is the STOMP
+    // Operations not implemented yet: this list only shrinks. WS-1 is the STOMP
     // endpoint, not an HTTP operation of the OpenAPI documents (covered by realtime.test.ts).
     const NOT_YET_IMPLEMENTED: readonly string[] = [];
     const served = new Map<string, Set<string>>();

@@ -1,5 +1,5 @@
 /**
- * Hostile request cases generated from the merged OpenAPI document (issue 13): the classes that
+ * Hostile request cases generated from the merged OpenAPI document: the classes that
  * once answered 500 or hung, plus wrong types, missing and extra fields, huge numbers, empty and
  * 1 MB strings. Used by test/fuzz.test.ts (CI) and scripts/fuzz.ts (a larger run).
  */

@@ -10,7 +10,7 @@ import { generateCases, operationsOf, type FuzzCase, type Operation } from './fu
 
 /**
  * Hostile input over every operation of the merged OpenAPI document, through the gateway, for an
- * anonymous and a signed-in caller (issue 13). Asserts for every answer: no 5xx, the ErrorResponse
+ * anonymous and a signed-in caller. Asserts for every answer: no 5xx, the ErrorResponse
  * shape on every 4xx, an answer within 5 s. Spot checks afterwards: refused requests stored nothing.
  * A larger run with more cases per operation: `npx tsx scripts/fuzz.ts` (see README).
  */
@@ -105,7 +105,7 @@ afterAll(async () => {
   await stripe?.close();
 });
 
-describe('fuzz: hostile input on every operation of the OpenAPI document (issue 13)', () => {
+describe('fuzz: hostile input on every operation of the OpenAPI document', () => {
   it('fuzzes every operation the document lists, and every one of them is a contract route', () => {
     const contract = new Set(ROUTES.map((r) => `${r.method} /api${r.path}`));
     const documented = operations.map((o) => `${o.method} ${o.path}`);

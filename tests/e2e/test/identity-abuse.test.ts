@@ -6,7 +6,7 @@ import { waitFor } from '@msp/testing';
 import type { buildApp } from '@msp/identity';
 import { Fleet } from './fleet.js';
 
-// Issue 17, tried as an attacker would, through the gateway. The per-address limits are set
+// Account abuse (R13 limits, enumeration), tried as an attacker would, through the gateway. The per-address limits are set
 // high so that what answers is the per-account limit: these tests hold whether or not the fleet
 // trusts the X-Forwarded-For values they rotate (all of them may come from 127.0.0.1).
 const fleet = new Fleet();

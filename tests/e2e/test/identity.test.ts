@@ -111,7 +111,7 @@ describe('AUTH-5, AUTH-6, AUTH-1, AUTH-2 the account life cycle through the gate
     const loginBody = (await res.json()) as { accessToken: string; user: { username: string } };
     expect(Object.keys(loginBody).sort()).toEqual(['accessToken', 'expiresIn', 'tokenType', 'user']);
     expect(loginBody.user.username).toBe(username);
-    // AUTH-1 also sets the knownDevice cookie (services/identity/README.md, Throttling).
+    // AUTH-1 also sets the knownDevice cookie (services/identity/README.md, "Abuse policy").
     const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('refreshToken='))!;
     expect(setCookie).toMatch(/^refreshToken=[\w-]+; Max-Age=2592000; Path=\/api\/auth; HttpOnly; SameSite=Lax$/);
     const oldCookie = setCookie.split(';')[0]!;

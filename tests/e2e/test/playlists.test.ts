@@ -66,7 +66,7 @@ async function create(user: User, body: Record<string, unknown>): Promise<Playli
 
 const ids = (p: Playlist) => p.trackSummaryDto.map((t) => t.id);
 
-/** interface.md §2.4: the fields existing clients read. */
+/** The Playlist fields existing clients read. */
 const INTERFACE_FIELDS = [
   'id',
   'title',
@@ -101,7 +101,7 @@ afterAll(async () => {
   await fleet.close();
 }, 60_000);
 
-describe('PLS-1 get all playlists created by the current user (interface.md §4.1)', () => {
+describe('PLS-1 get all playlists created by the current user ', () => {
   it('answers the Page wrapper of Playlists with every §2.4 field and secretToken, for the owner only', async () => {
     const t1 = await finishedTrack(users.owner.userId, { durationSeconds: 100 });
     const t2 = await finishedTrack(users.owner.userId, { durationSeconds: 50 });
@@ -176,7 +176,7 @@ describe('PLS-1 get all playlists created by the current user (interface.md §4.
   });
 });
 
-describe('PLS-10 reorder tracks inside a playlist (interface.md §4.2)', () => {
+describe('PLS-10 reorder tracks inside a playlist ', () => {
   it('reorders a 5-track playlist; refuses non-permutations with 400 INVALID_PLAYLIST_ORDER; a stranger gets 404', async () => {
     const tracks = await Promise.all([1, 2, 3, 4, 5].map(() => finishedTrack(users.owner.userId)));
     const p = await create(users.owner, { title: 'Five' });

@@ -141,7 +141,7 @@ describe('WS-2 track upload status through the gateway', () => {
 
 const STATE_ORDER = { UPLOADING: 0, PROCESSING: 1, FINISHED: 2, FAILED: 3 } as const;
 
-describe('Issue acceptance: TRK-2 upload watched live on WS-2', () => {
+describe('TRK-2 upload watched live on WS-2 from start to finish', () => {
   it('a 3-minute WAV goes UPLOADING → PROCESSING (increasing percentages) → FINISHED with the full track', async () => {
     const registered = await fleet.fetch('/api/auth/register/local', {
       method: 'POST',

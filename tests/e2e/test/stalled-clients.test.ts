@@ -5,9 +5,9 @@ import type { buildApp as buildIdentity } from '@msp/identity';
 import { Fleet } from './fleet.js';
 
 /**
- * Issue 13: a request body that never completes ends within the body idle timeout, and 500 such
+ * A request body that never completes ends within the body idle timeout, and 500 such
  * connections do not stop normal requests from being served. The gateway's idle timeout is 30 s in
- * production; here 2 s, so the test waits for it. Figures of a run go to gateway/README.md.
+ * production; here 2 s, so the test waits for it. Figures of a run go to docs/benchmarks/gateway.md.
  */
 const fleet = new Fleet();
 const IDLE_MS = 2000;
@@ -57,7 +57,7 @@ afterAll(async () => {
   await fleet.close();
 }, 150_000);
 
-describe('stalled request bodies (issue 13)', () => {
+describe('stalled request bodies', () => {
   it(`ends ${STALLED_JSON + STALLED_UPLOADS} stalled bodies within the idle timeout while normal requests keep their latency`, async () => {
     await timedRequests(20); // warm-up
     const baseline = await timedRequests(60);

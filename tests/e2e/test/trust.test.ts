@@ -7,7 +7,7 @@ import type { buildApp as buildCatalog } from '@msp/catalog';
 import { Fleet } from './fleet.js';
 
 /**
- * Issue 13: identity between gateway and services cannot be forged from inside the network, and the
+ * Identity between gateway and services cannot be forged from inside the network, and the
  * client address cannot be chosen by the client.
  */
 const fleet = new Fleet();

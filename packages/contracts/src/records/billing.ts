@@ -4,8 +4,8 @@ import { SubscriptionPlanSchema, SubscriptionStatusSchema, TierSchema } from '..
 import { DateTimeSchema } from './primitives.js';
 
 /**
- * The "Subscription status" record of API.md §2. Named …Response because
- * `SubscriptionStatusSchema` is already the §4 enum of the same name.
+ * The subscription status record. Named …Response because
+ * `SubscriptionStatusSchema` is already the enum of the same name.
  */
 export const SubscriptionStatusResponseSchema = z.object({
   /** `cancelled` for users who never subscribed. */

@@ -2,10 +2,7 @@ import { z } from 'zod';
 
 import { DateTimeSchema } from './primitives.js';
 
-/**
- * Error response of API.md §2. `code` stays a string here: the list of codes and
- * their statuses lives in @msp/errors.
- */
+/** One invalid field of an error response. */
 export const FieldErrorSchema = z.object({
   /** Dotted path (`deviceInfo.deviceType`, `page`). */
   field: z.string(),
@@ -13,6 +10,10 @@ export const FieldErrorSchema = z.object({
 });
 export type FieldError = z.infer<typeof FieldErrorSchema>;
 
+/**
+ * Every non-2xx answer. `code` stays a string here: the list of codes and their statuses lives
+ * in @msp/errors.
+ */
 export const ErrorResponseSchema = z.object({
   timestamp: DateTimeSchema,
   status: z.number().int(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import { CountSchema } from './primitives.js';
 
-/** Page wrapper of API.md §2; every paged list answers with it. */
+/** Page wrapper; every paged list answers with it. */
 export interface Page<T> {
   content: T[];
   pageNumber: number;

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
-/** Building blocks shared by the records of API.md §2 and by request schemas. */
+/** Building blocks shared by the records and by request schemas. */
 
 /**
  * Ids are PostgreSQL `integer` (int4) columns: a path or body id past 2^31 − 1 cannot exist and is
- * refused with 400 VALIDATION_FAILED before it reaches the database (ARCHITECTURE.md, input discipline).
+ * refused with 400 VALIDATION_FAILED before it reaches the database (docs/decisions.md, "Input discipline").
  */
 export const MAX_ID = 2_147_483_647;
 export const IdSchema = z.number().int().positive().max(MAX_ID);

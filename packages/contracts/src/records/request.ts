@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import { coercedNumber, IdSchema } from './primitives.js';
 
-/** Max page size of API.md §1 Paging. */
+/** Max page size (docs/api.md "Conventions", paging). */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE = 10_000_000;

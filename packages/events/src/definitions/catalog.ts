@@ -26,7 +26,7 @@ export const TrackUploaded = defineEvent(
 );
 
 /**
- * The Upload status message of WS-2 (API.md §2), as catalog last set it. Notification sends it
+ * The UploadStatusMessage record of WS-2 (docs/api.md), as catalog last set it. Notification sends it
  * on /topic/track-status/{uploadId} to the uploader's sessions and keeps it for late subscribers.
  * `status` is the exact wire record (including trackResponse on FINISHED).
  */

@@ -9,7 +9,7 @@ import { defineEvent } from '../envelope.js';
 const Id = z.number().int().positive();
 
 /**
- * MSG-4 committed a message. `renderings` holds the Message record (API.md §2) as each participant
+ * MSG-4 committed a message. `renderings` holds the Message record (docs/api.md) as each participant
  * sees it (resources the reader may not see are null), keyed by user id: notification sends each
  * participant their own rendering on WS-4 and raises the recipient's DM notification (R15, R16).
  */

@@ -11,7 +11,7 @@ const Id = z.number().int().positive();
 /**
  * A notification was stored (R15). Consumed by notification itself: one consumer sends it on WS-3,
  * another pushes it to the recipient's device tokens, so neither delays the other nor the cause.
- * `notification` is the Notification record of API.md §2 as the recipient sees it.
+ * `notification` is the Notification record (docs/api.md) as the recipient sees it.
  */
 export const NotificationCreated = defineEvent(
   'notification.notification.created.v1',

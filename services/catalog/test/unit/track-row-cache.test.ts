@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TrackRowCache } from '../../src/modules/tracks/track-row-cache.js';
 
-describe('TrackRowCache (issue 14: parsed rows by row version)', () => {
+describe('TrackRowCache (parsed rows by row version)', () => {
   it('keys a row by its id and the versions of its track row and artist row', () => {
     expect(TrackRowCache.key(7, '1001', '99')).toBe('7:1001:99');
     expect(TrackRowCache.key(7, '1001', null)).toBe('7:1001:');

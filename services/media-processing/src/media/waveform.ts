@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 export const WAVEFORM_SAMPLE_RATE = 8000;
 /** 10 ms per pixel in the audiowaveform data: fine enough for any player width. */
 export const SAMPLES_PER_PIXEL = 80;
-/** Points of the normalized array the clients draw (API.md Track: 1000 numbers in [0,1]). */
+/** Points of the normalized array the clients draw (R11: 1000 numbers in [0,1]). */
 export const WAVEFORM_POINTS = 1000;
 
 /** BBC audiowaveform JSON, version 2 (https://github.com/bbc/audiowaveform/blob/master/doc/DataFormat.md). */

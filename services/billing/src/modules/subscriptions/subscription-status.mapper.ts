@@ -8,7 +8,7 @@ export interface SubscriptionRow {
   cancelAtPeriodEnd: boolean;
 }
 
-/** What a user who never subscribed sees (API.md §2: status `cancelled`). */
+/** What a user who never subscribed sees (SubscriptionStatusResponse with status `cancelled`). */
 export const NEVER_SUBSCRIBED: SubscriptionStatusResponse = {
   status: 'cancelled',
   plan: 'free',

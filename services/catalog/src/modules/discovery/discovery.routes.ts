@@ -35,7 +35,7 @@ const ResolveQuerySchema = z.object({ url: z.string().min(1).max(2048) });
 const GenreStationQuerySchema = PageQuerySchema.extend({ genre: GenreSchema });
 const ArtistStationQuerySchema = PageQuerySchema.extend({ artistId: IdTextSchema });
 
-/** DSC-2 … DSC-7 (API.md §3 Discovery; R18). */
+/** DSC-2 … DSC-7 (docs/api.md "DSC: Discovery"; R18). */
 export const discoveryModule: FastifyPluginAsyncZod<{ discovery: DiscoveryService }> = async (app, { discovery }) => {
   app.get(
     '/explore/trending',

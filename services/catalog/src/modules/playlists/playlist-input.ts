@@ -10,14 +10,14 @@ import type { ObjectStorage } from '@msp/storage';
 import { sniffImage } from '../uploads/audio-format.js';
 import { TagsSchema } from '../uploads/upload-fields.js';
 
-/** Playlist fields of PLS-3/PLS-5 (API.md §2 Playlist limits). */
+/** Playlist fields of PLS-3/PLS-5 (Playlist record limits, R6). */
 const TitleSchema = z.string().trim().min(1).max(100);
 const DescriptionSchema = z.string().max(1000);
 const GenreSchema = z.string().trim().max(100);
 
 const BoolLike = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
-/** Tags: an array in JSON bodies, a JSON-encoded array string in multipart ones (API.md §1). */
+/** Tags: an array in JSON bodies, a JSON-encoded array string in multipart ones (docs/api.md "Conventions"). */
 const TagsInput = z.union([
   TagsSchema,
   z
@@ -82,7 +82,7 @@ async function readAll(stream: Readable, limit: number): Promise<Buffer | null> 
 
 /**
  * Reads PLS-3/PLS-5 input: a JSON body, or multipart text parts plus a `coverArt` file part.
- * Unknown fields are ignored (API.md §1). Validation happens before anything is stored.
+ * Unknown fields are ignored (docs/api.md "Conventions"). Validation happens before anything is stored.
  */
 export async function readPlaylistInput(
   request: FastifyRequest,

@@ -5,7 +5,7 @@ import { callerSummary, type TrackPresenter } from '../tracks/track-presenter.js
 import { toTrack, toTrackSummary, type TrackRow } from '../tracks/track.mapper.js';
 import type { PlaylistRow, PlaylistsRepository, TrackScope } from './playlists.repository.js';
 
-/** Tracks shown inside list items (API.md §2 Playlist: the first 5 in lists). */
+/** Tracks shown inside list items (Playlist record: the first 5 in lists). */
 export const LIST_TRACKS = 5;
 
 const isAdmin = (caller: Caller | null) => caller?.role === 'ADMIN';

@@ -23,7 +23,7 @@ export class TrackAccess {
     return { row: this.check(read?.row ?? null, caller), flags: read!.flags };
   }
 
-  /** Owner-only operations: 404 when the caller cannot see the track, else `notOwner` (403 or 404 per API.md). */
+  /** Owner-only operations: 404 when the caller cannot see the track, else `notOwner` (403 or 404 per operation, docs/api.md). */
   async owned(trackId: number, caller: Caller, notOwner: 'FORBIDDEN' | 'TRACK_NOT_FOUND'): Promise<ReadTrack> {
     const row = await this.reads.byId(trackId, caller.userId);
     if (!row || row.deletedAt) throw new AppError('TRACK_NOT_FOUND');

@@ -39,7 +39,7 @@ export class TrackEvents {
     if ((before ? counted(before) : false) !== counted(after)) await this.recount(tx, after.artistId, correlationId);
   }
 
-  /** WS-2 record (API.md §2 Upload status message) from the stored status. */
+  /** WS-2 record (the UploadStatusMessage record) from the stored status. */
   statusMessage(row: TrackRow, trackResponse: Track | null): UploadStatusMessage {
     const failed = row.state === 'FAILED';
     const progress = failed ? null : (row.statusProgress ?? 0);

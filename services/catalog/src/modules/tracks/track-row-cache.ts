@@ -9,8 +9,7 @@
  * ~4 billion transactions after which a 32-bit `xmin` could come round to the same value.
  *
  * Why: 20 full track rows (42 columns, dates, arrays) cost catalog ~0.6 ms of CPU to read, their
- * versions ~0.07 ms (bench/track-row-reads.ts; whole requests: services/catalog/README.md
- * "Performance of the hot reads").
+ * versions ~0.07 ms (bench/track-row-reads.ts; whole requests: docs/benchmarks/catalog-reads.md).
  */
 export class TrackRowCache<Row extends { id: number }> {
   private readonly rows = new Map<string, { row: Row; at: number }>();

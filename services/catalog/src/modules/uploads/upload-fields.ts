@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TrackAccessSchema } from '@msp/contracts';
 
-/** Multipart booleans are "true"/"false" (API.md §1). */
+/** Multipart booleans are "true"/"false" (docs/api.md "Conventions"). */
 const BoolText = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 const DateText = z

@@ -18,7 +18,7 @@ export function privacyOf(row: Pick<ProfileRow, 'isPrivate' | 'showHistory'>) {
   return { isPrivate: row.isPrivate, showHistory: row.showHistory };
 }
 
-/** Public profile (API.md §2; interface.md §2.5): `profile` mirrors the enclosing fields for older clients. */
+/** The PublicProfile record: `profile` mirrors the enclosing fields for older clients. */
 export function toPublicProfile(row: ProfileRow, flags: ViewerFlags, links: Links, email: string | null = null): PublicProfile {
   const avatarUrl = links.mediaUrl(row.avatarKey);
   const coverPhotoUrl = links.mediaUrl(row.coverKey);

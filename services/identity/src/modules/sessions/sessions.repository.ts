@@ -24,7 +24,7 @@ export interface StoredRefreshToken {
 export type SessionSelector = { id: string } | { userId: number; exceptId?: string | null };
 
 /**
- * Sessions and their refresh-token families (API.md §1). Refresh tokens are stored as their hash
+ * Sessions and their refresh-token families (docs/api.md "Conventions", R13). Refresh tokens are stored as their hash
  * only; a rotation is a conditional update, so of two concurrent uses only one wins.
  */
 export class SessionsRepository {

@@ -40,7 +40,7 @@ function deviceOf(client: ClientContext) {
 }
 
 /**
- * Sessions and tokens (API.md §1). A session is one login on one device; its id is the `sid` of
+ * Sessions and tokens (docs/api.md "Conventions", R13). A session is one login on one device; its id is the `sid` of
  * every access token issued for it and names its refresh-token family. Refresh tokens are opaque,
  * stored hashed, rotated by every use; presenting a rotated one revokes the whole session.
  * Revoking writes the gateway's revoked-session key, so the session's access tokens stop at once.

@@ -56,7 +56,7 @@ export interface Refusal {
 }
 
 /**
- * Failed-login limits (policy and reasoning in the README, "Throttling"):
+ * Failed-login limits (policy and reasoning in the README, "Abuse policy"):
  * - per account (what an attacker cannot rotate): from the `perAccount`-th failure on, attempts
  *   are refused for 30 s, doubling with each further failure up to 15 min; the count is forgotten
  *   an hour after the last failure. Addresses without an account count the same way under their

@@ -2,7 +2,7 @@ import type { Conversation } from '@msp/contracts';
 import { summaryFor, type UserRows } from '../users/user-rows.js';
 import type { ConversationListRow } from './conversations.repository.js';
 
-/** The Conversation record of API.md §2 as seen by `callerId`, one of its two participants. */
+/** The Conversation record (docs/api.md) as seen by `callerId`, one of its two participants. */
 export function toConversation(row: ConversationListRow, callerId: number, users: UserRows): Conversation {
   const summary = (userId: number) => summaryFor(users, userId, callerId);
   const otherId = row.userLowId === callerId ? row.userHighId : row.userLowId;

@@ -15,7 +15,7 @@ export function splitIds(all: readonly StoredResource[]): { trackIds: number[]; 
   };
 }
 
-/** The Message record of API.md §2 for one reader: resources that reader cannot see are null. */
+/** The Message record (docs/api.md) for one reader: resources that reader cannot see are null. */
 export function toMessage(row: MessageRow, readerId: number, users: UserRows, rendered: RenderedResources): Message {
   const resources = storedResources(row).map((r) => ({
     resourceType: r.resourceType,

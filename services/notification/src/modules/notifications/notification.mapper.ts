@@ -46,7 +46,7 @@ function target(row: NotificationViewRow, actor: UserSummary): { title: string |
   }
 }
 
-/** The Notification record of API.md §2. */
+/** The Notification record (docs/api.md). */
 export function toNotification(row: NotificationViewRow): Notification {
   const user = actorSummary(row);
   const { title, url } = target(row, user);

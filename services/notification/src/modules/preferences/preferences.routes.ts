@@ -2,7 +2,7 @@ import { NotificationPreferencesSchema } from '@msp/contracts';
 import { requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { PreferencesService } from './preferences.service.js';
 
-/** Strict booleans ("true" is refused); unknown fields are stripped, so ignored (API.md §1). */
+/** Strict booleans ("true" is refused); unknown fields are stripped, so ignored (docs/api.md "Conventions"). */
 const body = NotificationPreferencesSchema.partial();
 const response = { 200: NotificationPreferencesSchema };
 

@@ -1,6 +1,6 @@
 import { AccessTokenRejectedError, createJwksKeyStore, JwksUnavailableError, verifyAccessToken } from '@msp/http';
 
-/** Who a STOMP session belongs to, from a verified access token (API.md §1 "Access token"). */
+/** Who a STOMP session belongs to, from a verified access token (docs/api.md "Conventions"). */
 export interface Principal {
   userId: number;
   username: string;
@@ -55,7 +55,10 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
   return {
     async verify(token: string): Promise<Principal> {
       try {
-        const { sub, username, role, tier, sid } = await verifyAccessToken(token, keys, { issuer: options.issuer, clockToleranceSeconds });
+        const { sub, username, role, tier, sid, azp, scope } = await verifyAccessToken(token, keys, { issuer: options.issuer, clockToleranceSeconds });
+        // An app's token (docs/developer-platform.md) streams direct messages only with `messages`.
+        if (azp !== undefined && !(scope ?? '').split(' ').includes('messages'))
+          throw new TokenRejectedError("This app's token does not grant realtime access.");
         return { userId: Number(sub), username, role, tier, sessionId: sid };
       } catch (err) {
         if (err instanceof JwksUnavailableError) throw new KeysUnavailableError(err);

@@ -1,4 +1,4 @@
-/** The destinations a client may SUBSCRIBE to (API.md WS-2…WS-4). */
+/** The destinations a client may SUBSCRIBE to (WS-2…WS-4, docs/api.md "Websocket"). */
 export const USER_QUEUES = {
   notifications: '/user/queue/notifications',
   messages: '/user/queue/messages',

@@ -9,7 +9,7 @@ import { AppError, buildErrorResponse } from '@msp/errors';
 import { requestIdFrom } from '@msp/http';
 import type { StompTransport } from './stomp-session.js';
 
-/** Where WS-1 lives (API.md: /ws raw, /ws/** SockJS, behind the gateway's /api). */
+/** Where WS-1 lives (docs/api.md "Websocket": /ws raw, /ws/** SockJS, behind the gateway's /api). */
 export const WS_PATH = '/api/ws';
 
 export interface TransportHandlers {

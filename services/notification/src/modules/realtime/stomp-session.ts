@@ -143,7 +143,7 @@ export class StompSession {
     this.sendMessage(sub, body);
   }
 
-  /** ERROR frame (`message: <CODE>: text`), then close (API.md WS-1). */
+  /** ERROR frame (`message: <CODE>: text`), then close (WS-1, docs/api.md "Websocket"). */
   fail(refusal: Refusal, closeCode: number = CLOSE.policy, receiptId?: string): void {
     if (this.state === 'closed') return;
     this.write({

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { UploadStatusMessageSchema, type UploadStatusMessage } from '@msp/contracts';
 
-/** API.md WS-2: the last status is kept 10 minutes for late subscribers. */
+/** WS-2: the last status is kept 10 minutes for late subscribers. */
 export const LAST_STATUS_TTL_SECONDS = 600;
 
 const keyOf = (uploadId: string) => `notification:upload-status:${uploadId.toLowerCase()}`;
@@ -63,7 +63,7 @@ export class TrackStatusStore {
   }
 }
 
-/** What a subscriber sees before any status exists (API.md WS-2). */
+/** What a subscriber sees before any status exists (WS-2). */
 export function placeholderStatus(uploadId: string, now = new Date()): UploadStatusMessage {
   return {
     uploadId,

@@ -32,7 +32,7 @@ function row(trackId: number, overrides: Partial<TrackListRow> = {}): TrackListR
   };
 }
 
-/** What catalog answers after issue 14: its own fields, and no caller-relative flags (false). */
+/** What catalog answers: its own fields, and no caller-relative flags (false). */
 function fromCatalog(trackId: number): Track {
   return {
     ...toTrack(row(trackId), 0),
