@@ -3,6 +3,15 @@ export { ensureStreams, ensureStreamOf, streamNameFor, DLQ_STREAM, configureStre
 export { writeOutbox } from './outbox.js';
 export { configureEventContext, type EventContextHooks } from './context.js';
 export { OutboxRelay, type OutboxRelayOptions, type RelayLogger } from './relay.js';
+export {
+  DurableWorker,
+  WorkerStoppedError,
+  backoffDelayMs,
+  type BatchContext,
+  type BatchOutcome,
+  type DurableWorkerOptions,
+  type WorkerLogger,
+} from './durable-worker.js';
 export { DurableConsumer, type ConsumerOptions, type EventHandler, type LongRunningHandler } from './consumer.js';
 export { connectNats } from './connection.js';
 export { eventMetrics } from './metrics.js';

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { OUTBOX_CHANNEL, OUTBOX_TABLE, PROCESSED_TABLE } from './sql.js';
 import { eventMetrics, registerOutboxSource } from './metrics.js';
+import { DurableWorker, type BatchOutcome } from './durable-worker.js';
 
 export interface RelayLogger {
   debug?(obj: object, msg?: string): void;
@@ -38,25 +39,31 @@ interface OutboxRow {
  */
 export class OutboxRelay {
   private readonly pool: pg.Pool;
-  private listener: pg.Client | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private running = false;
-  private stopped = false;
-  private again = false;
+  private readonly worker: DurableWorker;
   private lastCleanup = 0;
-  private idle: Promise<void> = Promise.resolve();
+  private unregisterMetrics: (() => void) | null = null;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
     this.pool.on('error', (err) => options.logger.warn({ err }, 'outbox relay pool error'));
+    this.worker = new DurableWorker({
+      name: 'outbox-relay',
+      logger: options.logger,
+      pollMs: options.pollMs ?? 500,
+      // NOTIFY at commit (writeOutbox) wakes the relay at once.
+      notify: { databaseUrl: options.databaseUrl, channel: OUTBOX_CHANNEL },
+      batch: async (ctx) => {
+        const outcome = await this.relayBatch(ctx.signal);
+        await this.cleanup();
+        return outcome;
+      },
+      lag: async () => (await this.backlog()).oldestSeconds,
+    });
   }
 
-  private unregisterMetrics: (() => void) | null = null;
-
   async start(): Promise<void> {
-    await this.listen();
     this.unregisterMetrics = registerOutboxSource({ backlog: () => this.backlog() });
-    this.schedule(0);
+    await this.worker.start();
   }
 
   /** Rows not yet published and the age of the oldest (outbox_unpublished_events, ..._age_seconds). */
@@ -70,73 +77,17 @@ export class OutboxRelay {
 
   /** Ask for a relay pass now (also triggered by NOTIFY at commit). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.schedule(0);
+    this.worker.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.unregisterMetrics?.();
-    if (this.timer) clearTimeout(this.timer);
-    await this.idle;
-    // Stopping: a connection that fails to close is gone either way (both lines).
-    await this.listener?.end().catch(() => undefined);
-    await this.pool.end().catch(() => undefined); // see above
+    await this.worker.stop();
+    await this.pool.end().catch(() => undefined); // a pool that fails to close is gone either way
   }
 
-  private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.databaseUrl });
-    client.on('notification', () => this.kick());
-    client.on('error', (err) => {
-      this.options.logger.warn({ err }, 'outbox listener lost; polling until it reconnects');
-      this.listener = null;
-      // listen() logs its own failures and retries; the catch only keeps a rejection from escaping.
-      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 1000);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      this.listener = client;
-    } catch (err) {
-      this.options.logger.warn({ err }, 'outbox listener could not connect; polling');
-      // The client never connected; closing it can only fail the same way.
-      await client.end().catch(() => undefined);
-      // listen() logs its own failures and retries; the catch only keeps a rejection from escaping.
-      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 1000);
-    }
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.idle = this.pass();
-    }, delayMs);
-  }
-
-  private async pass(): Promise<void> {
-    if (this.running || this.stopped) return;
-    this.running = true;
-    let more = false;
-    try {
-      more = await this.relayBatch();
-      await this.cleanup();
-    } catch (err) {
-      this.options.logger.warn({ err }, 'outbox relay pass failed; will retry');
-    } finally {
-      this.running = false;
-      const next = more || this.again ? 0 : (this.options.pollMs ?? 500);
-      this.again = false;
-      this.schedule(next);
-    }
-  }
-
-  /** Returns true when a full batch went out (there may be more). */
-  private async relayBatch(): Promise<boolean> {
+  /** `more` when a full batch went out (there may be more). Stops early, keeping order, when `signal` aborts. */
+  private async relayBatch(signal: AbortSignal): Promise<BatchOutcome> {
     const batchSize = this.options.batchSize ?? 100;
     const client = await this.pool.connect();
     try {
@@ -149,6 +100,8 @@ export class OutboxRelay {
       const published: string[] = [];
       let failure: unknown = null;
       for (const row of rows) {
+        // Stop gave up waiting: commit what went out, leave the rest in order for the next relay.
+        if (signal.aborted) break;
         try {
           await this.options.js.publish(row.type, JSON.stringify(row.payload), { msgID: row.id, timeout: 5000 });
           published.push(row.id);
@@ -165,9 +118,9 @@ export class OutboxRelay {
       await client.query('COMMIT');
       if (failure) {
         this.options.logger.warn({ err: failure, pending: rows.length - published.length }, 'outbox publish failed; will retry');
-        return false;
+        return { done: published.length, failed: 1 };
       }
-      return rows.length === batchSize;
+      return { done: published.length, more: rows.length === batchSize && published.length === rows.length };
     } catch (err) {
       // The original error is rethrown below; a failed ROLLBACK (connection lost) ends the transaction anyway.
       await client.query('ROLLBACK').catch(() => undefined);

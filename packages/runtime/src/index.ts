@@ -3,4 +3,5 @@ export { startUserCountProjections, startUserProjection } from './user-projectio
 export { createServiceApp, type ServiceAppOptions, type Stoppable } from './service-app.js';
 export { installAdminAudit, type AdminAuditStore } from './admin-audit.js';
 export { silentLogger, type Logger } from './logger.js';
+export { DurableWorker, WorkerStoppedError, type BatchContext, type BatchOutcome, type DurableWorkerOptions } from '@msp/events';
 export { CatalogClient, CatalogUnavailableError, whenCatalogUnavailable, type CatalogClientLogger, type CatalogViewer } from './clients/catalog.client.js';

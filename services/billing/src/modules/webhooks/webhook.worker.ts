@@ -1,4 +1,4 @@
-import type { Logger } from '@msp/runtime';
+import { DurableWorker, type Logger } from '@msp/runtime';
 import type { SubscriptionSync } from '../subscriptions/subscription-sync.service.js';
 import { changeOf, ProviderEventSchema } from './provider-events.js';
 import type { WebhooksRepository } from './webhooks.repository.js';
@@ -18,65 +18,41 @@ export function backoffMs(attempts: number): number {
  * process, and polls for events received by other replicas or left by a previous run.
  */
 export class WebhookWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
+  private readonly worker: DurableWorker;
   private lastPurge = 0;
 
   constructor(
     private readonly repo: WebhooksRepository,
     private readonly sync: SubscriptionSync,
     private readonly logger: Logger,
-    private readonly pollMs: number,
+    pollMs: number,
     private readonly retentionMs: number,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.kick();
-  }
-
-  /** Waits for the event in hand; what is left stays stored for the next run. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.running = this.drain().finally(() => {
-      this.running = null;
-      if (this.stopped) return;
-      if (this.again) {
-        this.again = false;
-        this.kick();
-      } else {
-        this.timer = setTimeout(() => this.kick(), this.pollMs);
-      }
+  ) {
+    // One event a batch, batches until none is due; then every `pollMs` or at `kick()`.
+    this.worker = new DurableWorker({
+      name: 'billing-webhooks',
+      logger,
+      pollMs,
+      batch: async () => {
+        await this.purge();
+        const result = await this.handleNext();
+        return { done: result === 'done' ? 1 : 0, failed: result === 'failed' ? 1 : 0, more: result !== 'none' };
+      },
     });
   }
 
-  private async drain(): Promise<void> {
-    await this.purge();
-    while (!this.stopped) {
-      let more = false;
-      try {
-        more = await this.processOne();
-      } catch (err) {
-        this.logger.warn({ err }, 'webhook worker pass failed; will retry');
-        return;
-      }
-      if (!more) return;
-    }
+  start(): void {
+    // Without `notify` start() resolves at once and never rejects.
+    void this.worker.start();
+  }
+
+  /** Waits for the event in hand; what is left stays stored for the next run. */
+  stop(): Promise<void> {
+    return this.worker.stop();
+  }
+
+  kick(): void {
+    this.worker.wake();
   }
 
   private async purge(): Promise<void> {
@@ -92,13 +68,18 @@ export class WebhookWorker {
 
   /** Handles the oldest due event; false when there was none. */
   async processOne(): Promise<boolean> {
+    return (await this.handleNext()) !== 'none';
+  }
+
+  /** The oldest due event: applied (done), kept for a retry (failed), or none was due. */
+  private async handleNext(): Promise<'done' | 'failed' | 'none'> {
     let claimedId: string | null = null;
     let attempts = 0;
     try {
       return await this.repo.transaction(
-        async (tx) => {
+        async (tx): Promise<'done' | 'none'> => {
           const event = await this.repo.claimNext(tx);
-          if (!event) return false;
+          if (!event) return 'none';
           claimedId = event.id;
           attempts = event.attempts;
           const body = ProviderEventSchema.safeParse(event.payload);
@@ -106,7 +87,7 @@ export class WebhookWorker {
           const { outcome } = change ? await this.sync.apply(tx, change, { at: event.createdAt, correlationId: event.id }) : { outcome: 'ignored' as const };
           await this.repo.markProcessed(tx, event.id, outcome);
           if (outcome !== 'applied') this.logger.info({ eventId: event.id, type: event.type, outcome }, 'provider event not applied');
-          return true;
+          return 'done';
         },
         { timeout: 15_000, maxWait: 10_000 },
       );
@@ -115,7 +96,7 @@ export class WebhookWorker {
       const delay = backoffMs(attempts + 1);
       this.logger.error({ err, eventId: claimedId, attempt: attempts + 1, retryInMs: delay }, 'provider event failed; kept for retry');
       await this.repo.markFailed(claimedId, (err as Error).message ?? String(err), delay);
-      return true;
+      return 'failed';
     }
   }
 }

@@ -1,6 +1,5 @@
-import type { Logger } from '@msp/runtime';
+import { DurableWorker, type BatchContext, type BatchOutcome, type Logger } from '@msp/runtime';
 import { mailRequests as requestsMetric } from '../../metrics.js';
-import { DrainLoop } from './drain-loop.js';
 import type { ClaimedRequest, MailQueueRepository } from './mail-queue.repository.js';
 
 /** VERIFY_EMAIL: AUTH-7; RESET_PASSWORD: AUTH-8. */
@@ -30,14 +29,11 @@ export interface MailRequestsOptions {
  */
 export class MailRequests {
   private readonly handlers = new Map<MailRequestKind, MailRequestHandler>();
-  private readonly loop: DrainLoop;
+  private readonly worker: DurableWorker;
 
   constructor(private readonly options: MailRequestsOptions) {
-    this.loop = new DrainLoop(
-      () => this.drain(),
-      options.pollMs,
-      (err) => options.logger.warn({ err }, 'mail request drain failed'),
-    );
+    // Batches follow one another until the queue is empty, then every `pollMs` (never woken: see enqueue).
+    this.worker = new DurableWorker({ name: 'identity-mail-requests', logger: options.logger, pollMs: options.pollMs, batch: (ctx) => this.handleBatch(ctx) });
   }
 
   handle(kind: MailRequestKind, handler: MailRequestHandler): void {
@@ -54,24 +50,30 @@ export class MailRequests {
   }
 
   start(): void {
-    this.loop.start();
+    // Without `notify` start() resolves at once and never rejects.
+    void this.worker.start();
   }
 
   stop(): Promise<void> {
-    return this.loop.stop();
+    return this.worker.stop();
   }
 
-  private async drain(): Promise<void> {
-    for (;;) {
-      if (this.loop.isStopped) return;
-      const batch = await this.options.queue.claimRequests(BATCH, CLAIM_SECONDS);
-      if (batch.length === 0) return;
-      // One at a time, in request order: requests for one account are then counted in order.
-      for (const request of batch.sort((a, b) => a.id - b.id)) await this.process(request);
+  private async handleBatch(ctx: BatchContext): Promise<BatchOutcome> {
+    const batch = await this.options.queue.claimRequests(BATCH, CLAIM_SECONDS);
+    let done = 0;
+    let failed = 0;
+    // One at a time, in request order: requests for one account are then counted in order.
+    for (const request of batch.sort((a, b) => a.id - b.id)) {
+      // Stop gave up waiting: the rest stay claimed until CLAIM_SECONDS pass, then any replica takes them.
+      if (ctx.signal.aborted) break;
+      if (await this.process(request)) done += 1;
+      else failed += 1;
     }
+    return { done, failed, more: batch.length > 0 };
   }
 
-  private async process(request: ClaimedRequest): Promise<void> {
+  /** True when the request was handled; a failure is retried later (or dropped) and gives false. */
+  private async process(request: ClaimedRequest): Promise<boolean> {
     const { queue, logger } = this.options;
     const handler = this.handlers.get(request.kind as MailRequestKind);
     try {
@@ -79,14 +81,13 @@ export class MailRequests {
       const outcome = await handler(request.email);
       requestsMetric.inc({ kind: request.kind, outcome });
       await queue.deleteRequest(request.id);
+      return true;
     } catch (err) {
       const dropped = request.attempts >= this.options.maxAttempts;
       logger.warn({ err: (err as Error).message, mailRequestId: request.id, kind: request.kind, attempt: request.attempts, dropped }, 'mail request failed');
-      if (dropped) {
-        await queue.deleteRequest(request.id);
-        return;
-      }
-      await queue.retryRequestAt(request.id, new Date(Date.now() + Math.min(600_000, 1000 * 2 ** request.attempts)));
+      if (dropped) await queue.deleteRequest(request.id);
+      else await queue.retryRequestAt(request.id, new Date(Date.now() + Math.min(600_000, 1000 * 2 ** request.attempts)));
+      return false;
     }
   }
 }

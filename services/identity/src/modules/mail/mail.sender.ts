@@ -1,8 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger } from '@msp/runtime';
+import { DurableWorker, type BatchOutcome, type Logger } from '@msp/runtime';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { DrainLoop } from './drain-loop.js';
 import type { ClaimedMail, MailQueueRepository } from './mail-queue.repository.js';
 
 const BATCH = 10;
@@ -28,44 +27,41 @@ export interface MailSenderOptions {
 export class MailSender {
   private readonly transport: Transporter;
   private readonly toFiles: boolean;
-  private readonly loop: DrainLoop;
+  private readonly worker: DurableWorker;
 
   constructor(private readonly options: MailSenderOptions) {
     this.toFiles = !options.smtpUrl;
     this.transport = options.smtpUrl
       ? nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as never)
       : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-    this.loop = new DrainLoop(
-      () => this.drain(),
-      options.pollMs,
-      (err) => options.logger.warn({ err }, 'mail outbox drain failed'),
-    );
+    // Batches follow one another until the queue is empty, then every `pollMs` or at `wake()`.
+    this.worker = new DurableWorker({ name: 'identity-mail-outbox', logger: options.logger, pollMs: options.pollMs, batch: () => this.sendBatch() });
   }
 
   start(): void {
-    this.loop.start();
+    // Without `notify` start() resolves at once and never rejects.
+    void this.worker.start();
   }
 
   /** Called after a transaction that queued mail committed: send now instead of at the next poll. */
   wake(): void {
-    this.loop.wake();
+    this.worker.wake();
   }
 
   async stop(): Promise<void> {
-    await this.loop.stop();
+    await this.worker.stop();
     this.transport.close();
   }
 
-  private async drain(): Promise<void> {
-    for (;;) {
-      if (this.loop.isStopped) return;
-      const batch = await this.options.queue.claimMails(BATCH, CLAIM_SECONDS);
-      if (batch.length === 0) return;
-      await Promise.all(batch.map((mail) => this.deliver(mail)));
-    }
+  private async sendBatch(): Promise<BatchOutcome> {
+    const batch = await this.options.queue.claimMails(BATCH, CLAIM_SECONDS);
+    const sent = await Promise.all(batch.map((mail) => this.deliver(mail)));
+    const done = sent.filter(Boolean).length;
+    return { done, failed: sent.length - done, more: batch.length > 0 };
   }
 
-  private async deliver(mail: ClaimedMail): Promise<void> {
+  /** True when the mail went out; a failure is recorded for a retry (or FAILED) and gives false. */
+  private async deliver(mail: ClaimedMail): Promise<boolean> {
     const { queue, logger } = this.options;
     try {
       const info = await this.transport.sendMail({
@@ -78,11 +74,13 @@ export class MailSender {
       if (this.toFiles) await this.writeFile(mail, (info as { message: Buffer }).message);
       // The body holds a one-time link: it is not kept once delivered.
       await queue.markSent(mail.id);
+      return true;
     } catch (err) {
       const failed = mail.attempts >= this.options.maxAttempts;
       const delayMs = Math.min(3_600_000, 1000 * 2 ** mail.attempts);
       logger.warn({ err: (err as Error).message, mailId: mail.id, attempt: mail.attempts, failed }, 'mail delivery failed');
       await queue.markFailed(mail.id, failed, new Date(Date.now() + delayMs), (err as Error).message);
+      return false;
     }
   }
 
