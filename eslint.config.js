@@ -34,7 +34,8 @@ const persistenceOutsideRepositories = [
 
 const config = tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/generated/**', '**/dist/**', '**/.turbo/**', '**/.data/**', '**/*.d.ts'],
+    // eslint/fixtures: code the rules must flag, linted only by tests/infra's layering-rule test.
+    ignores: ['**/node_modules/**', '**/generated/**', '**/dist/**', '**/.turbo/**', '**/.data/**', '**/*.d.ts', 'eslint/fixtures/**'],
   },
   {
     files: ['**/*.ts'],
@@ -45,7 +46,7 @@ const config = tseslint.config(
     plugins: { msp },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
-      // Required by issue 16: a promise is awaited, returned, or explicitly `void`ed with a reason.
+      // Async discipline: a promise is awaited, returned, or explicitly `void`ed with a reason.
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
       '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports', disallowTypeAnnotations: false }],
@@ -78,6 +79,15 @@ const config = tseslint.config(
     rules: { 'no-restricted-syntax': ['error', ...persistenceOutsideRepositories] },
   },
   {
+    // Services and event consumers reach the database only through a repository. Type-aware: any
+    // use of a value typed PrismaClient, a Prisma transaction client or model delegate, pg's
+    // Pool/PoolClient/Client or the events package's SqlExecutor is an error; passing a
+    // transaction handle on to a repository is not (eslint/msp-plugin.js).
+    files: ['**/*.service.ts', '**/*.consumer.ts'],
+    ignores: ['**/*.test.ts', '**/test/**'],
+    rules: { 'msp/persistence-in-repositories': 'error' },
+  },
+  {
     // Services hold the rules and know nothing of HTTP: no Fastify types or plugins.
     files: ['**/*.service.ts'],
     rules: {
@@ -93,26 +103,4 @@ const config = tseslint.config(
   },
 );
 
-// ---------------------------------------------------------------------------------------------
-// TEMPORARY overrides. Each lists the exact files that break a rule today; delete an entry when
-// its file is fixed. Keep them narrow: a new file must follow the rules.
-// ---------------------------------------------------------------------------------------------
-
-// Catalog's event consumers and the trending refresher still write their SQL inline (the catalog
-// refactor moved the request paths into repositories; these are next). Nothing else is exempt.
-const catalogSocialPersistence = [
-  'services/catalog/src/modules/analytics/bans.consumer.ts',
-  'services/catalog/src/modules/discovery/trending-stats.ts',
-  'services/catalog/src/modules/social-sync/social-sync.consumer.ts',
-  'services/catalog/src/modules/tracks/processing.consumer.ts',
-  'services/catalog/src/modules/user-bans/user-bans.consumer.ts',
-];
-const catalogSocialOther = {};
-
-const temporaryOverrides = [
-  { files: catalogSocialPersistence, rules: { 'no-restricted-syntax': 'off' } },
-  ...Object.entries(catalogSocialOther).map(([rule, files]) => ({ files, rules: { [rule]: 'off' } })),
-];
-
-// `MSP_LINT_STRICT=1 pnpm lint` shows what the temporary overrides still hide.
-export default process.env.MSP_LINT_STRICT === '1' ? config : [...config, ...temporaryOverrides];
+export default config;

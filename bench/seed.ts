@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { createPgPool, dropDatabase, ensureDatabase, migrate } from '../packages/db/src/index.ts';
-import { recomputeTrending } from '../services/catalog/src/modules/discovery/trending-stats.ts';
+import { recomputeTrending } from '../services/catalog/src/modules/discovery/trending-stats.repository.ts';
 import { SYLLABLES } from './vocabulary.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

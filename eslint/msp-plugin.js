@@ -100,6 +100,100 @@ const noSilentCatch = {
   },
 };
 
+/** Methods only a Prisma client, a Prisma transaction client or the events package's SqlExecutor has. */
+const sqlMethods = ['$executeRaw', '$executeRawUnsafe', '$queryRaw', '$queryRawUnsafe', '$transaction'];
+const pgHandles = new Set(['Pool', 'PoolClient', 'Client', 'ClientBase']);
+const prismaSource = /[\\/](generated[\\/]prisma|@prisma[\\/]client)[\\/]/;
+const pgSource = /[\\/]node_modules[\\/](@types[\\/])?pg[\\/]/;
+const persistenceImport = /(^|\/)generated\/prisma(\/|$)|^@prisma\/|^pg(-[a-z-]+)?(\/|$)/;
+
+function declarationFile(symbol) {
+  return symbol?.getDeclarations()?.[0]?.getSourceFile().fileName ?? '';
+}
+
+/**
+ * What kind of database handle `type` is (a short label), or undefined for anything else. A union
+ * or intersection is one when any member is; a type parameter (`Tx extends SqlExecutor`) when its
+ * constraint is.
+ */
+function persistenceKind(checker, type, depth = 0) {
+  if (!type || depth > 4) return undefined;
+  if (type.isUnion() || type.isIntersection()) {
+    for (const member of type.types) {
+      const kind = persistenceKind(checker, member, depth + 1);
+      if (kind) return kind;
+    }
+    return undefined;
+  }
+  if (type.isTypeParameter()) return persistenceKind(checker, checker.getBaseConstraintOfType(type), depth + 1);
+  for (const symbol of [type.aliasSymbol, type.getSymbol()]) {
+    if (!symbol) continue;
+    const file = declarationFile(symbol);
+    if (pgSource.test(file) && pgHandles.has(symbol.getName())) return `pg.${symbol.getName()}`;
+    if (prismaSource.test(file) && symbol.getName().endsWith('Delegate')) return `Prisma model delegate ${symbol.getName()}`;
+  }
+  if (sqlMethods.some((name) => checker.getPropertyOfType(type, name))) {
+    // Named as declared (PrismaClient, SqlExecutor, TransactionalClient); Prisma's transaction
+    // client is an `Omit<PrismaClient, ...>` and anonymous types have no useful name.
+    const symbol = type.aliasSymbol ?? type.getSymbol();
+    const named = symbol && !symbol.getName().startsWith('__') && !/[\\/]typescript[\\/]lib[\\/]/.test(declarationFile(symbol));
+    if (named) return symbol.getName();
+    return checker.getPropertyOfType(type, '$transaction') ? 'transactional client' : 'transaction client';
+  }
+  return undefined;
+}
+
+/** @type {import('eslint').Rule.RuleModule} */
+const persistenceInRepositories = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'A service or event consumer reaches the database only through a repository: no Prisma, pg or SqlExecutor use in it.' },
+    schema: [],
+    messages: {
+      use: '`{{text}}` is a database handle ({{kind}}): a service depends on its repository; persistence lives in *.repository.ts. Give the repository a method and call it here (a transaction handle may be passed to it as an argument, never used directly; ARCHITECTURE.md, "Enforced layering").',
+      import:
+        '\'{{source}}\' is Prisma or pg: a service depends on its repository; persistence lives in *.repository.ts. Use the types the repository exports (ARCHITECTURE.md, "Enforced layering").',
+    },
+  },
+  create(context) {
+    const services = context.sourceCode.parserServices;
+    if (!services?.program || !services.esTreeNodeToTSNodeMap) {
+      throw new Error(`msp/persistence-in-repositories needs type information (typescript-eslint's projectService) for ${context.filename}`);
+    }
+    const checker = services.program.getTypeChecker();
+    const kindOf = (node) => persistenceKind(checker, checker.getTypeAtLocation(services.esTreeNodeToTSNodeMap.get(node)));
+    const isMemberOfHandle = (node) => node.type === 'MemberExpression' && kindOf(node.object) !== undefined;
+    const short = (text) => (text.length > 60 ? `${text.slice(0, 57)}...` : text);
+    const report = (node, handle, kind) => context.report({ node, messageId: 'use', data: { text: short(context.sourceCode.getText(handle)), kind } });
+    const checkImport = (node) => {
+      if (node.source && typeof node.source.value === 'string' && persistenceImport.test(node.source.value)) {
+        context.report({ node: node.source, messageId: 'import', data: { source: node.source.value } });
+      }
+    };
+    return {
+      ImportDeclaration: checkImport,
+      ExportNamedDeclaration: checkImport,
+      ExportAllDeclaration: checkImport,
+      TSImportEqualsDeclaration(node) {
+        if (node.moduleReference.type === 'TSExternalModuleReference') checkImport({ source: node.moduleReference.expression });
+      },
+      // `tx.$executeRawUnsafe(...)`, `this.db.track.count()`, `pool.query(...)`: using a handle. One
+      // report per chain: `this.db.track.count` is reported at `this.db.track`, not again at `.count`.
+      MemberExpression(node) {
+        if (isMemberOfHandle(node.object)) return;
+        const kind = kindOf(node.object);
+        if (kind) report(node, node.object, kind);
+      },
+      // `const { track } = this.db`: the same use, destructured.
+      VariableDeclarator(node) {
+        if (node.id.type !== 'ObjectPattern' || !node.init) return;
+        const kind = kindOf(node.init);
+        if (kind) report(node.id, node.init, kind);
+      },
+    };
+  },
+};
+
 function ancestorStatement(node) {
   let current = node.parent;
   while (current && !/Statement$|Declaration$/.test(current.type)) current = current.parent;
@@ -108,5 +202,9 @@ function ancestorStatement(node) {
 
 export default {
   meta: { name: 'msp' },
-  rules: { 'no-cross-workspace-import': noCrossWorkspaceImport, 'no-silent-catch': noSilentCatch },
+  rules: {
+    'no-cross-workspace-import': noCrossWorkspaceImport,
+    'no-silent-catch': noSilentCatch,
+    'persistence-in-repositories': persistenceInRepositories,
+  },
 };

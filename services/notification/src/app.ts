@@ -12,6 +12,7 @@ import { NotificationsRepository } from './modules/notifications/notifications.r
 import { NotificationsService } from './modules/notifications/notifications.service.js';
 import { preferencesModule } from './modules/preferences/preferences.routes.js';
 import { PreferencesService } from './modules/preferences/preferences.service.js';
+import { PreferencesRepository } from './modules/preferences/preferences.repository.js';
 import { deviceTokensModule } from './modules/push/device-tokens.routes.js';
 import { DeviceTokensRepository } from './modules/push/device-tokens.repository.js';
 import { DeviceTokensService } from './modules/push/device-tokens.service.js';
@@ -43,7 +44,7 @@ export async function buildApp(config: NotificationConfig, options: { logger?: b
   const deviceTokens = new DeviceTokensRepository(infra.prisma);
   const notifications = new NotificationsService(notificationRows, badge);
   // Static /notifications/settings and /notifications/unread-count live side by side.
-  await app.register(preferencesModule, { prefix: '/api', preferences: new PreferencesService(infra.prisma) });
+  await app.register(preferencesModule, { prefix: '/api', preferences: new PreferencesService(new PreferencesRepository(infra.prisma)) });
   await app.register(notificationsModule, { prefix: '/api', notifications });
   await app.register(deviceTokensModule, { prefix: '/api', deviceTokens: new DeviceTokensService(deviceTokens, endpoints) });
   const realtime = await setupRealtime({ app, config, nc: infra.nc, js: infra.js, redis: infra.redis, stopOnClose, addReadiness });

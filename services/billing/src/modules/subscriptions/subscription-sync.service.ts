@@ -1,10 +1,7 @@
 import { SubscriptionTierChanged, writeOutbox } from '@msp/events';
-import type { Prisma } from '../../generated/prisma/client.js';
 import type { ProviderChange } from '../webhooks/provider-events.js';
 import { isProStatus } from './subscription-status.mapper.js';
-import { type SubscriptionsRepository, type StoredSubscription, type SubscriptionWrite } from './subscriptions.repository.js';
-
-type Tx = Prisma.TransactionClient;
+import { type SubscriptionsRepository, type StoredSubscription, type SubscriptionWrite, type Tx } from './subscriptions.repository.js';
 
 /** What applying one piece of provider state did (kept on the stored event). */
 export type ApplyOutcome = 'applied' | 'stale' | 'unmatched' | 'ignored';

@@ -2,6 +2,8 @@ import type { Prisma, PrismaClient, SubscriptionStatus } from '../../generated/p
 import type { SubscriptionRow } from './subscription-status.mapper.js';
 
 export type Db = PrismaClient | Prisma.TransactionClient;
+/** The transaction handle a service passes back to the repository's methods. */
+export type Tx = Prisma.TransactionClient;
 
 /** The stored subscription with what applying provider state needs. */
 export interface StoredSubscription extends SubscriptionRow {

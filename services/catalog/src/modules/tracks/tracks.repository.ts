@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import { bumpStat } from '../discovery/trending-stats.js';
+import { bumpStat } from '../discovery/trending-stats.repository.js';
 import { trackSelect, type TrackRow } from './track.mapper.js';
 
 /** A transaction handle, opaque to services: they pass it back to repository methods and the outbox. */

@@ -1,6 +1,8 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 
 type Db = PrismaClient | Prisma.TransactionClient;
+/** The transaction handle a service passes back to the repository's methods. */
+export type Tx = Prisma.TransactionClient;
 
 /** What tokens, login answers and lock checks need of a user. */
 export const tokenUserSelect = {

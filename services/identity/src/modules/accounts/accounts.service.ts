@@ -1,14 +1,13 @@
 import { AppError, isUniqueViolation } from '@msp/errors';
 import { UserRegistered, writeOutbox } from '@msp/events';
 import type { Redis } from 'ioredis';
-import type { Prisma } from '../../generated/prisma/client.js';
 import type { IdentityConfig } from '../../config.js';
 import type { Links } from '../../links.js';
 import { mailTemplates } from '../mail/mail.templates.js';
 import { enqueueMail } from '../mail/mail-outbox.repository.js';
 import type { MailRequestOutcome, MailRequests } from '../mail/mail-requests.js';
 import { emailKey } from '../sessions/secrets.js';
-import { accountsRepository as repo, type AccountsRepository } from './accounts.repository.js';
+import { accountsRepository as repo, type AccountsRepository, type Tx } from './accounts.repository.js';
 import { snapshotOf } from './accounts.events.js';
 import type { CheckUserBody, RegisterBody } from './accounts.schemas.js';
 import { oneTimeTokens } from './one-time-tokens.repository.js';
@@ -215,7 +214,7 @@ export class AccountsService {
    * before it, so parallel registrations with one displayName get distinct suffixes instead of
    * colliding on the unique index.
    */
-  async freeUsername(tx: Prisma.TransactionClient, displayName: string): Promise<string> {
+  async freeUsername(tx: Tx, displayName: string): Promise<string> {
     const base = usernameBase(displayName);
     await repo.lockUsernameBase(tx, base);
     const taken = new Set(await repo.usernamesLike(tx, base));

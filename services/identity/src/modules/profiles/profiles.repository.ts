@@ -3,6 +3,8 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { accountsRepository as accounts, snapshotSelect, type SnapshotRow, type TokenUser } from '../accounts/accounts.repository.js';
 
 type Db = PrismaClient | Prisma.TransactionClient;
+/** The columns of a user a profile change may set. */
+export type ProfileUpdate = Prisma.UserUpdateInput;
 
 export const profileSelect = {
   id: true,

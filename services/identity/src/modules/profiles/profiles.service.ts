@@ -1,6 +1,5 @@
 import { AppError, isUniqueViolation } from '@msp/errors';
 import type { Caller } from '@msp/http';
-import type { Prisma } from '../../generated/prisma/client.js';
 import type { Links } from '../../links.js';
 import { snapshotOf } from '../accounts/accounts.events.js';
 import type { SnapshotRow } from '../accounts/accounts.repository.js';
@@ -8,7 +7,7 @@ import { usernameProblem } from '../accounts/username.js';
 import type { ClientContext, IssuedTokens, SessionsService } from '../sessions/sessions.service.js';
 import type { PeersClient } from './peers.client.js';
 import { privacyOf, socialLinksOf, toMeProfile, toPublicProfile } from './profiles.mapper.js';
-import type { ProfileRow, ProfilesRepository } from './profiles.repository.js';
+import type { ProfileRow, ProfilesRepository, ProfileUpdate } from './profiles.repository.js';
 import type { SocialLinksBody, UpdateProfileBody } from './profiles.schemas.js';
 
 /** Subscription states that make an account PRO (R12, R17). */
@@ -37,7 +36,7 @@ export class ProfilesService {
    * Applies a change to the user and, when a snapshot field changed, its UserUpdated event, in
    * one transaction.
    */
-  async updateUser(userId: number, data: Prisma.UserUpdateInput, correlationId: string): Promise<ProfileRow> {
+  async updateUser(userId: number, data: ProfileUpdate, correlationId: string): Promise<ProfileRow> {
     const row = await this.repo.updateAndAnnounce(
       userId,
       data,
@@ -67,7 +66,7 @@ export class ProfilesService {
 
   /** USR-2 */
   async update(userId: number, body: UpdateProfileBody, correlationId: string) {
-    const data: Prisma.UserUpdateInput = {};
+    const data: ProfileUpdate = {};
     if (body.displayName !== undefined) data.displayName = body.displayName;
     if (body.bio !== undefined) data.bio = body.bio;
     if (body.city !== undefined) data.city = body.city;

@@ -1,14 +1,9 @@
 import type { NotificationPreferences } from '@msp/contracts';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import { toPreferences } from './preferences.mapper.js';
-import { PreferencesRepository } from './preferences.repository.js';
+import type { PreferencesRepository } from './preferences.repository.js';
 
 export class PreferencesService {
-  private readonly repo: PreferencesRepository;
-
-  constructor(prisma: PrismaClient) {
-    this.repo = new PreferencesRepository(prisma);
-  }
+  constructor(private readonly repo: PreferencesRepository) {}
 
   /** NOT-5. */
   async get(userId: number): Promise<NotificationPreferences> {

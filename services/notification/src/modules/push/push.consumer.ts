@@ -1,12 +1,11 @@
-import { DurableConsumer, NotificationCreated, type NatsConnection } from '@msp/events';
+import { DurableConsumer, NotificationCreated, type NatsConnection, type TransactionalClient } from '@msp/events';
 import type { Logger } from '@msp/runtime';
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { DeviceTokensRepository } from './device-tokens.repository.js';
 import { parseWebSubscription, type EndpointPolicy, type MobilePushProvider, type PushOutcome, type WebPushSender } from './push.providers.js';
 
 interface Deps {
   nc: NatsConnection;
-  prisma: PrismaClient;
+  prisma: TransactionalClient;
   tokens: Pick<DeviceTokensRepository, 'forUser' | 'removeRejected'>;
   logger: Logger;
   web: WebPushSender;

@@ -1,0 +1,19 @@
+import type { SqlExecutor } from '@msp/events';
+
+/** Writes of `user_summaries.is_banned` (R14), inside the user-bans consumer's transaction. */
+export const userBans = {
+  /**
+   * Marks the user banned or not. A ban may arrive before the user's registration event: the row
+   * is created as a placeholder that the registration then fills.
+   */
+  async set(tx: SqlExecutor, userId: number, banned: boolean): Promise<void> {
+    const updated = await tx.$executeRawUnsafe('UPDATE user_summaries SET is_banned = $2, updated_at = now() WHERE user_id = $1', userId, banned);
+    if (updated === 0 && banned) {
+      await tx.$executeRawUnsafe(
+        `INSERT INTO user_summaries (user_id, username, display_name, is_banned, updated_at)
+         VALUES ($1, '~pending-' || $1, '~pending-' || $1, true, now()) ON CONFLICT (user_id) DO UPDATE SET is_banned = true`,
+        userId,
+      );
+    }
+  },
+};
