@@ -15,6 +15,7 @@ import {
 import { IDENTITY_HEADER_NAMES } from './auth.js';
 import type { GatewayConfig } from './config.js';
 import { registerDocs } from './docs.js';
+import { registerOAuthMetadata } from './well-known.js';
 import { registerHealth } from './health.js';
 import { logDestination, registerMetrics } from '@msp/http';
 import { createJwksKeyStore } from '@msp/http';
@@ -67,7 +68,7 @@ function notFound(routeTable: RouteTable) {
 }
 
 /**
- * The public entry of the platform (API.md §6), built but not listening. Request bodies are
+ * The public entry of the platform (docs/api.md "Gateway"), built but not listening. Request bodies are
  * never parsed (so not built on createHttpApp); request ids, error shape and /health, /ready
  * mirror the services' HTTP shell.
  */
@@ -172,6 +173,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   });
 
   registerHealth(app, redis, serviceUrls);
+  registerOAuthMetadata(app, serviceUrls.identity);
   registerMetrics(app, 'gateway', { token: config.METRICS_TOKEN ?? null });
   await registerDocs(app, createOpenApiProvider({ serviceUrls, publicBaseUrl: config.PUBLIC_BASE_URL }));
   await registerWebsocketProxy(app, config);

@@ -10,6 +10,11 @@ export interface Caller {
   role: 'LISTENER' | 'ARTIST' | 'ADMIN';
   tier: 'FREE' | 'PRO';
   sessionId: string;
+  /**
+   * Set for an app's token (docs/developer-platform.md): the app's client id (`azp`) and the granted
+   * scopes. `admitCaller` checks the app's suspension and the route's scope (route-scopes.ts).
+   */
+  app?: { clientId: string; scopes: ReadonlySet<string> };
 }
 
 export type AuthResult =
@@ -58,7 +63,7 @@ export function tokenVerifier(keyStore: JwksKeyStore, issuer: string | undefined
 }
 
 /**
- * Applies the route's auth rule (API.md §1 "Auth column") as far as the token goes:
+ * Applies the route's auth rule (docs/api.md "Auth rules") as far as the token goes:
  * - none / webhook-signature: no identity, whatever Authorization says.
  * - optional: anonymous without a header; a header that fails verification is a 401.
  * - bearer / admin: a verified token is required.
@@ -91,8 +96,10 @@ export async function verifyCaller(authorization: string | undefined, rule: Auth
     log.info({ reason: (err.cause as Error | undefined)?.message ?? err.message }, 'token rejected');
     return reject(401, 'UNAUTHORIZED', err.message);
   }
-  const { sub, username, role, tier, sid } = claims;
-  return { ok: true, caller: { userId: sub, username, role, tier, sessionId: sid } };
+  const { sub, username, role, tier, sid, azp } = claims;
+  if (azp === undefined) return { ok: true, caller: { userId: sub, username, role, tier, sessionId: sid } };
+  const app = { clientId: azp, scopes: new Set((claims.scope ?? '').split(' ').filter(Boolean)) };
+  return { ok: true, caller: { userId: sub, username, role, tier, sessionId: sid, app } };
 }
 
 /** Header values a verified caller is forwarded with. */

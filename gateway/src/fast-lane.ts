@@ -15,7 +15,7 @@ import { upstreamFailure } from './upstream-errors.js';
 import { CORS_EXPOSED_HEADERS } from './security-headers.js';
 
 /**
- * The fast lane: a plain read of an API.md operation (GET or HEAD without a body) is answered
+ * The fast lane: a plain read of a contract operation (GET or HEAD without a body) is answered
  * straight from Node's `request` event, without Fastify's request, reply, hook chain and
  * serialisation around it. It does exactly what the proxy route does for such a request (proxy.ts:
  * the same checks in the same order, through the same functions: `verifyCaller`, `passGate`,
@@ -26,7 +26,7 @@ import { CORS_EXPOSED_HEADERS } from './security-headers.js';
  * `gateway/test/fast-lane.test.ts` compares the two answer for answer. FAST_LANE=false turns it off.
  *
  * Why: the gateway's own CPU per request was what kept authenticated routes under 0.9× of direct
- * throughput when the gateway shares its cores with the services (gateway/README.md "Sixth pass").
+ * throughput when the gateway shares its cores with the services (docs/benchmarks/gateway.md "Stage 6").
  */
 export interface FastLaneOptions extends ProxyOptions {
   /** The precomputed security headers (security-headers.ts). */
@@ -191,7 +191,7 @@ class LaneRequest implements ForwardedRequest, AnswerSink {
     } else if (!answer.client.allowed) {
       return this.error(429, 'RATE_LIMITED', 'Too many requests; try again later.', { 'retry-after': String(answer.client.retryAfterSeconds) });
     }
-    const result = verified.ok && verified.caller ? admitCaller(route.auth, verified.caller, answer) : verified;
+    const result = verified.ok && verified.caller ? admitCaller(route, verified.caller, answer) : verified;
     if (!result.ok) return this.error(result.status, result.code, result.message, result.headers);
     this.caller = result.caller;
     if (this.gone()) return;

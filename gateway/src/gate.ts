@@ -1,5 +1,5 @@
 import type { Redis, Result } from 'ioredis';
-import { REVOCATION_KEYS, type AuthRule } from '@msp/contracts';
+import { REVOCATION_KEYS, requiredScope, scopeAllows, type RouteContract } from '@msp/contracts';
 import { reject, RETRY_AFTER_SECONDS, type AuthResult, type Caller } from './auth.js';
 import type { GatewayConfig } from './config.js';
 import { decide, RATE_WINDOW_MS, rateKeys, type RateDecision } from './rate-limit.js';
@@ -10,11 +10,12 @@ import { decide, RATE_WINDOW_MS, rateKeys, type RateDecision } from './rate-limi
  * Before this there were two (the client hit in the root hook, then the revocation lookup with the
  * user hit), each a network wait and a few dozen µs of CPU per request.
  *
- * KEYS: client counter [, user counter, revoked-session key, user-status key]
+ * KEYS: client counter [, user counter, revoked-session key, user-status key [, app-status key]]
  * ARGV: window ms, client limit
  * Answers `{clientCount, clientTtl}` for a request without caller or one already over its client
  * budget (the user is then not counted, as when the client check answered 429 on its own), else
- * `{clientCount, clientTtl, userCount, userTtl, revoked | nil, status | nil}`.
+ * `{clientCount, clientTtl, userCount, userTtl, revoked | nil, status | nil [, appStatus | nil]}` (the
+ * app-status key rides along for an app's token only).
  *
  * All keys of one call are read and written by one script, so a Redis Cluster would need them in
  * one hash slot; the fleet runs one Redis (k8s/ and docker-compose.yml).
@@ -33,7 +34,9 @@ end
 local client = hit(KEYS[1], ARGV[1])
 if #KEYS == 1 or client[1] > tonumber(ARGV[2]) then return client end
 local user = hit(KEYS[2], ARGV[1])
-return {client[1], client[2], user[1], user[2], redis.call('GET', KEYS[3]), redis.call('GET', KEYS[4])}
+local out = {client[1], client[2], user[1], user[2], redis.call('GET', KEYS[3]) or false, redis.call('GET', KEYS[4]) or false}
+if #KEYS == 5 then out[7] = redis.call('GET', KEYS[5]) or false end
+return out
 `;
 
 declare module 'ioredis' {
@@ -50,12 +53,14 @@ export function defineGateCommand(redis: Redis): void {
 export interface GateCaller {
   userId: string;
   sessionId: string;
+  /** An app's token: its client id, whose suspension key is read too. */
+  app?: { clientId: string };
 }
 
 export interface GateAnswer {
   client: RateDecision;
   /** Present when a caller was given and the client was within its budget. */
-  caller: { user: RateDecision; revoked: string | null; status: string | null } | null;
+  caller: { user: RateDecision; revoked: string | null; status: string | null; appStatus: string | null } | null;
 }
 
 export interface GateLimits {
@@ -75,17 +80,28 @@ export function gateLimits(config: Pick<GatewayConfig, 'RATE_LIMIT_CLIENT_PER_MI
 export async function passGate(redis: Redis, clientAddress: string, caller: GateCaller | null, limits: GateLimits): Promise<GateAnswer | null> {
   let result: unknown[];
   try {
-    result = caller
+    result = caller?.app
       ? await redis.gatewayGate(
-          4,
+          5,
           rateKeys.client(clientAddress),
           rateKeys.user(caller.userId),
           REVOCATION_KEYS.revokedSession(caller.sessionId),
           REVOCATION_KEYS.userStatus(caller.userId),
+          REVOCATION_KEYS.appStatus(caller.app.clientId),
           RATE_WINDOW_MS,
           limits.clientPerMinute,
         )
-      : await redis.gatewayGate(1, rateKeys.client(clientAddress), RATE_WINDOW_MS, limits.clientPerMinute);
+      : caller
+        ? await redis.gatewayGate(
+            4,
+            rateKeys.client(clientAddress),
+            rateKeys.user(caller.userId),
+            REVOCATION_KEYS.revokedSession(caller.sessionId),
+            REVOCATION_KEYS.userStatus(caller.userId),
+            RATE_WINDOW_MS,
+            limits.clientPerMinute,
+          )
+        : await redis.gatewayGate(1, rateKeys.client(clientAddress), RATE_WINDOW_MS, limits.clientPerMinute);
   } catch {
     return null;
   }
@@ -98,6 +114,7 @@ export async function passGate(redis: Redis, clientAddress: string, caller: Gate
       user: decide(result.slice(2, 4), limits.userPerMinute),
       revoked: typeof result[4] === 'string' ? result[4] : null,
       status: typeof result[5] === 'string' ? result[5] : null,
+      appStatus: typeof result[6] === 'string' ? result[6] : null,
     },
   };
 }
@@ -118,13 +135,15 @@ function lockMessage(status: string | null, now: number): AuthResult | null {
 
 /**
  * The verified caller against the gate's answer: revoked session → 401, banned or suspended → 403,
- * admin route without ADMIN → 403, per-user budget spent → 429.
+ * an app's token: app suspended → 401, route outside its scopes (route-scopes.ts) → 403
+ * INSUFFICIENT_SCOPE; admin route without ADMIN → 403, per-user budget spent → 429.
  *
  * Redis down (`answer` null): bearer/admin fail closed (503) because a banned user or a revoked
  * session must not get through; optional routes fall back to anonymous (public content only,
  * nothing to leak).
  */
-export function admitCaller(rule: AuthRule, caller: Caller, answer: GateAnswer | null): AuthResult {
+export function admitCaller(route: Pick<RouteContract, 'auth' | 'id'>, caller: Caller, answer: GateAnswer | null): AuthResult {
+  const rule = route.auth;
   const checked = answer?.caller;
   if (!checked) {
     if (rule === 'optional') return { ok: true, caller: null };
@@ -133,6 +152,13 @@ export function admitCaller(rule: AuthRule, caller: Caller, answer: GateAnswer |
   if (checked.revoked !== null) return reject(401, 'UNAUTHORIZED', 'The session has been revoked.');
   const locked = lockMessage(checked.status, Date.now());
   if (locked) return locked;
+  if (caller.app) {
+    if (checked.appStatus !== null) return reject(401, 'UNAUTHORIZED', 'The app has been suspended.');
+    if (!scopeAllows(route.id, caller.app.scopes)) {
+      const needed = requiredScope(route.id);
+      return reject(403, 'INSUFFICIENT_SCOPE', needed === 'closed' ? 'Apps cannot call this operation.' : `This operation needs the '${needed}' scope.`);
+    }
+  }
   if (rule === 'admin' && caller.role !== 'ADMIN') return reject(403, 'FORBIDDEN', 'Administrator role required.');
   if (!checked.user.allowed) {
     return reject(429, 'RATE_LIMITED', 'Too many requests; try again later.', { 'retry-after': String(checked.user.retryAfterSeconds) });

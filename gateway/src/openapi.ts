@@ -1,4 +1,4 @@
-import { SERVICE_NAMES, type ServiceName } from '@msp/contracts';
+import { APP_SCOPES, requiredScope, ROUTE_SCOPES, SERVICE_NAMES, type AppScope, type ServiceName } from '@msp/contracts';
 import type { ServiceUrls } from './route-table.js';
 
 type JsonObject = Record<string, unknown>;
@@ -30,7 +30,7 @@ function rewriteRefs(value: unknown, renames: Map<string, string>): unknown {
 
 const ok = { description: 'OK' };
 
-/** The gateway's own operations (API.md §6 and the gateway duties), documented next to the services'. */
+/** The gateway's own operations (docs/api.md "Gateway"), documented next to the services'. */
 const GATEWAY_PATHS: Record<string, JsonObject> = {
   '/api/health': {
     get: {
@@ -57,6 +57,51 @@ const GATEWAY_PATHS: Record<string, JsonObject> = {
   },
 };
 
+const SCOPE_DESCRIPTIONS: Record<AppScope, string> = {
+  read: "Read the user's profile, tracks, playlists, likes and notifications (always granted)",
+  write: "Upload and edit the user's own tracks, playlists and profile",
+  engage: 'Like, repost, follow, block, comment and report',
+  messages: 'Read and send direct messages',
+  webhooks: 'Receive events about the account',
+};
+
+/** The OAuth 2.1 scheme of app tokens (docs/developer-platform.md). */
+function oauth2Scheme(publicBaseUrl: string): JsonObject {
+  const api = `${publicBaseUrl.replace(/\/+$/, '')}/api`;
+  return {
+    type: 'oauth2',
+    description: 'Access tokens of third-party apps: authorization code with PKCE (S256). Each operation lists the scope it needs.',
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${api}/oauth/authorize`,
+        tokenUrl: `${api}/oauth/token`,
+        refreshUrl: `${api}/oauth/token`,
+        scopes: Object.fromEntries(APP_SCOPES.map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]])),
+      },
+    },
+  };
+}
+
+/**
+ * Every operation that takes a token gets the OAuth2 requirement of its scope next to bearerAuth
+ * (route-scopes.ts); `x-app-scope` names the scope, or `closed` where app tokens are refused.
+ */
+function addAppScopes(paths: Record<string, JsonObject>): void {
+  for (const item of Object.values(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!HTTP_METHODS.has(method) || !isObject(operation) || typeof operation.operationId !== 'string') continue;
+      const security = Array.isArray(operation.security) ? operation.security : null;
+      const takesToken = security?.some((entry) => isObject(entry) && 'bearerAuth' in entry) ?? false;
+      if (!takesToken && !Object.hasOwn(ROUTE_SCOPES, operation.operationId)) continue;
+      const scope = requiredScope(operation.operationId);
+      operation['x-app-scope'] = scope;
+      if (scope !== 'closed' && security && !security.some((entry) => isObject(entry) && 'oauth2' in entry)) {
+        security.push({ oauth2: [scope] });
+      }
+    }
+  }
+}
+
 /**
  * Merges the services' OpenAPI documents: paths (first service wins on a clash), components of
  * every kind (a same-named but different component is renamed `<service>_<name>` and that
@@ -76,7 +121,7 @@ export function mergeOpenApi(
     },
     servers: [{ url: publicBaseUrl }],
     paths: {},
-    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, oauth2: oauth2Scheme(publicBaseUrl) } },
     tags: [{ name: 'gateway', description: 'Answered by the gateway itself' }],
   };
   const tagNames = new Set(['gateway']);
@@ -132,6 +177,7 @@ export function mergeOpenApi(
     }
   }
 
+  addAppScopes(merged.paths);
   for (const [path, item] of Object.entries(GATEWAY_PATHS)) {
     merged.paths[path] ??= item;
   }

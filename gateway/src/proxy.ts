@@ -17,7 +17,7 @@ import { currentTraceCarrier, requestTraceCarrier, type RequestSpan } from '@msp
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The API.md operation this request resolved to (set by the proxy's onRequest hook). */
+    /** The contract operation (packages/contracts ROUTES) this request resolved to (set by the proxy's onRequest hook). */
     gatewayRoute: RouteContract | null;
     /** The verified caller, or null when anonymous. */
     caller: Caller | null;
@@ -54,7 +54,7 @@ export interface ForwardedRequest {
   readonly traceSpan: RequestSpan | null;
 }
 
-/** The catch-all route of every API.md operation (the root hook leaves its rate limit to this plugin). */
+/** The catch-all route of every contract operation (the root hook leaves its rate limit to this plugin). */
 export const PROXY_ROUTE_URL = '/api/*';
 
 export { CONNECT_TIMEOUT_MS } from './upstream.js';
@@ -113,7 +113,7 @@ export function forwardHeaders(request: ForwardedRequest, headers: IncomingHttpH
 }
 
 /**
- * Every `/api/**` operation of API.md: route lookup (404/405), body limit, auth, then a streaming
+ * Every `/api/**` operation of the contract (docs/api.md): route lookup (404/405), body limit, auth, then a streaming
  * proxy to the owner service with the path unchanged. Encapsulated so that its raw-body parser
  * and hooks touch nothing else.
  */
@@ -187,7 +187,7 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
       return sendError(request, reply, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
     }
 
-    const result = verified.ok && verified.caller ? admitCaller(route.auth, verified.caller, answer) : verified;
+    const result = verified.ok && verified.caller ? admitCaller(route, verified.caller, answer) : verified;
     if (!result.ok) {
       if (result.headers) reply.headers(result.headers);
       return sendError(request, reply, result.status, result.code, result.message);

@@ -1,5 +1,5 @@
 /**
- * Every error code of the API contract (API.md §4 ErrorCode) with its HTTP status.
+ * Every error code of the API contract (docs/api.md "Error codes") with its HTTP status.
  * This table is the only place a code is mapped to a status.
  */
 export const ERROR_STATUS = {
@@ -12,6 +12,9 @@ export const ERROR_STATUS = {
   REPLY_NOT_ALLOWED: 400,
   INVALID_PLAYLIST_ORDER: 400,
   UNSUPPORTED_AUDIO_FORMAT: 400,
+  // A wrong second-factor code is bad input (400), not a failed bearer token: clients keep the session.
+  INVALID_MFA_CODE: 400,
+  INVALID_PASSKEY_REGISTRATION: 400,
   UNSUPPORTED_IMAGE_FORMAT: 400,
   SELF_ACTION_NOT_ALLOWED: 400,
   INVALID_SIGNATURE: 400,
@@ -20,8 +23,13 @@ export const ERROR_STATUS = {
   INVALID_REFRESH_TOKEN: 401,
   REFRESH_TOKEN_REUSED: 401,
   INVALID_IDP_TOKEN: 401,
+  // Two-factor sign-in and passkeys (docs/account-security.md).
+  INVALID_MFA_TOKEN: 401,
+  PASSKEY_REJECTED: 401,
   PAYMENT_REQUIRED: 402,
   FORBIDDEN: 403,
+  /** An app's token (docs/developer-platform.md) lacks the scope the route needs, or the route is closed to apps. */
+  INSUFFICIENT_SCOPE: 403,
   EMAIL_NOT_VERIFIED: 403,
   ACCOUNT_BANNED: 403,
   ACCOUNT_SUSPENDED: 403,
@@ -41,6 +49,7 @@ export const ERROR_STATUS = {
   TRACK_NOT_IN_PLAYLIST: 404,
   EMAIL_NOT_FOUND: 404,
   RESOURCE_NOT_FOUND: 404,
+  PASSKEY_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   EMAIL_TAKEN: 409,
   USERNAME_TAKEN: 409,
@@ -55,9 +64,12 @@ export const ERROR_STATUS = {
   ALREADY_REPORTED: 409,
   SUBSCRIPTION_ALREADY_ACTIVE: 409,
   SUBSCRIPTION_STATE_CONFLICT: 409,
+  MFA_ALREADY_ENABLED: 409,
+  MFA_NOT_PENDING: 409,
+  MFA_NOT_ENABLED: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
-  // Not in API.md §4, which lists no 416: a Range past the end of a media object or download
+  // The contract's original code list has no 416: a Range past the end of a media object or download
   // (RFC 9110 §15.5.17). Decision where the contract is silent; it was answered as 416 with the
   // 400 code VALIDATION_FAILED before.
   RANGE_NOT_SATISFIABLE: 416,

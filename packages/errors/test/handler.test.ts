@@ -51,7 +51,8 @@ describe('ErrorResponse rendering', () => {
       expect(status, code).toBeGreaterThanOrEqual(400);
       expect(status, code).toBeLessThan(600);
     }
-    // API.md §4's 61 codes plus RANGE_NOT_SATISFIABLE (416, see codes.ts).
-    expect(Object.keys(ERROR_STATUS)).toHaveLength(62);
+    // The contract's 61 original codes plus RANGE_NOT_SATISFIABLE (416, see codes.ts), INSUFFICIENT_SCOPE (403, app tokens)
+    // and the 8 of two-factor sign-in and passkeys (docs/account-security.md).
+    expect(Object.keys(ERROR_STATUS)).toHaveLength(71);
   });
 });

@@ -40,6 +40,20 @@ import { oauthModule } from './modules/oauth/oauth.routes.js';
 import { ModerationRepository } from './modules/moderation/moderation.repository.js';
 import { ModerationService, startRevocationSync } from './modules/moderation/moderation.service.js';
 import { moderationModule } from './modules/moderation/moderation.routes.js';
+import { MfaCrypto, secretKeyOf } from './modules/mfa/mfa.crypto.js';
+import { MfaRepository } from './modules/mfa/mfa.repository.js';
+import { MfaService } from './modules/mfa/mfa.service.js';
+import { MfaThrottle } from './modules/mfa/mfa.throttle.js';
+import { mfaModule } from './modules/mfa/mfa.routes.js';
+import { PasskeysRepository } from './modules/passkeys/passkeys.repository.js';
+import { PasskeysService } from './modules/passkeys/passkeys.service.js';
+import { passkeysModule } from './modules/passkeys/passkeys.routes.js';
+import { AppsRepository } from './modules/apps/apps.repository.js';
+import { AppsService, startAppsSync } from './modules/apps/apps.service.js';
+import { AppStatusStore } from './modules/apps/app-status.store.js';
+import { appsModule } from './modules/apps/apps.routes.js';
+import { OAuthServerService } from './modules/oauth-server/oauth-server.service.js';
+import { oauthServerModule } from './modules/oauth-server/oauth-server.routes.js';
 
 export { loadIdentityConfig, type IdentityConfig } from './config.js';
 
@@ -92,7 +106,11 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
     perDevice: config.LOGIN_FAILURES_PER_KNOWN_DEVICE,
   });
   const devices = new KnownDevices(prisma);
-  const login = new LoginService(sessionRows, sessions, throttle, devices);
+  const mfaCrypto = new MfaCrypto(secretKeyOf(config));
+  const mfaRows = new MfaRepository(prisma);
+  const passkeys = new PasskeysService(new PasskeysRepository(prisma), mfaCrypto, redis, config);
+  const mfa = new MfaService(mfaRows, mfaCrypto, new MfaThrottle(redis), redis, config, sessions, devices, passkeys);
+  const login = new LoginService(sessionRows, sessions, throttle, devices, mfa);
   const accounts = new AccountsService(new AccountsRepository(prisma), config, links, redis, mailQueued, mailRequests);
   const security = new SecurityService(new SecurityRepository(prisma), config, links, redis, sessions, mailQueued, mailRequests, throttle, devices);
   mailRequests.handle('VERIFY_EMAIL', (email) => accounts.sendVerification(email));
@@ -109,14 +127,22 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   for (const consumer of await startCountConsumers({ nc: infra.nc, db: prisma, logger: app.log })) stopOnClose(consumer);
   stopOnClose(await startBillingTierConsumer({ nc: infra.nc, db: prisma, logger: app.log }));
   stopOnClose(startRevocationSync(moderation, config.ACCESS_TOKEN_TTL_SECONDS, REVOCATION_SYNC_MS, app.log));
+  const appRows = new AppsRepository(prisma);
+  const apps = new AppsService(appRows, revocation, new AppStatusStore(redis), app.log);
+  const oauthServer = new OAuthServerService(appRows, apps, keys, login, (userId) => sessionRows.findTokenUser(userId), config, app.log);
+  stopOnClose(startAppsSync(apps, config.ACCESS_TOKEN_TTL_SECONDS, REVOCATION_SYNC_MS, app.log));
 
   await app.register(keysModule, { keys });
   await app.register(accountsModule, { prefix: '/api', accounts });
   await app.register(sessionsModule, { prefix: '/api', sessions, login, config });
   await app.register(securityModule, { prefix: '/api', security, config });
+  await app.register(mfaModule, { prefix: '/api', mfa, config });
+  await app.register(passkeysModule, { prefix: '/api', passkeys, mfa, users: mfaRows, config });
   await app.register(profilesModule, { prefix: '/api', profiles, config });
   await app.register(imagesModule, { prefix: '/api', images, maxBytes: config.IMAGE_MAX_BYTES });
   await app.register(oauthModule, { prefix: '/api', oauth, config });
   await app.register(moderationModule, { prefix: '/api', moderation });
+  await app.register(appsModule, { prefix: '/api', apps });
+  await app.register(oauthServerModule, { prefix: '/api', oauthServer });
   return Object.assign(app, { infra, keys, sessions, moderation, redis });
 }

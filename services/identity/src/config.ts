@@ -58,7 +58,7 @@ export const configShape = {
   LOGIN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(10),
   /**
    * Failed logins per account before its backoff starts (30 s, doubling per further failure, at
-   * most 15 min; known devices pass). See the README, "Throttling".
+   * most 15 min; known devices pass). See the README, "Abuse policy".
    */
   LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
   /** Failed logins from one known device per 15 min before it stops passing the limits. */
@@ -88,6 +88,19 @@ export const configShape = {
     .default(10 * 1024 * 1024),
   /** Timeout of calls to social and billing. */
   PEER_TIMEOUT_MS: z.coerce.number().int().min(50).max(5000).default(1000),
+
+  /**
+   * Two-factor sign-in and passkeys (docs/account-security.md). MFA_ENCRYPTION_KEY encrypts the
+   * stored TOTP secrets (AES-256-GCM, key = SHA-256 of it); without it a key derived from
+   * GATEWAY_ASSERTION_KEY is used, and a fixed development key when neither is set.
+   */
+  MFA_ENCRYPTION_KEY: z.string().min(32).optional(),
+  /** Issuer shown by authenticator apps, and the WebAuthn relying-party name. */
+  MFA_ISSUER: z.string().min(1).max(64).default('Music Platform'),
+  /** WebAuthn relying-party id (a domain); defaults to the host of WEB_BASE_URL. */
+  WEBAUTHN_RP_ID: z.string().min(1).optional(),
+  /** Origins passkey ceremonies may come from; default: the origins of WEB_BASE_URL and PUBLIC_BASE_URL. */
+  WEBAUTHN_ORIGINS: commaList.optional(),
 } as const;
 
 export const requiredEnv = [

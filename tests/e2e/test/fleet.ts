@@ -50,8 +50,12 @@ export class Fleet {
   /** The fleet's REDIS_KEY_PREFIX (every service and the gateway). */
   redisKeyPrefix = '';
 
-  /** `logs: true` turns the processes' loggers on (LOG_LEVEL of the env decides the level). */
-  constructor(private readonly options: { logs?: boolean } = {}) {}
+  /**
+   * `logs: true` turns the processes' loggers on (LOG_LEVEL of the env decides the level).
+   * `publicHost` names the gateway in its public URL (default 127.0.0.1): `localhost` gives the
+   * browser a secure context and a valid WebAuthn RP ID (passkeys.test.ts).
+   */
+  constructor(private readonly options: { logs?: boolean; publicHost?: string } = {}) {}
 
   /**
    * Boots everything. `serviceEnv` adds settings per service (e.g. SMTP or identity-provider
@@ -72,7 +76,7 @@ export class Fleet {
     // Ports first, so every service can be told where the others are.
     for (const s of SERVICES) this.ports.set(s, await freePort());
     const gatewayPort = await freePort();
-    this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    this.gatewayUrl = `http://${this.options.publicHost ?? '127.0.0.1'}:${gatewayPort}`;
     for (const s of SERVICES) await this.startService(s);
     const urls = Object.fromEntries(SERVICES.map((s) => [envName(s), this.urlOf(s)]));
     this.gateway = await buildGateway(

@@ -15,6 +15,17 @@ export interface LocalLogin {
   knownDevice: string | null;
 }
 
+/** AUTH-1 with two-factor sign-in on: no session yet; MFA-4 completes the login. */
+export interface MfaRequired {
+  mfaRequired: true;
+  mfaToken: string;
+}
+
+/** The second step of AUTH-1 (MfaService): the attempt's mfaToken, or null when none is needed. */
+export interface SecondStep {
+  challenge(user: TokenUser, client: ClientContext, presentedDevice: KnownDevice | null): Promise<string | null>;
+}
+
 /**
  * AUTH-1 and MOD-1. Every attempt that is not refused by a limit costs exactly one argon2
  * verification (against a dummy hash for unknown addresses and password-less accounts), and the
@@ -27,6 +38,7 @@ export class LoginService {
     private readonly sessions: SessionsService,
     private readonly throttle: LoginThrottle,
     private readonly devices: KnownDevices,
+    private readonly secondStep: SecondStep | null = null,
   ) {}
 
   /** The user behind the e-mail and password, or 401/429 after counting the failure. */
@@ -71,11 +83,14 @@ export class LoginService {
    * AUTH-1: listeners and artists with a verified address; admin accounts use MOD-1 only. The
    * device becomes (or stays) a known device of the account.
    */
-  async loginLocal(email: string, password: string, client: ClientContext): Promise<LocalLogin> {
+  async loginLocal(email: string, password: string, client: ClientContext): Promise<LocalLogin | MfaRequired> {
     const { user, addressVerified, presentedDevice } = await this.authenticate(email, password, client);
     if (user.role === 'ADMIN') throw new AppError('INVALID_CREDENTIALS', BAD_CREDENTIALS);
     assertNotLocked(user);
     if (!addressVerified) throw new AppError('EMAIL_NOT_VERIFIED', 'Verify your e-mail address before logging in.');
+    // Two-factor sign-in on (docs/account-security.md): the session waits for MFA-4.
+    const mfaToken = await this.secondStep?.challenge(user, client, presentedDevice);
+    if (mfaToken) return { mfaRequired: true, mfaToken };
     const issued = await this.sessions.start(user, client, { refreshable: true });
     return { issued, knownDevice: await this.devices.remember(user.id, presentedDevice) };
   }

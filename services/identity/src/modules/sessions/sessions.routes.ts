@@ -38,7 +38,7 @@ export function wantsBodyDelivery(request: FastifyRequest): boolean {
 }
 
 /**
- * Sets the refresh cookie (API.md §1) and returns the Login response, with the refresh token in
+ * Sets the refresh cookie (docs/api.md "Conventions") and returns the Login response, with the refresh token in
  * the body only when the client asked for it with `X-Refresh-Token-Delivery: body`.
  */
 export function deliverTokens(request: FastifyRequest, reply: FastifyReply, issued: IssuedTokens, config: IdentityConfig) {
@@ -64,7 +64,7 @@ function clearRefreshCookie(reply: FastifyReply, config: IdentityConfig): void {
   });
 }
 
-/** Body wins over the cookie (API.md §1). */
+/** Body wins over the cookie (docs/api.md "Conventions"). */
 function presentedRefreshToken(request: FastifyRequest, body: { refreshToken?: string | null } | null | undefined): string | null {
   return body?.refreshToken || request.cookies[REFRESH_COOKIE] || null;
 }
@@ -84,12 +84,15 @@ export const sessionsModule: FastifyPluginAsyncZod<{ sessions: SessionsService; 
         tags: ['Authentication'],
         headers: refreshDelivery,
         body: LoginBodySchema,
-        response: { 200: LoginResponseSchema },
+        // With two-factor sign-in on: `{mfaRequired: true, mfaToken}`, no cookie; MFA-4 completes it.
+        response: { 200: z.union([LoginResponseSchema, z.object({ mfaRequired: z.literal(true), mfaToken: z.string() })]) },
       },
     },
     async (request, reply) => {
       const { email, password, deviceInfo } = request.body;
-      const { issued, knownDevice } = await login.loginLocal(email, password, clientOf(request, deviceInfo));
+      const result = await login.loginLocal(email, password, clientOf(request, deviceInfo));
+      if ('mfaRequired' in result) return result;
+      const { issued, knownDevice } = result;
       const body = deliverTokens(request, reply, issued, config);
       rememberDevice(reply, knownDevice, config);
       return body;

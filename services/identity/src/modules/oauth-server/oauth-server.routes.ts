@@ -1,0 +1,132 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from '@msp/http';
+import { clientOf } from '../sessions/sessions.routes.js';
+import { renderConsent, renderError } from './consent-page.js';
+import type { ConsentOutcome, OAuthAnswer, OAuthHttpRequest, OAuthServerService } from './oauth-server.service.js';
+
+const tags = ['OAuth'];
+const param = z.string().max(2048).optional();
+const AuthorizeQuerySchema = z.object({
+  response_type: param,
+  client_id: param,
+  redirect_uri: param,
+  scope: param,
+  state: param,
+  code_challenge: param,
+  code_challenge_method: param,
+});
+const ConsentFormSchema = AuthorizeQuerySchema.extend({
+  decision: z.string().max(20).optional(),
+  email: z.string().max(1000).optional(),
+  password: z.string().max(1000).optional(),
+});
+/** RFC 6749 form parameters: strings only (a repeated parameter is refused). */
+const OAuthFormSchema = z.record(z.string().max(100), z.string().max(8192));
+
+/** The consent page cannot be framed (clickjacking) nor cached; no script runs on it. */
+const PAGE_HEADERS = {
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+  'referrer-policy': 'no-referrer',
+};
+
+/**
+ * A redirect back to the app, or the page. A refusal is the page (with its status) for a browser
+ * (Accept: text/html) and the usual ErrorResponse for any other client.
+ */
+function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: ConsentOutcome, redirectStatus: 302 | 303) {
+  if (outcome.kind === 'redirect') {
+    reply.header('cache-control', 'no-store');
+    return reply.redirect(outcome.location, redirectStatus);
+  }
+  const problem = outcome.problem;
+  const accept = request.headers.accept;
+  if (problem && !(typeof accept === 'string' && accept.includes('text/html'))) throw problem;
+  reply.headers({ ...PAGE_HEADERS, ...problem?.headers }).type('text/html; charset=utf-8');
+  if (outcome.kind === 'error-page') return reply.code(outcome.problem.status).send(renderError(outcome.problem.message));
+  return reply.code(problem?.status ?? 200).send(
+    renderConsent({
+      appName: outcome.app.name,
+      homepageUrl: outcome.app.homepageUrl,
+      scopes: outcome.scopes,
+      params: outcome.params,
+      email: outcome.email,
+      error: problem?.message,
+    }),
+  );
+}
+
+function rawOf(request: FastifyRequest, body: Record<string, string>): OAuthHttpRequest {
+  return { method: request.method, headers: request.headers, query: {}, body };
+}
+
+function sendAnswer(reply: FastifyReply, answer: OAuthAnswer) {
+  reply.code(answer.status).headers(answer.headers);
+  return answer.body === null ? reply.send() : reply.send(answer.body);
+}
+
+/**
+ * APP-11…APP-16: the consent page and the OAuth endpoints. Form bodies
+ * (application/x-www-form-urlencoded, as OAuth requires) are parsed here only.
+ */
+export const oauthServerModule: FastifyPluginAsyncZod<{ oauthServer: OAuthServerService }> = async (app, { oauthServer }) => {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    // No prototype: a parameter named __proto__ is just a parameter.
+    const out: Record<string, string> = Object.create(null) as Record<string, string>;
+    for (const [name, value] of new URLSearchParams(body as string)) {
+      // A repeated parameter is refused by the schemas below (RFC 6749 §3.1).
+      if (Object.hasOwn(out, name)) {
+        done(null, { ...out, [name]: [out[name], value] });
+        return;
+      }
+      out[name] = value;
+    }
+    done(null, out);
+  });
+
+  app.get(
+    '/oauth/authorize',
+    { schema: { operationId: 'APP-11', summary: 'OAuth authorization request: consent page', tags, querystring: AuthorizeQuerySchema } },
+    async (request, reply) => sendOutcome(request, reply, await oauthServer.check(request.query), 302),
+  );
+
+  app.post(
+    '/oauth/authorize',
+    { schema: { operationId: 'APP-12', summary: 'Consent page: sign in and approve or deny', tags, body: ConsentFormSchema } },
+    async (request, reply) => {
+      const { decision, email, password, ...params } = request.body;
+      const outcome = await oauthServer.decide(params, { decision, email, password }, clientOf(request), rawOf(request, {}));
+      return sendOutcome(request, reply, outcome, 303);
+    },
+  );
+
+  app.post(
+    '/oauth/token',
+    { schema: { operationId: 'APP-13', summary: 'OAuth token endpoint (code + PKCE, refresh)', tags, body: OAuthFormSchema } },
+    async (request, reply) => sendAnswer(reply, await oauthServer.token(rawOf(request, request.body), request.url.split('?')[0] ?? '', String(request.id))),
+  );
+
+  app.post(
+    '/oauth/revoke',
+    { schema: { operationId: 'APP-14', summary: 'OAuth token revocation (RFC 7009)', tags, body: OAuthFormSchema } },
+    async (request, reply) => sendAnswer(reply, await oauthServer.revoke(rawOf(request, request.body), request.url.split('?')[0] ?? '', String(request.id))),
+  );
+
+  app.post(
+    '/oauth/introspect',
+    { schema: { operationId: 'APP-15', summary: 'OAuth token introspection (RFC 7662)', tags, body: OAuthFormSchema } },
+    async (request, reply) =>
+      sendAnswer(reply, await oauthServer.introspect(rawOf(request, request.body), request.url.split('?')[0] ?? '', String(request.id))),
+  );
+
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    { schema: { operationId: 'APP-16', summary: 'OAuth authorization-server metadata (RFC 8414)', tags } },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return oauthServer.metadata();
+    },
+  );
+};
