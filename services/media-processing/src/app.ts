@@ -5,6 +5,8 @@ import { PrismaClient } from './generated/prisma/client.js';
 import type { MediaProcessingConfig } from './config.js';
 import { resolveMediaBinaries, useMediaBinaries, versionCheck } from './media/ffmpeg.js';
 import { defaultScratchRoot } from './media/pipeline.js';
+import { FingerprintRepository } from './fingerprint/fingerprint.repository.js';
+import { FingerprintStep } from './fingerprint/fingerprint.service.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { observeJobQueue } from './jobs/metrics.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
@@ -75,6 +77,7 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
     scratchRoot: defaultScratchRoot(config.SCRATCH_DIR),
     maxDurationSeconds: config.AUDIO_MAX_DURATION_SECONDS,
     jobMaxMs: config.JOB_MAX_MS,
+    fingerprint: new FingerprintStep(new FingerprintRepository(infra.prisma), media.ffmpeg.path, app.log, config.AUDIO_MAX_DURATION_SECONDS),
   });
   observeJobQueue(jobs);
   // Stopped in reverse order: the consumer first (no new jobs), then the runner (hands jobs back),

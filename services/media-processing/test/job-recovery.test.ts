@@ -184,16 +184,22 @@ async function expectOneRunsOutput(trackId: number, uploadId: string, publicId: 
 
   const base = `tracks/${trackId}/${uploadId}-1/`;
   const stored = [...(await storage.list(base)), ...(await storage.list(`public/${publicId}/`))].sort();
-  const chunks: Buffer[] = [];
-  for await (const chunk of await storage.get(`${base}hls/index.m3u8`)) chunks.push(chunk as Buffer);
-  const playlist = Buffer.concat(chunks).toString('utf8');
-  const segments = playlist.split('\n').filter((line) => line.endsWith('.ts'));
+  const read = async (key: string) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await storage.get(key)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  };
+  // The master playlist names the ladder's media playlists, which name their segments.
+  const variants = (await read(`${base}hls/index.m3u8`)).split('\n').filter((line) => line.endsWith('.m3u8'));
+  expect(variants).toHaveLength(3);
+  const segments = (await Promise.all(variants.map((v) => read(`${base}hls/${v}`)))).flatMap((p) => p.split('\n').filter((line) => line.endsWith('.ts')));
   expect(segments.length).toBeGreaterThan(0);
   expect(stored).toEqual(
     [
       `${base}full.m4a`,
       `${base}preview.m4a`,
       `${base}hls/index.m3u8`,
+      ...variants.map((v) => `${base}hls/${v}`),
       ...segments.map((s) => `${base}hls/${s}`),
       `public/${publicId}/waveform.json`,
       `public/${publicId}/audiowaveform.json`,

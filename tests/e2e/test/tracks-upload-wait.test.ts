@@ -87,7 +87,8 @@ beforeAll(async () => {
   );
   await Promise.all([
     lavfi(path.join(dir, 'short.wav'), tone(3)).then((f) => (files.short = f)),
-    lavfi(path.join(dir, 'long.wav'), tone(900)).then((f) => (files.long = f)),
+    // Long enough that processing (loudness, three HLS rungs, fingerprint) outlasts the 1.5-s wait.
+    lavfi(path.join(dir, 'long.wav'), tone(180)).then((f) => (files.long = f)),
   ]);
   await waitFor(async () => (await catalog().infra.prisma.userSummary.count()) >= 1 || undefined, { timeoutMs: 10_000 });
 }, 90_000);
@@ -143,7 +144,7 @@ describe('TRK-1 upload a new track and wait for processing', () => {
         );
         return s.status === 'FINISHED' ? s : undefined;
       },
-      { timeoutMs: 30_000, intervalMs: 250, message: 'the 202 track did not finish' },
+      { timeoutMs: 60_000, intervalMs: 250, message: 'the 202 track did not finish' },
     );
-  });
+  }, 120_000);
 });

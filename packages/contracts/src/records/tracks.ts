@@ -30,6 +30,19 @@ export const TrackSummarySchema = z.object({
 });
 export type TrackSummary = z.infer<typeof TrackSummarySchema>;
 
+/**
+ * EBU R 128 loudness of the track's original (docs/sound.md). `gainDb` is what a player applies to
+ * reach the service's target loudness, limited so the true peak after gain stays at or below
+ * −1 dBTP; 0 for digital silence (integratedLufs null). The renditions themselves are not changed.
+ */
+export const TrackLoudnessSchema = z.object({
+  integratedLufs: z.number().nullable(),
+  rangeLu: z.number().nullable(),
+  truePeakDbtp: z.number().nullable(),
+  gainDb: z.number(),
+});
+export type TrackLoudness = z.infer<typeof TrackLoudnessSchema>;
+
 /** Track (full). The optional fields appear only in the operations named on each. */
 export const TrackSchema = z.object({
   id: IdSchema,
@@ -61,6 +74,11 @@ export const TrackSchema = z.object({
   isLiked: z.boolean(),
   isReposted: z.boolean(),
   secretToken: z.string().nullable(),
+  /**
+   * Null until FINISHED, and for a track whose loudness was not measured. Catalog always sends
+   * it; a record rendered without catalog (social's fallback when catalog does not answer) leaves it out.
+   */
+  loudness: TrackLoudnessSchema.nullable().optional(),
   /** DSC-2 only; 1-based over the whole ranking. */
   trendingRank: z.number().int().positive().optional(),
   /** USR-22 and ENG-18 only. */
@@ -162,3 +180,27 @@ export const ResolveResultSchema = z.object({
   resourceId: IdSchema,
 });
 export type ResolveResult = z.infer<typeof ResolveResultSchema>;
+
+/** One plain-words finding of the loudness report (codes and thresholds: docs/sound.md). */
+export const SoundVerdictSchema = z.object({
+  code: z.enum(['NOT_MEASURED', 'SILENT', 'TURNED_DOWN', 'TURNED_UP', 'AT_TARGET', 'PEAK_LIMITS_GAIN', 'TRUE_PEAK_OVER', 'HEAVILY_COMPRESSED', 'WIDE_RANGE']),
+  message: z.string(),
+});
+export type SoundVerdict = z.infer<typeof SoundVerdictSchema>;
+
+/** SND-1: the uploader's loudness report (the artist and admins only). */
+export const LoudnessReportSchema = z.object({
+  trackId: IdSchema,
+  integratedLufs: z.number().nullable(),
+  rangeLu: z.number().nullable(),
+  truePeakDbtp: z.number().nullable(),
+  gainDb: z.number(),
+  /** The service's playback target (LOUDNESS_TARGET_LUFS). */
+  targetLufs: z.number(),
+  /** Short-term loudness (3-s windows) at the end of each second; null below −70 LUFS. */
+  shortTermLufs: z.array(z.number().nullable()),
+  verdicts: z.array(SoundVerdictSchema),
+  /** The track this upload duplicates; null when none is known. */
+  duplicateOf: IdSchema.nullable(),
+});
+export type LoudnessReport = z.infer<typeof LoudnessReportSchema>;

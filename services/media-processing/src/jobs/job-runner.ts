@@ -4,6 +4,7 @@ import { runWithRequestContext } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
 import { withSpan } from '@msp/telemetry';
 import { jobMetrics } from './metrics.js';
+import type { FingerprintStep } from '../fingerprint/fingerprint.service.js';
 import type { MediaBinaries } from '../media/ffmpeg.js';
 import { processUpload, UndecodableMediaError } from '../media/pipeline.js';
 import type { ClaimedJob, JobsRepository } from './jobs.repository.js';
@@ -43,6 +44,8 @@ export interface JobRunnerOptions {
   maxDurationSeconds: number;
   /** Wall time of one run; past it the job ends FAILED (JOB_MAX_MS), it is not retried. */
   jobMaxMs: number;
+  /** Fingerprints each run's original and looks it up among the other tracks (docs/fingerprints.md). */
+  fingerprint?: FingerprintStep;
 }
 
 class JobTimeLimitError extends Error {
@@ -220,6 +223,7 @@ export class JobRunner {
           storage: this.options.storageFor(job.bucket),
           scratchRoot: this.scratchDir,
           maxDurationSeconds: this.options.maxDurationSeconds,
+          fingerprint: this.fingerprintFor(job, controller.signal),
           signal: controller.signal,
           logger,
           progress: (stepName, progress) => this.progress(job, stepName, progress, controller.signal),
@@ -261,6 +265,15 @@ export class JobRunner {
   private async progress(job: ClaimedJob, stepName: string, progress: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
     if (!(await this.options.jobs.progress(job, stepName, progress))) throw new LeaseLostError();
+  }
+
+  /** The run's fingerprint step; it only throws when the run is aborted. */
+  private fingerprintFor(job: ClaimedJob, signal: AbortSignal): ((original: string, durationSeconds: number) => Promise<void>) | undefined {
+    const step = this.options.fingerprint;
+    if (!step) return undefined;
+    return async (file, durationSeconds) => {
+      await step.run({ trackId: job.track_id, uploadId: job.upload_id, attempt: job.attempt, file, durationSeconds }, signal);
+    };
   }
 
   private succeed(job: ClaimedJob, output: Parameters<JobsRepository['succeed']>[1]): Promise<boolean> {

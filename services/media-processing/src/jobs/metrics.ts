@@ -1,4 +1,4 @@
-import { Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 
 /** Operator metrics of the media worker (prom-client's default registry, served at /metrics). */
 export const jobMetrics = {
@@ -7,6 +7,12 @@ export const jobMetrics = {
     help: 'Wall time of one processing run, by outcome (succeeded, failed, interrupted)',
     labelNames: ['outcome'],
     buckets: [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800],
+  }),
+  /** A measurement the run could not make (the track still finishes, with that field null). */
+  measurementFailures: new Counter({
+    name: 'media_measurement_failures_total',
+    help: 'Measurements of a processing run that failed (the track finished without them), by measurement',
+    labelNames: ['measurement'],
   }),
 };
 

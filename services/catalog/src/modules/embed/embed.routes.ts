@@ -24,6 +24,31 @@ const DRAW_WAVEFORM_JS = `function draw() {
     canvas.dataset.drawn = String(peaks.length);
   }`;
 
+/**
+ * The playback gain of the Track record's loudness (docs/sound.md), applied by the player, never
+ * baked into the audio: a cut through the element's volume, a boost (volume cannot exceed 1)
+ * through a Web Audio GainNode, built at the first play (browsers start audio contexts on a
+ * gesture). `data-gain-db` and `data-gain-via` on the audio element say what was applied, and how.
+ */
+const APPLY_GAIN_JS = `function applyGain(gainDb) {
+    var linear = Math.pow(10, (gainDb || 0) / 20);
+    audio.dataset.gainDb = String(gainDb || 0);
+    if (linear <= 1) { audio.volume = linear; audio.dataset.gainVia = 'volume'; return; }
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return;
+    var graph = null;
+    audio.addEventListener('play', function () {
+      if (!graph) {
+        graph = new Ctx();
+        var node = graph.createGain();
+        node.gain.value = linear;
+        graph.createMediaElementSource(audio).connect(node).connect(graph.destination);
+        audio.dataset.gainVia = 'webaudio';
+      }
+      if (graph.state === 'suspended') graph.resume();
+    });
+  }`;
+
 const PlayerQuerySchema = z.object({ url: z.string().min(1).max(2000), token: z.string().min(1).max(200).optional() });
 const OembedQuerySchema = z.object({
   url: z.string().min(1).max(2000),
@@ -153,7 +178,7 @@ function playlistPlayerHtml(playlist: Playlist, nonce: string): string {
 
 function playerHtml(track: Track, nonce: string): string {
   const audio = track.trackUrl ?? track.trackPreviewUrl;
-  const data = JSON.stringify({ waveformUrl: track.waveformUrl, audioUrl: audio }).replace(/</g, '\\u003c');
+  const data = JSON.stringify({ waveformUrl: track.waveformUrl, audioUrl: audio, gainDb: track.loudness?.gainDb ?? 0 }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -183,6 +208,8 @@ function playerHtml(track: Track, nonce: string): string {
   var audio = document.getElementById('audio');
   var peaks = [];
   ${DRAW_WAVEFORM_JS}
+  ${APPLY_GAIN_JS}
+  applyGain(data.gainDb);
   if (data.waveformUrl) {
     fetch(data.waveformUrl).then(function (r) { return r.json(); }).then(function (p) { peaks = p; draw(); });
   }

@@ -8,7 +8,7 @@ import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repo
  * reposted tracks and its feed, messaging's shared tracks), rendered as TRK-6 renders them for the
  * viewer except for what only social knows: isLiked, isReposted and the artist's isFollowing come
  * back false, and the caller fills them. Catalog never calls social from here, so reads between
- * the two services go one way (ARCHITECTURE.md "Service-to-service reads"). Tracks the viewer may
+ * the two services go one way (docs/decisions.md "Service-to-service reads"). Tracks the viewer may
  * not see (R2: deleted, private or unfinished unless owner/admin; artist deleted or banned, R14;
  * R7 blocks from catalog's own copy, so an unanswered social never shows a blocked artist) are
  * left out. One statement whatever the count.

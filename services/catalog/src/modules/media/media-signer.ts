@@ -14,8 +14,19 @@ export type MediaGrant = 'o' | 'v' | 't';
 export const RENDITIONS = {
   'full.m4a': 'full',
   'preview.m4a': 'preview',
+  /** The HLS master playlist (a single media playlist for tracks processed before the ladder). */
   'index.m3u8': 'full',
+  /** The media playlists of the adaptive ladder (docs/sound.md), named by the master playlist. */
+  'aac_64k.m3u8': 'full',
+  'aac_128k.m3u8': 'full',
+  'aac_256k.m3u8': 'full',
 } as const satisfies Record<string, MediaScope>;
+
+/** The playlists served by rewriting their URI lines into signed URLs. */
+export const PLAYLISTS: ReadonlySet<Rendition> = new Set(['index.m3u8', 'aac_64k.m3u8', 'aac_128k.m3u8', 'aac_256k.m3u8']);
+
+/** A segment file name: the ladder's `aac_<n>k_NNNN.ts`, or `seg_NNNN.ts` of a single-playlist track. */
+export const SEGMENT_NAME = /^(?:seg|aac_(?:64|128|256)k)_\d{1,6}\.ts$/;
 export type Rendition = keyof typeof RENDITIONS;
 
 export interface SignedQuery {

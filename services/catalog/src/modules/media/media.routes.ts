@@ -3,7 +3,7 @@ import { IdTextSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { FastifyPluginAsyncZod } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
-import { RENDITIONS, type Rendition, type SignedQuery } from './media-signer.js';
+import { PLAYLISTS, RENDITIONS, SEGMENT_NAME, type Rendition, type SignedQuery } from './media-signer.js';
 import type { MediaService } from './media.service.js';
 import { sendObject } from './send-object.js';
 
@@ -14,7 +14,7 @@ const SignedQuerySchema = z.object({
 });
 
 const RenditionParams = z.object({ trackId: IdTextSchema, rendition: z.enum(Object.keys(RENDITIONS) as [Rendition, ...Rendition[]]) });
-const SegmentParams = z.object({ trackId: IdTextSchema, segment: z.string().regex(/^seg_\d{1,6}\.ts$/) });
+const SegmentParams = z.object({ trackId: IdTextSchema, segment: z.string().regex(SEGMENT_NAME) });
 const AssetParams = z.object({
   assetId: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
   file: z.enum(['waveform.json', 'audiowaveform.json', 'cover.jpg']),
@@ -31,7 +31,7 @@ export const mediaModule: FastifyPluginAsyncZod<{ media: MediaService; storage: 
     {
       schema: {
         operationId: 'MEDIA-1',
-        summary: 'Signed track audio: progressive, preview or HLS playlist (R4)',
+        summary: 'Signed track audio: progressive, preview, HLS master or media playlist (R4)',
         tags: ['Media'],
         params: RenditionParams,
         querystring: SignedQuerySchema,
@@ -41,8 +41,8 @@ export const mediaModule: FastifyPluginAsyncZod<{ media: MediaService; storage: 
       const { trackId, rendition } = request.params;
       const query = request.query as SignedQuery;
       const track = await media.authorise(trackId, RENDITIONS[rendition], query);
-      if (rendition === 'index.m3u8') {
-        const playlist = await media.hlsPlaylist(track, query);
+      if (PLAYLISTS.has(rendition)) {
+        const playlist = await media.hlsPlaylist(track, rendition, query);
         return reply.header('content-type', 'application/vnd.apple.mpegurl').header('cache-control', privateCache(query.e)).send(playlist);
       }
       const key = rendition === 'full.m4a' ? track.progressiveKey : track.previewKey;

@@ -1,6 +1,6 @@
 import { AppError } from '@msp/errors';
 import type { ObjectStorage } from '@msp/storage';
-import type { MediaScope, MediaSigner, SignedQuery } from './media-signer.js';
+import { PLAYLISTS, SEGMENT_NAME, type MediaScope, type MediaSigner, type Rendition, type SignedQuery } from './media-signer.js';
 import type { MediaRepository, MediaTrackRow } from './media.repository.js';
 
 /**
@@ -30,17 +30,28 @@ export class MediaService {
     return track;
   }
 
-  /** The HLS playlist with its segment lines as absolute signed URLs (the playlist's own expiry and grant). */
-  async hlsPlaylist(track: MediaTrackRow, query: SignedQuery): Promise<string> {
-    if (!track.hlsPlaylistKey) throw new AppError('TRACK_NOT_FOUND');
+  /**
+   * An HLS playlist with its URI lines as absolute signed URLs, all with the playlist's own expiry
+   * and grant: the master's media playlists (MEDIA-1) and a media playlist's segments (MEDIA-2). A
+   * track processed before the ladder has one media playlist at `index.m3u8`; the same rewriting
+   * serves it. A name the playlist holds that no route serves is left out rather than signed.
+   */
+  async hlsPlaylist(track: MediaTrackRow, rendition: Rendition, query: SignedQuery): Promise<string> {
+    if (!track.hlsPlaylistKey || !track.hlsPrefix) throw new AppError('TRACK_NOT_FOUND');
+    const key = rendition === 'index.m3u8' ? track.hlsPlaylistKey : `${track.hlsPrefix}${rendition}`;
+    if (!(await this.storage.stat(key))) throw new AppError('TRACK_NOT_FOUND');
     const chunks: Buffer[] = [];
-    for await (const chunk of await this.storage.get(track.hlsPlaylistKey)) chunks.push(chunk as Buffer);
+    for await (const chunk of await this.storage.get(key)) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks)
       .toString('utf8')
       .split('\n')
       .map((line) => {
         const name = line.trim();
-        return name && !name.startsWith('#') ? this.signer.segmentUrl(track.id, name, query.g, query.e, track.secretToken) : line;
+        if (!name || name.startsWith('#')) return line;
+        if (PLAYLISTS.has(name as Rendition) && name !== 'index.m3u8') {
+          return this.signer.renditionUrl(track.id, name as Rendition, query.g, query.e, track.secretToken);
+        }
+        return SEGMENT_NAME.test(name) ? this.signer.segmentUrl(track.id, name, query.g, query.e, track.secretToken) : '';
       })
       .join('\n');
   }

@@ -4,6 +4,7 @@ import type { ViewerContext } from '../../clients/social.client.js';
 import type { MediaGrant, MediaSigner } from '../media/media-signer.js';
 import type { OneTrackFlags, TrackReadsRepository } from './track-reads.repository.js';
 import type { ViewerFlags, ViewerFlagsRepository } from './viewer-flags.repository.js';
+import { trackLoudness } from '../sound/loudness-rules.js';
 import { isOwnerOrAdmin, renditionsFor } from './track-rules.js';
 import { NO_MEDIA_URLS, toTrack, type TrackMediaUrls, type TrackRow } from './track.mapper.js';
 
@@ -28,7 +29,7 @@ export interface PresentOptions {
   /**
    * No viewer flags: isLiked/isReposted/isFollowing false. Inside event transactions, and for
    * other services' internal renders (social fills the viewer's flags itself: reads between the
-   * two services go one way, ARCHITECTURE.md "Service-to-service reads").
+   * two services go one way, docs/decisions.md "Service-to-service reads").
    */
   offline?: boolean;
   /**
@@ -103,6 +104,8 @@ export class TrackPresenter {
     private readonly signer: MediaSigner,
     private readonly viewerFlags: ViewerFlagsRepository,
     publicBaseUrl: string,
+    /** LOUDNESS_TARGET_LUFS: the playback gain of the Track record aims at it. */
+    private readonly loudnessTargetLufs = -14,
   ) {
     this.assetsBase = `${publicBaseUrl.replace(/\/+$/, '')}/api/media/assets/`;
   }
@@ -177,6 +180,7 @@ export class TrackPresenter {
           isLiked: flags.liked.has(row.id),
           isReposted: flags.reposted.has(row.id),
           showSecretToken: isOwnerOrAdmin(row, caller),
+          loudness: row.state === 'FINISHED' ? trackLoudness(row.loudness, this.loudnessTargetLufs) : null,
         }),
       );
     }

@@ -31,7 +31,7 @@ const TRACK_COLUMNS = `t.id, t.artist_id AS "artistId", t.title, t.track_slug AS
   t.upload_id::text AS "uploadId", t.cover_key AS "coverKey", t.progressive_key AS "progressiveKey",
   t.hls_playlist_key AS "hlsPlaylistKey", t.preview_key AS "previewKey", t.waveform_key AS "waveformKey",
   t.status_step AS "statusStep", t.status_progress AS "statusProgress", t.error_message AS "errorMessage",
-  t.status_updated_at AS "statusUpdatedAt",
+  t.status_updated_at AS "statusUpdatedAt", t.loudness,
   u.user_id AS "u_userId", u.username AS "u_username", u.display_name AS "u_displayName", u.avatar_url AS "u_avatarUrl",
   u.tier AS "u_tier", u.follower_count AS "u_followerCount", u.track_count AS "u_trackCount",
   coalesce(u.is_deleted OR u.is_banned, false) AS "artistHidden", coalesce(u.is_banned, false) AS "artistBanned",

@@ -1,4 +1,4 @@
-import type { RadioTrack, Track as WireTrack, TrackSummary, UserSummary as WireUserSummary } from '@msp/contracts';
+import type { RadioTrack, Track as WireTrack, TrackLoudness, TrackSummary, UserSummary as WireUserSummary } from '@msp/contracts';
 import type { TrackSnapshot } from '@msp/events';
 import type { Prisma } from '../../generated/prisma/client.js';
 
@@ -34,6 +34,7 @@ export const trackSelect = {
   statusProgress: true,
   errorMessage: true,
   statusUpdatedAt: true,
+  loudness: true,
 } as const satisfies Prisma.TrackSelect;
 
 export type TrackRow = Prisma.TrackGetPayload<{ select: typeof trackSelect }>;
@@ -64,9 +65,11 @@ export interface TrackView {
   isReposted: boolean;
   /** Owner or admin (R5). */
   showSecretToken: boolean;
+  /** Measured loudness with the playback gain (docs/sound.md); null until measured. */
+  loudness?: TrackLoudness | null;
 }
 
-/** Track (full) of API.md §2, without the operation-specific optional fields. */
+/** The Track record (docs/api.md), without the operation-specific optional fields. */
 export function toTrack(row: TrackRow, view: TrackView): WireTrack {
   const createdAt = row.createdAt.toISOString();
   return {
@@ -99,10 +102,11 @@ export function toTrack(row: TrackRow, view: TrackView): WireTrack {
     isLiked: view.isLiked,
     isReposted: view.isReposted,
     secretToken: view.showSecretToken ? row.secretToken : null,
+    loudness: view.loudness ?? null,
   };
 }
 
-/** Track summary of API.md §2 (playlists, stations). */
+/** The TrackSummary record (playlists, stations). */
 export function toTrackSummary(track: WireTrack): TrackSummary {
   return {
     id: track.id,
@@ -127,7 +131,7 @@ export function toTrackSummary(track: WireTrack): TrackSummary {
   };
 }
 
-/** Radio track of API.md §2 / interface.md §2.6 (stations hold FINISHED PLAYABLE tracks only). */
+/** The RadioTrack record (stations hold FINISHED PLAYABLE tracks only). */
 export function toRadioTrack(track: WireTrack): RadioTrack {
   return {
     id: track.id,
