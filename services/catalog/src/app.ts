@@ -15,7 +15,7 @@ import { TrackReadsService } from './modules/tracks/track-reads.service.js';
 import { TrackUploadService } from './modules/tracks/track-upload.service.js';
 import { TracksRepository } from './modules/tracks/tracks.repository.js';
 import { CoverImages } from './modules/uploads/cover-images.js';
-import { DEV_SIGNING_SECRET } from './config.js';
+import { DEV_INSIGHTS_SALT, DEV_SIGNING_SECRET } from './config.js';
 import { MediaClient } from './clients/media.client.js';
 import { SocialClient } from './clients/social.client.js';
 import { embedModule } from './modules/embed/embed.routes.js';
@@ -47,6 +47,16 @@ import { analyticsModule } from './modules/analytics/analytics.routes.js';
 import { AnalyticsService } from './modules/analytics/analytics.service.js';
 import { AnalyticsRepository } from './modules/analytics/analytics.repository.js';
 import { startBanSync } from './modules/analytics/bans.consumer.js';
+import { insightsModule } from './modules/insights/insights.routes.js';
+import { InsightsService } from './modules/insights/insights.service.js';
+import { InsightsRepository } from './modules/insights/insights.repository.js';
+import { startInsightsBans, startInsightsFollows } from './modules/insights/insights.consumer.js';
+import { PlayCounting } from './modules/insights/play-counting.js';
+import { PlayLogRepository, startPlayLogMaintenance } from './modules/insights/play-log.repository.js';
+import { installDownloadCounter } from './modules/insights/download-counter.js';
+import { SoundRepository } from './modules/sound/sound.repository.js';
+import { soundModule } from './modules/sound/sound.routes.js';
+import { SoundService } from './modules/sound/sound.service.js';
 
 export { loadCatalogConfig, type CatalogConfig } from './config.js';
 
@@ -78,7 +88,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   const signer = new MediaSigner(config.MEDIA_SIGNING_SECRET, config.MEDIA_URL_TTL_SECONDS, config.PUBLIC_BASE_URL);
   const social = new SocialClient(config.SOCIAL_URL, config.INTERNAL_TIMEOUT_MS, app.log);
   const reads = new TrackReadsRepository(infra.pool);
-  const presenter = new TrackPresenter(reads, signer, new ViewerFlagsRepository(infra.pool), config.PUBLIC_BASE_URL);
+  const presenter = new TrackPresenter(reads, signer, new ViewerFlagsRepository(infra.pool), config.PUBLIC_BASE_URL, config.LOUDNESS_TARGET_LUFS);
   const trackRepo = new TracksRepository(infra.prisma);
   const access = new TrackAccess(reads);
   const events = new TrackEvents(trackRepo, presenter);
@@ -110,12 +120,37 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
       uploadWaitMs: config.UPLOAD_WAIT_MS,
     },
   });
-  const plays = new TrackPlaysService({ repo: trackRepo, reads, access, redis: infra.redis, historyIndex, playDedupSeconds: config.PLAY_DEDUP_SECONDS });
+  // Artist insights (docs/insights.md): the play log behind TRK-17/18 and its rollups.
+  const playLog = new PlayLogRepository(infra.pool);
+  const counting = new PlayCounting(infra.redis, {
+    dedupSeconds: config.PLAY_DEDUP_SECONDS,
+    floodPerMinute: config.PLAY_FLOOD_PER_MINUTE,
+    sweepTracksPerHour: config.PLAY_SWEEP_TRACKS_PER_HOUR,
+  });
+  const insights = new InsightsService(new InsightsRepository(infra.pool), playLog, counting);
+  stopOnClose(startPlayLogMaintenance(playLog, app.log));
+  stopOnClose(await startInsightsBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
+  stopOnClose(await startInsightsFollows({ nc: infra.nc, db: infra.prisma, logger: app.log }));
+  installDownloadCounter(app, insights);
+  if (config.NODE_ENV === 'production' && config.INSIGHTS_CLIENT_SALT === DEV_INSIGHTS_SALT) {
+    app.log.warn('INSIGHTS_CLIENT_SALT is the development default: set a secret salt for production');
+  }
+  const plays = new TrackPlaysService({
+    repo: trackRepo,
+    reads,
+    access,
+    redis: infra.redis,
+    historyIndex,
+    counting,
+    playLog,
+    clientSalt: config.INSIGHTS_CLIENT_SALT,
+  });
   const processing = stopOnClose(processingConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, events, lifecycle }));
   await processing.start();
 
   await app.register(trackListsModule, { prefix: '/api', reads: tracks });
   await app.register(tracksModule, { prefix: '/api', reads: tracks, lifecycle, uploads, plays, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
+  await app.register(soundModule, { prefix: '/api', sound: new SoundService(reads, new SoundRepository(infra.prisma), config.LOUDNESS_TARGET_LUFS) });
   const playlistRepo = new PlaylistsRepository(infra.prisma);
   const playlistPresenter = new PlaylistPresenter(playlistRepo, presenter, social);
   const playlists = new PlaylistsService({ repo: playlistRepo, presenter: playlistPresenter, webBaseUrl: config.WEB_BASE_URL });
@@ -146,6 +181,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     prefix: '/api',
     analytics: new AnalyticsService(new AnalyticsRepository(infra.prisma), config.STORAGE_CAPACITY_BYTES),
   });
+  await app.register(insightsModule, { prefix: '/api', insights });
   await app.register(internalModule, {
     tracks: new InternalTracksService(reads, presenter),
     playlists: new InternalPlaylistsService(playlistRepo, playlistPresenter),

@@ -3,6 +3,7 @@ import { loadConfig, serviceEnvShape, serviceUrlsShape, SERVICE_REQUIRED_IN_PROD
 
 const MIB = 1024 * 1024;
 export const DEV_SIGNING_SECRET = 'development-media-signing-secret';
+export const DEV_INSIGHTS_SALT = 'development-insights-client-salt';
 
 export const configShape = {
   ...serviceEnvShape('catalog'),
@@ -27,6 +28,8 @@ export const configShape = {
   UPLOAD_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
   /** R4: lifetime of signed media URLs. */
   MEDIA_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(3600),
+  /** Playback loudness players are brought to (docs/sound.md): the Track record's `loudness.gainDb` aims at it. */
+  LOUDNESS_TARGET_LUFS: z.coerce.number().min(-40).max(-5).default(-14),
   /** HMAC key of signed media URLs; every catalog replica must share it. */
   MEDIA_SIGNING_SECRET: z.string().min(16).default(DEV_SIGNING_SECRET),
   /** Service-to-service reads (social engagement and relationships): short, then degrade. */
@@ -42,6 +45,12 @@ export const configShape = {
     .default(1024 ** 4),
   /** R9: plays of one listener and track within this window count once. */
   PLAY_DEDUP_SECONDS: z.coerce.number().int().min(1).default(30),
+  /** docs/insights.md: a listener's plays beyond this many in the trailing minute are logged but not counted. */
+  PLAY_FLOOD_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** docs/insights.md: plays of a listener past this many distinct tracks in the trailing hour are logged but not counted. */
+  PLAY_SWEEP_TRACKS_PER_HOUR: z.coerce.number().int().min(1).default(500),
+  /** Salt of the anonymous listener's daily client hash in the play log (the raw address is never stored). */
+  INSIGHTS_CLIENT_SALT: z.string().min(16).default(DEV_INSIGHTS_SALT),
 } as const;
 
 export const requiredEnv = [

@@ -22,15 +22,21 @@ import { sendObject } from '../media/send-object.js';
 import { UpdateJsonSchema, UpdateMultipartSchema, type TrackUpdate } from '../uploads/upload-fields.js';
 import type { UploadSource } from '../uploads/upload-receiver.js';
 import type { TrackLifecycleService } from './track-lifecycle.service.js';
+import { PLAY_SOURCES } from '../insights/play-log.repository.js';
 import type { TrackPlaysService } from './track-plays.service.js';
 import type { TrackReadsService } from './track-reads.service.js';
 import type { TrackUploadService } from './track-upload.service.js';
 
 const TrackParams = IdParamSchema('trackId');
 
-/** TRK-17/18 body; every field optional, unknown ones ignored. */
+/** TRK-17/18 body; every field optional, unknown ones ignored; `source` is where the play started (docs/insights.md). */
 const PlayBodySchema = z
-  .object({ trackId: z.number().int().positive().optional(), deviceInfo: DeviceInfoSchema.optional(), secretToken: z.string().max(200).optional() })
+  .object({
+    trackId: z.number().int().positive().optional(),
+    deviceInfo: DeviceInfoSchema.optional(),
+    secretToken: z.string().max(200).optional(),
+    source: z.enum(PLAY_SOURCES).optional(),
+  })
   .nullish();
 
 const bearerAuth = [{ bearerAuth: [] }];
@@ -340,14 +346,19 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
     app.post(
       path,
       { schema: { operationId: id, summary, tags: ['Tracks'], params: TrackParams, body: PlayBodySchema, response: { 200: MessageResponseSchema } } },
-      async (request) =>
-        plays.play(
+      async (request, reply) => {
+        const { message, playId } = await plays.play(
           request.params.trackId,
           callerFrom(request),
           (request.body as { secretToken?: string; deviceInfo?: DeviceInfo } | null | undefined)?.secretToken ?? undefined,
           listener(request),
           kind,
-        ),
+          request.body?.source ?? null,
+        );
+        // The logged play, for progress events naming it (INS-4); the body stays the contract's.
+        reply.header('x-play-id', playId);
+        return { message };
+      },
     );
   }
 

@@ -1,0 +1,195 @@
+import type pg from 'pg';
+import type { SqlExecutor } from '@msp/events';
+
+export interface SeriesRow {
+  /** The UTC day (YYYY-MM-DD) or hour (ISO, whole hour). */
+  period: string;
+  plays: number;
+  completions: number;
+  likes: number;
+  reposts: number;
+  comments: number;
+  downloads: number;
+}
+
+export interface ArtistDayRow extends SeriesRow {
+  followersGained: number;
+  followersLost: number;
+}
+
+/** Points of the retention curve: 0 %, 1 %, …, 99 % of the duration. */
+export const RETENTION_POINTS = 100;
+
+const num = (column: string) => `coalesce(${column}, 0)::int`;
+
+/** Reads of the rollups behind INS-1 and INS-2, and the writes of progress (INS-4), downloads and follows. */
+export class InsightsRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** The track's artist, or null when it does not exist or is deleted. */
+  async trackOwner(trackId: number): Promise<{ artistId: number; durationSeconds: number | null } | null> {
+    const { rows } = await this.pool.query<{ artistId: number; durationSeconds: number | null }>(
+      `SELECT artist_id AS "artistId", duration_seconds AS "durationSeconds" FROM tracks WHERE id = $1 AND deleted_at IS NULL`,
+      [trackId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** INS-1 per UTC day in [from, to] (dates). */
+  async trackDays(trackId: number, from: string, to: string): Promise<SeriesRow[]> {
+    const { rows } = await this.pool.query<SeriesRow>(
+      `SELECT to_char(g.d, 'YYYY-MM-DD') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('s.likes')} AS likes,
+              ${num('s.reposts')} AS reposts, ${num('s.comments')} AS comments, ${num('dl.n')} AS downloads
+         FROM (SELECT d::date AS d FROM generate_series($2::date::timestamp, $3::date::timestamp, interval '1 day') AS s(d)) AS g
+         LEFT JOIN (SELECT day, sum(plays) AS plays, sum(completions) AS completions FROM track_play_days
+                     WHERE track_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY day) p ON p.day = g.d
+         LEFT JOIN track_daily_stats s ON s.track_id = $1 AND s.day = g.d
+         LEFT JOIN (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM track_downloads
+                     WHERE track_id = $1 AND downloaded_at >= ($2::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < (($3::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1) dl ON dl.day = g.d
+        ORDER BY g.d`,
+      [trackId, from, to],
+    );
+    return rows;
+  }
+
+  /** INS-1 per UTC hour in [from, to] (hour starts, within the last 48 hours). */
+  async trackHours(trackId: number, from: Date, to: Date): Promise<SeriesRow[]> {
+    const { rows } = await this.pool.query<SeriesRow>(
+      `WITH g AS (SELECT h FROM generate_series($2::timestamptz, $3::timestamptz, interval '1 hour') AS h),
+            e AS (SELECT date_trunc('hour', created_at, 'UTC') AS h, count(*) FILTER (WHERE kind = 'L') AS likes, count(*) FILTER (WHERE kind = 'R') AS reposts
+                    FROM track_engagements WHERE track_id = $1 AND created_at >= $2 AND created_at < $3::timestamptz + interval '1 hour' GROUP BY 1),
+            c AS (SELECT date_trunc('hour', created_at, 'UTC') AS h, count(*) AS n
+                    FROM track_comments WHERE track_id = $1 AND created_at >= $2 AND created_at < $3::timestamptz + interval '1 hour' GROUP BY 1),
+            dl AS (SELECT date_trunc('hour', downloaded_at, 'UTC') AS h, count(*) AS n
+                    FROM track_downloads WHERE track_id = $1 AND downloaded_at >= $2 AND downloaded_at < $3::timestamptz + interval '1 hour' GROUP BY 1)
+       SELECT to_char(g.h AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:00:00"Z"') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('e.likes')} AS likes,
+              ${num('e.reposts')} AS reposts, ${num('c.n')} AS comments, ${num('dl.n')} AS downloads
+         FROM g LEFT JOIN track_play_hours p ON p.track_id = $1 AND p.hour = g.h
+         LEFT JOIN e ON e.h = g.h LEFT JOIN c ON c.h = g.h LEFT JOIN dl ON dl.h = g.h
+        ORDER BY g.h`,
+      [trackId, from, to],
+    );
+    return rows;
+  }
+
+  /** Counted plays by source over the days [from, to] ('' = the client named none). */
+  async trackSources(trackId: number, from: string, to: string): Promise<Array<{ source: string; plays: number }>> {
+    const { rows } = await this.pool.query<{ source: string; plays: number }>(
+      `SELECT source, sum(plays)::int AS plays FROM track_play_days WHERE track_id = $1 AND day BETWEEN $2::date AND $3::date
+        GROUP BY source HAVING sum(plays) > 0 ORDER BY 2 DESC, 1`,
+      [trackId, from, to],
+    );
+    return rows;
+  }
+
+  /** Plays with progress that reached at least 0 %, 1 %, …, 99 % of the duration, and how many plays reported progress. */
+  async retention(trackId: number): Promise<{ plays: number; reached: number[] }> {
+    const { rows } = await this.pool.query<{ pct: number; plays: number }>(`SELECT pct, plays FROM track_retention WHERE track_id = $1 AND plays > 0`, [
+      trackId,
+    ]);
+    const stoppedAt = new Array<number>(RETENTION_POINTS + 1).fill(0);
+    for (const row of rows) stoppedAt[Math.min(Math.max(row.pct, 0), RETENTION_POINTS)]! += row.plays;
+    const reached = new Array<number>(RETENTION_POINTS).fill(0);
+    let running = stoppedAt[RETENTION_POINTS]!;
+    for (let pct = RETENTION_POINTS - 1; pct >= 0; pct--) {
+      running += stoppedAt[pct]!;
+      reached[pct] = running;
+    }
+    return { plays: running, reached };
+  }
+
+  /** INS-2 per UTC day for every track of the artist, with follower gains and losses. */
+  async artistDays(artistId: number, from: string, to: string): Promise<ArtistDayRow[]> {
+    const { rows } = await this.pool.query<ArtistDayRow>(
+      `WITH t AS (SELECT id FROM tracks WHERE artist_id = $1),
+            p AS (SELECT day, plays, completions FROM artist_play_days WHERE artist_id = $1 AND day BETWEEN $2::date AND $3::date),
+            s AS (SELECT x.day, sum(x.likes) AS likes, sum(x.reposts) AS reposts, sum(x.comments) AS comments
+                    FROM t CROSS JOIN LATERAL (SELECT day, likes, reposts, comments FROM track_daily_stats
+                                                WHERE track_id = t.id AND day BETWEEN $2::date AND $3::date) x
+                   GROUP BY x.day),
+            dl AS (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM track_downloads
+                   WHERE track_id IN (SELECT id FROM t) AND downloaded_at >= ($2::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < (($3::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1)
+       SELECT to_char(g.d, 'YYYY-MM-DD') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('s.likes')} AS likes,
+              ${num('s.reposts')} AS reposts, ${num('s.comments')} AS comments, ${num('dl.n')} AS downloads,
+              ${num('f.gained')} AS "followersGained", ${num('f.lost')} AS "followersLost"
+         FROM (SELECT d::date AS d FROM generate_series($2::date::timestamp, $3::date::timestamp, interval '1 day') AS s(d)) AS g
+         LEFT JOIN p ON p.day = g.d LEFT JOIN s ON s.day = g.d LEFT JOIN dl ON dl.day = g.d
+         LEFT JOIN follow_days f ON f.user_id = $1 AND f.day = g.d
+        ORDER BY g.d`,
+      [artistId, from, to],
+    );
+    return rows;
+  }
+
+  /** The artist's 10 most played tracks over the days. */
+  async topTracks(artistId: number, from: string, to: string): Promise<Array<{ trackId: number; title: string; plays: number }>> {
+    const { rows } = await this.pool.query<{ trackId: number; title: string; plays: number }>(
+      `SELECT t.id AS "trackId", t.title, x.plays::int AS plays
+         FROM (SELECT track_id, sum(plays) AS plays FROM track_play_days
+                WHERE track_id IN (SELECT id FROM tracks WHERE artist_id = $1) AND day BETWEEN $2::date AND $3::date
+                GROUP BY track_id HAVING sum(plays) > 0 ORDER BY 2 DESC, 1 LIMIT 10) x
+         JOIN tracks t ON t.id = x.track_id
+        ORDER BY x.plays DESC, t.id`,
+      [artistId, from, to],
+    );
+    return rows;
+  }
+
+  /**
+   * The 10 signed-in listeners who played the artist most over the days, public profiles only:
+   * private, banned and deleted users are left out before the limit (R8, R14); the artist too.
+   * The 200 most active are checked first (an index probe each), all of them only when fewer than
+   * 10 of those have public profiles.
+   */
+  async topListeners(artistId: number, from: string, to: string, candidates = 200): Promise<Array<{ username: string; displayName: string; plays: number }>> {
+    const { rows } = await this.pool.query<{ username: string; displayName: string; plays: number }>(
+      `WITH x AS (SELECT listener_id, sum(plays) AS plays FROM artist_listener_days
+                   WHERE artist_id = $1 AND day BETWEEN $2::date AND $3::date AND listener_id <> $1 GROUP BY listener_id HAVING sum(plays) > 0)
+       SELECT u.username, u.display_name AS "displayName", c.plays::int AS plays
+         FROM (SELECT * FROM x ORDER BY plays DESC, listener_id LIMIT $4) c
+         JOIN user_summaries u ON u.user_id = c.listener_id AND NOT u.is_private AND NOT u.is_banned AND NOT u.is_deleted
+        ORDER BY c.plays DESC, u.username LIMIT 10`,
+      [artistId, from, to, candidates],
+    );
+    // Fewer than 10 public listeners among the candidates while more may exist: look at all of them.
+    if (rows.length < 10 && candidates < Number.MAX_SAFE_INTEGER) return this.topListeners(artistId, from, to, Number.MAX_SAFE_INTEGER);
+    return rows;
+  }
+
+  /**
+   * INS-4: raises each play's furthest point to the events' highest percent and moves the play
+   * between the track's retention buckets (from its old percent to its new one), in one statement
+   * (`old` reads the statement's snapshot: the rows before `up` changed them).
+   */
+  async recordProgress(trackId: number, events: Array<{ playId: string; pct: number }>): Promise<number> {
+    if (events.length === 0) return 0;
+    const { rowCount } = await this.pool.query(
+      `WITH ev AS (SELECT play_id, max(pct)::smallint AS pct FROM unnest($2::bigint[], $3::smallint[]) AS e(play_id, pct) GROUP BY play_id),
+            old AS (SELECT p.play_id, p.max_pct FROM play_progress p JOIN ev USING (play_id)),
+            up AS (INSERT INTO play_progress (play_id, track_id, max_pct) SELECT play_id, $1, pct FROM ev
+                   ON CONFLICT (play_id) DO UPDATE SET max_pct = EXCLUDED.max_pct, updated_at = now() WHERE play_progress.max_pct < EXCLUDED.max_pct
+                   RETURNING play_id, max_pct),
+            deltas AS (SELECT max_pct AS pct, 1 AS d FROM up UNION ALL SELECT old.max_pct, -1 FROM up JOIN old USING (play_id))
+       INSERT INTO track_retention (track_id, pct, plays) SELECT $1, pct, sum(d) FROM deltas GROUP BY pct
+       ON CONFLICT (track_id, pct) DO UPDATE SET plays = track_retention.plays + EXCLUDED.plays`,
+      [trackId, events.map((e) => e.playId), events.map((e) => e.pct)],
+    );
+    return rowCount ?? 0;
+  }
+
+  /** TRK-19 answered a file: one download of the track. */
+  async recordDownload(trackId: number, userId: number): Promise<void> {
+    await this.pool.query(`INSERT INTO track_downloads (track_id, user_id) VALUES ($1, $2)`, [trackId, userId]);
+  }
+}
+
+/** A follow gained (+) or lost (−) by the followed user on the event's UTC day, in the consumer's transaction. */
+export async function countFollow(tx: SqlExecutor, userId: number, at: string, gained: boolean): Promise<void> {
+  const column = gained ? 'gained' : 'lost';
+  await tx.$executeRawUnsafe(
+    `INSERT INTO follow_days (user_id, day, ${column}) VALUES ($1, ($2::timestamptz AT TIME ZONE 'UTC')::date, 1)
+     ON CONFLICT (user_id, day) DO UPDATE SET ${column} = follow_days.${column} + 1`,
+    userId,
+    at,
+  );
+}

@@ -1,0 +1,110 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { createIsbotFromList, list } from 'isbot';
+import type { PlayFlag } from './play-log.repository.js';
+
+export interface PlayCountingLimits {
+  /** R9: plays of one listener and track within this window count once. */
+  dedupSeconds: number;
+  /** A listener with more plays than this in the trailing minute is flooding. */
+  floodPerMinute: number;
+  /** A listener with more distinct tracks than this in the trailing hour is sweeping the catalogue. */
+  sweepTracksPerHour: number;
+}
+
+/**
+ * The anonymous listener as the play log stores it: a hash of the client address salted with the
+ * configured salt and the UTC day, so the raw address is never stored and the hash of one address
+ * changes every day (a void by client hash names one day's plays of that address).
+ */
+export function clientHash(salt: string, ip: string, at: Date): string {
+  return createHash('sha256')
+    .update(`${salt}\n${at.toISOString().slice(0, 10)}\n${ip}`)
+    .digest('base64url')
+    .slice(0, 22);
+}
+
+/**
+ * isbot's patterns that name an HTTP library or a bare product token ("node", "undici", "okhttp/4",
+ * "Java/17", anything with "http", "agent" or "url" in it) rather than a client declaring itself
+ * automated. Apps and server-side players send exactly such User-Agents, so these do not mark a
+ * play; crawlers, spiders, headless browsers, monitors and the rest of isbot's list do.
+ */
+const GENERIC_CLIENT_PATTERNS = new Set([
+  String.raw`^[\w \.\-\(?:\):%]+(?:/v?\d+(?:\.\d+)?(?:\.\d{1,10})*?)?(?:,|$)`,
+  String.raw`^[\w\-]+/[\w]+$`,
+  String.raw`^\w+/[\w\(\)]*$`,
+  String.raw`(?<!lib)http`,
+  String.raw`node\b`,
+  String.raw`agent\b`,
+  String.raw`java(?!;)`,
+  String.raw`^python`,
+  'url',
+]);
+export const isAutomatedClient = createIsbotFromList(list.filter((pattern) => !GENERIC_CLIENT_PATTERNS.has(pattern)));
+
+/** The listener a play is deduplicated under (R9): the user, or the client address plus User-Agent. */
+export function listenerKey(userId: number | null, ip: string, userAgent: string): string {
+  return userId !== null ? `u${userId}` : `a${createHash('sha256').update(`${ip}\n${userAgent}`).digest('base64url').slice(0, 22)}`;
+}
+
+/**
+ * The counting rules of a play (docs/insights.md): an automated client (isbot's list on the User-Agent)
+ * never counts; a listener (user, or anonymous client address) playing more than
+ * `floodPerMinute` plays in the trailing minute or more than `sweepTracksPerHour` distinct tracks
+ * in the trailing hour is flagged for that play; otherwise the R9 window decides (a repeat within
+ * it does not count). Flagged plays are still logged. The windows live in Redis (sorted sets,
+ * one pipeline per play).
+ */
+export class PlayCounting {
+  constructor(
+    private readonly redis: Redis,
+    private readonly limits: PlayCountingLimits,
+  ) {}
+
+  async judge(input: { kind: 'play' | 'complete'; trackId: number; who: string; userAgent: string; now: Date }): Promise<PlayFlag | null> {
+    if (input.userAgent && isAutomatedClient(input.userAgent)) return 'bot';
+    if (input.kind === 'play') {
+      const now = input.now.getTime();
+      const plays = `catalog:plays:rate:${input.who}`;
+      const tracks = `catalog:plays:tracks:${input.who}`;
+      const result = await this.redis
+        .multi()
+        .zadd(plays, now, `${now}:${randomBytes(4).toString('hex')}`)
+        .zremrangebyscore(plays, '-inf', now - 60_000)
+        .zcard(plays)
+        .pexpire(plays, 61_000)
+        .zadd(tracks, now, String(input.trackId))
+        .zremrangebyscore(tracks, '-inf', now - 3_600_000)
+        .zcard(tracks)
+        .pexpire(tracks, 3_601_000)
+        .exec();
+      const playsInMinute = Number(result?.[2]?.[1] ?? 0);
+      const tracksInHour = Number(result?.[6]?.[1] ?? 0);
+      if (playsInMinute > this.limits.floodPerMinute) return 'flood';
+      if (tracksInHour > this.limits.sweepTracksPerHour) return 'sweep';
+    }
+    const fresh = await this.redis.set(`catalog:${input.kind}:${input.trackId}:${input.who}`, '1', 'EX', this.limits.dedupSeconds, 'NX');
+    return fresh === 'OK' ? null : 'repeat';
+  }
+
+  /** Remembers which track a play id belongs to, for progress events naming it (6 h). */
+  async rememberPlay(playId: string, trackId: number, who: string): Promise<void> {
+    await this.redis
+      .multi()
+      .set(`catalog:play:${playId}`, String(trackId), 'EX', 21_600)
+      .set(`catalog:lastplay:${trackId}:${who}`, playId, 'EX', 21_600)
+      .exec();
+  }
+
+  /**
+   * The plays progress events belong to, in one round trip: each named play if it is of this
+   * track, else the listener's latest play of the track; null when none is known.
+   */
+  async playsOf(trackId: number, who: string, playIds: Array<string | undefined>): Promise<Array<string | null>> {
+    if (playIds.length === 0) return [];
+    const keys = playIds.map((id) => (id ? `catalog:play:${id}` : `catalog:lastplay:${trackId}:${who}`));
+    const values = await this.redis.mget(...keys);
+    return playIds.map((id, i) => (id ? (values[i] === String(trackId) ? id : null) : (values[i] ?? null)));
+  }
+}

@@ -1,0 +1,295 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jetstream } from '@nats-io/jetstream';
+import { createEnvelope, UserBanned, UserFollowed, UserUnbanned } from '@msp/events';
+import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
+import { buildApp, loadCatalogConfig } from '../src/app.js';
+import { PlayCounting } from '../src/modules/insights/play-counting.js';
+import { ArtistInsightsSchema, TrackInsightsSchema } from '../src/modules/insights/insights.routes.js';
+
+const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+
+const ARTIST = 7000;
+const as = (userId: number, role = 'LISTENER') => ({ 'x-user-id': String(userId), 'x-user-role': role, 'x-username': `u${userId}` });
+const ADMIN = as(7900, 'ADMIN');
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+const BOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+let env: ServiceTestEnv;
+let app: Awaited<ReturnType<typeof buildApp>>;
+
+async function publish(envelope: { id: string; type: string }) {
+  await jetstream(app.infra.nc).publish(envelope.type, JSON.stringify(envelope), { msgID: envelope.id });
+}
+
+async function user(userId: number, isPrivate = false) {
+  await app.infra.prisma.userSummary.create({ data: { userId, username: `u${userId}`, displayName: `User ${userId}`, isPrivate, role: 'ARTIST' } });
+}
+
+async function tracks(count: number, artistId = ARTIST): Promise<number[]> {
+  const rows = Array.from({ length: count }, () => {
+    const slug = `i-${randomUUID().slice(0, 12)}`;
+    return {
+      artistId,
+      title: slug,
+      trackSlug: slug,
+      genre: 'Jazz',
+      releaseDate: new Date('2026-01-01T00:00:00.000Z'),
+      secretToken: randomBytes(24).toString('base64url'),
+      uploadId: randomUUID(),
+      state: 'FINISHED' as const,
+      durationSeconds: 100,
+    };
+  });
+  const created = await app.infra.prisma.track.createManyAndReturn({ data: rows, select: { id: true } });
+  return created.map((t) => t.id).sort((a, b) => a - b);
+}
+
+type Listener = { userId?: number; ip?: string; ua?: string };
+async function play(trackId: number, who: Listener, source?: string, kind: 'play' | 'complete' = 'play') {
+  const headers: Record<string, string> = { 'user-agent': who.ua ?? BROWSER, 'x-forwarded-for': who.ip ?? '10.0.0.1' };
+  if (who.userId) Object.assign(headers, as(who.userId));
+  const res = await app.inject({ method: 'POST', url: `/api/tracks/${trackId}/${kind}`, headers, payload: source ? { source } : {} });
+  expect(res.statusCode, res.body).toBe(200);
+  expect(res.json()).toEqual({ message: expect.any(String) });
+  return { message: (res.json() as { message: string }).message, playId: String(res.headers['x-play-id']) };
+}
+
+async function trackInsights(trackId: number, query = '', headers: Record<string, string> = as(ARTIST, 'ARTIST')) {
+  const res = await app.inject({ method: 'GET', url: `/api/insights/tracks/${trackId}${query}`, headers });
+  expect(res.statusCode, res.body).toBe(200);
+  return TrackInsightsSchema.strict().parse(res.json());
+}
+
+async function artistInsights(query = '') {
+  const res = await app.inject({ method: 'GET', url: `/api/insights/me${query}`, headers: as(ARTIST, 'ARTIST') });
+  expect(res.statusCode, res.body).toBe(200);
+  return ArtistInsightsSchema.strict().parse(res.json());
+}
+
+const playCount = async (trackId: number) =>
+  await app.infra.prisma.track.findUniqueOrThrow({ where: { id: trackId }, select: { playCount: true, completedPlayCount: true } });
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+let t1: number;
+let floodTracks: number[];
+
+beforeAll(async () => {
+  env = await startServiceTestEnv('catalog_insights', migrations);
+  app = await buildApp(loadCatalogConfig({ ...env.env }), { logger: false });
+  await app.ready();
+  await user(ARTIST);
+  await user(7001);
+  await user(7002, true);
+  await user(7003);
+  t1 = (await tracks(1))[0]!;
+  floodTracks = await tracks(70);
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  await env?.close();
+});
+
+describe('TRK-17 TRK-18 INS-1 INS-2 honest play counting', () => {
+  it('logs every play and counts exactly what the rules allow', async () => {
+    // Two listeners (one private), an anonymous client, a bot and a repeat within the R9 window.
+    expect((await play(t1!, { userId: 7001 }, 'app')).message).toBe('Play counted.');
+    expect((await play(t1!, { userId: 7001 }, 'search')).message).toBe('Play already counted.');
+    expect((await play(t1!, { userId: 7002 }, 'playlist')).message).toBe('Play counted.');
+    expect((await play(t1!, { ip: '10.9.9.9' }, 'embed')).message).toBe('Play counted.');
+    expect((await play(t1!, { ip: '10.9.9.8', ua: BOT }, 'embed')).message).toBe('Play already counted.');
+    expect((await play(t1!, { userId: 7001 }, undefined, 'complete')).message).toBe('Completed play counted.');
+    // A listener playing 70 different tracks in well under a minute: the first 60 count.
+    for (const id of floodTracks) await play(id, { userId: 7003 }, 'station');
+
+    expect(await playCount(t1!)).toEqual({ playCount: 3, completedPlayCount: 1 });
+    const flood = await app.infra.pool.query<{ counted: number; flagged: number }>(
+      `SELECT sum(play_count)::int AS counted, (SELECT count(*)::int FROM play_events WHERE listener_id = 7003 AND flag = 'flood') AS flagged
+         FROM tracks WHERE id = ANY($1)`,
+      [floodTracks],
+    );
+    expect(flood.rows[0]).toEqual({ counted: 60, flagged: 10 });
+
+    const log = await app.infra.pool.query<{ kind: string; flag: string | null; n: number; raw: number }>(
+      `SELECT kind, flag, count(*)::int AS n, count(*) FILTER (WHERE client_hash LIKE '%10.9%')::int AS raw FROM play_events WHERE track_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
+      [t1],
+    );
+    expect(log.rows).toEqual([
+      { kind: 'C', flag: null, n: 1, raw: 0 },
+      { kind: 'P', flag: 'bot', n: 1, raw: 0 },
+      { kind: 'P', flag: 'repeat', n: 1, raw: 0 },
+      { kind: 'P', flag: null, n: 3, raw: 0 },
+    ]);
+
+    const insights = await trackInsights(t1!);
+    expect(insights.totals).toEqual({ plays: 3, completions: 1, likes: 0, reposts: 0, comments: 0, downloads: 0 });
+    expect(insights.series).toHaveLength(30);
+    expect(insights.series.at(-1)).toMatchObject({ period: today(), plays: 3, completions: 1 });
+    expect(insights.sources).toEqual([
+      { source: 'app', plays: 1 },
+      { source: 'embed', plays: 1 },
+      { source: 'playlist', plays: 1 },
+    ]);
+    const hourly = await trackInsights(t1!, '?granularity=hour');
+    expect(hourly.series).toHaveLength(48);
+    expect(hourly.series.at(-1)).toMatchObject({ plays: 3, completions: 1 });
+
+    // JSON and CSV agree, line for line.
+    const csv = await app.inject({ method: 'GET', url: `/api/insights/tracks/${t1}`, headers: { ...as(ARTIST, 'ARTIST'), accept: 'text/csv' } });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toContain('text/csv');
+    const lines = csv.body.trim().split('\n');
+    expect(lines[0]).toBe('period,plays,completions,likes,reposts,comments,downloads');
+    expect(lines.slice(1)).toEqual(insights.series.map((r) => [r.period, r.plays, r.completions, r.likes, r.reposts, r.comments, r.downloads].join(',')));
+
+    const me = await artistInsights();
+    expect(me.totals).toMatchObject({ plays: 63, completions: 1 });
+    expect(me.topTracks[0]).toMatchObject({ trackId: t1, plays: 3 });
+    expect(me.topTracks).toHaveLength(10);
+    // The private listener (7002) is not named; the flooder's 60 counted plays are.
+    expect(me.topListeners).toEqual([
+      { username: 'u7003', displayName: 'User 7003', plays: 60 },
+      { username: 'u7001', displayName: 'User 7001', plays: 1 },
+    ]);
+    const meCsv = await app.inject({ method: 'GET', url: '/api/insights/me', headers: { ...as(ARTIST, 'ARTIST'), accept: 'text/csv' } });
+    expect(meCsv.body.trim().split('\n').at(-1)).toBe(`${today()},63,1,0,0,0,0,0,0`);
+  });
+
+  it('flags a listener sweeping more distinct tracks an hour than the limit', async () => {
+    const counting = new PlayCounting(app.infra.redis, { dedupSeconds: 30, floodPerMinute: 60, sweepTracksPerHour: 3 });
+    const who = `u-sweep-${randomUUID()}`;
+    const verdicts = [];
+    for (const trackId of [1, 2, 3, 4, 4]) verdicts.push(await counting.judge({ kind: 'play', trackId, who, userAgent: BROWSER, now: new Date() }));
+    expect(verdicts).toEqual([null, null, null, 'sweep', 'sweep']);
+  });
+
+  it('refuses an unknown source with a field error', async () => {
+    const res = await app.inject({ method: 'POST', url: `/api/tracks/${t1}/play`, headers: as(7001), payload: { source: 'radio' } });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.stringify(res.json())).toContain('source');
+  });
+});
+
+describe('INS-3 void plays', () => {
+  it('recounts playCount, rollups and the series from the log at once, and is audited', async () => {
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/admin/plays/void',
+      headers: ADMIN,
+      payload: { listenerId: 7003, from, to, reason: 'scripted flood' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ voided: 70, uncounted: 60 });
+    const counted = await app.infra.pool.query<{ n: number }>(`SELECT sum(play_count)::int AS n FROM tracks WHERE id = ANY($1)`, [floodTracks]);
+    expect(counted.rows[0]!.n).toBe(0);
+    const me = await artistInsights();
+    expect(me.totals.plays).toBe(3);
+    expect(me.topListeners.map((l) => l.username)).toEqual(['u7001']);
+    const days = await app.infra.pool.query<{ n: number }>(`SELECT coalesce(sum(plays), 0)::int AS n FROM track_play_days WHERE track_id = ANY($1)`, [
+      floodTracks,
+    ]);
+    expect(days.rows[0]!.n).toBe(0);
+    const audit = await waitFor(async () =>
+      (await app.infra.prisma.adminAudit.findMany({ where: { action: { contains: 'INS-3' } } })).find((a) => a.reason === 'scripted flood'),
+    );
+    expect(audit.details).toMatchObject({ listenerId: 7003, status: 200 });
+
+    // Voiding again (or voiding nothing) answers zero.
+    const again = await app.inject({ method: 'POST', url: '/api/admin/plays/void', headers: ADMIN, payload: { listenerId: 7003, from, to, reason: 'again' } });
+    expect(again.json()).toMatchObject({ voided: 0, uncounted: 0 });
+    const bad = await app.inject({ method: 'POST', url: '/api/admin/plays/void', headers: ADMIN, payload: { from, to, reason: 'x' } });
+    expect(bad.statusCode).toBe(400);
+    const notAdmin = await app.inject({
+      method: 'POST',
+      url: '/api/admin/plays/void',
+      headers: as(7001),
+      payload: { listenerId: 7003, from, to, reason: 'x' },
+    });
+    expect(notAdmin.statusCode).toBe(403);
+  });
+
+  it('R14: a banned listener stops counting and counts again after the unban', async () => {
+    await publish(createEnvelope(UserBanned, { userId: 7001, reason: 'spam', bannedAt: new Date().toISOString() }));
+    await waitFor(async () => (await playCount(t1!)).playCount === 2, { timeoutMs: 15_000 });
+    expect((await trackInsights(t1!)).totals).toMatchObject({ plays: 2, completions: 0 });
+    await publish(createEnvelope(UserUnbanned, { userId: 7001 }));
+    await waitFor(async () => (await playCount(t1!)).playCount === 3, { timeoutMs: 15_000 });
+    expect((await trackInsights(t1!)).totals).toMatchObject({ plays: 3, completions: 1 });
+  });
+
+  it('counts follower gains per day from follow events', async () => {
+    await publish(
+      createEnvelope(UserFollowed, { followerId: 7001, followeeId: ARTIST, followerFollowingCount: 1, followeeFollowerCount: 1, at: new Date().toISOString() }),
+    );
+    await waitFor(async () => (await artistInsights()).totals.followersGained === 1, { timeoutMs: 15_000 });
+  });
+});
+
+describe('INS-4 listening progress', () => {
+  it('turns progress events of three plays into the retention curve they imply', async () => {
+    const [t3] = await tracks(1);
+    const a = await play(t3!, { userId: 7101 });
+    await play(t3!, { userId: 7102 });
+    const c = await play(t3!, { ip: '10.1.1.1' });
+    const progress = async (headers: Record<string, string>, payload: object) => {
+      const res = await app.inject({ method: 'POST', url: `/api/tracks/${t3}/progress`, headers: { 'user-agent': BROWSER, ...headers }, payload });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { accepted: number; ignored: number };
+    };
+    // Play A reaches the end (and beyond: clamped), B a quarter (its latest play, no id), C three quarters in a batch.
+    await progress(as(7101), { position: 10, playId: a.playId });
+    await progress(as(7101), { position: 50, playId: a.playId });
+    await progress(as(7101), { position: 150, playId: a.playId });
+    await progress(as(7102), { position: 25 });
+    expect(
+      await progress(
+        { 'x-forwarded-for': '10.1.1.1' },
+        {
+          events: [
+            { position: 5, playId: c.playId },
+            { position: 75, duration: 100, playId: c.playId },
+            { position: 50, playId: '999999999' },
+          ],
+        },
+      ),
+    ).toEqual({ accepted: 2, ignored: 1 });
+    const { retention } = await trackInsights(t3!);
+    expect(retention.plays).toBe(3);
+    expect(retention.points).toHaveLength(100);
+    const expected = retention.points.map(({ percent }) => ({ percent, share: percent <= 25 ? 1 : percent <= 75 ? 0.6667 : 0.3333 }));
+    expect(retention.points).toEqual(expected);
+  });
+});
+
+describe('INS-1 INS-2 access and ranges', () => {
+  it('answers 404 to other users, 401 to anonymous callers and lets admins read', async () => {
+    const other = await app.inject({ method: 'GET', url: `/api/insights/tracks/${t1}`, headers: as(7001) });
+    expect(other.statusCode).toBe(404);
+    expect(other.json().code).toBe('TRACK_NOT_FOUND');
+    expect((await app.inject({ method: 'GET', url: `/api/insights/tracks/${t1}` })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/api/insights/tracks/999999', headers: as(ARTIST, 'ARTIST') })).statusCode).toBe(404);
+    await trackInsights(t1!, '', ADMIN);
+  });
+
+  it('refuses bad ranges with field errors', async () => {
+    const bad = async (url: string) => {
+      const res = await app.inject({ method: 'GET', url, headers: as(ARTIST, 'ARTIST') });
+      expect(res.statusCode, url).toBe(400);
+      return (res.json() as { errors?: Array<{ field: string }> }).errors?.map((e) => e.field);
+    };
+    expect(await bad(`/api/insights/tracks/${t1}?from=2026-03-02&to=2026-03-01`)).toEqual(['from']);
+    expect(await bad(`/api/insights/tracks/${t1}?from=2023-01-01&to=2026-01-01`)).toEqual(['to']);
+    expect(await bad(`/api/insights/tracks/${t1}?from=yesterday`)).toEqual(['from']);
+    expect(await bad(`/api/insights/tracks/${t1}?from=%2B200000-01-01T00:00:00Z&to=%2B200000-01-02T00:00:00Z`)).toEqual(['to', 'from']);
+    expect(await bad(`/api/insights/tracks/${t1}?granularity=hour&from=${new Date(Date.now() - 3 * 86_400_000).toISOString()}`)).toEqual(['from']);
+    expect(await bad(`/api/insights/me?from=2026-03-02&to=2026-03-01`)).toEqual(['from']);
+    expect(await bad(`/api/insights/me?from=2020-01-01&to=2026-01-01`)).toEqual(['to']);
+    const ok = await app.inject({ method: 'GET', url: `/api/insights/me?from=2025-01-01&to=2026-12-31`, headers: as(ARTIST, 'ARTIST') });
+    expect(ok.statusCode).toBe(200);
+  });
+});
