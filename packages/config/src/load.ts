@@ -15,6 +15,7 @@ const PRODUCTION_HINTS: Record<string, string> = {
   SMTP_URL: 'mail must leave: login needs a verified e-mail; the .eml file fallback is for development only',
   MEDIA_PUBLIC_BASE_URL: "the public origin of the bucket's images (CDN or ingress); the object store's internal host is not reachable by browsers",
   ADMIN_ACCOUNTS: 'the admin accounts as a JSON array, from a Secret; [] for none',
+  MFA_ENCRYPTION_KEY: 'encrypts stored TOTP secrets; at least 32 random characters, from a Secret, never rotated',
 };
 
 /**

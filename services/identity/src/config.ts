@@ -91,8 +91,9 @@ export const configShape = {
 
   /**
    * Two-factor sign-in and passkeys (docs/account-security.md). MFA_ENCRYPTION_KEY encrypts the
-   * stored TOTP secrets (AES-256-GCM, key = SHA-256 of it); without it a key derived from
-   * GATEWAY_ASSERTION_KEY is used, and a fixed development key when neither is set.
+   * stored TOTP secrets (AES-256-GCM, key = SHA-256 of it); required in production, where it must
+   * never change (rotating it makes every enrolled authenticator unreadable). Elsewhere a key derived
+   * from GATEWAY_ASSERTION_KEY is used, and a fixed development key when neither is set.
    */
   MFA_ENCRYPTION_KEY: z.string().min(32).optional(),
   /** Issuer shown by authenticator apps, and the WebAuthn relying-party name. */
@@ -111,6 +112,8 @@ export const requiredEnv = [
   'MEDIA_PUBLIC_BASE_URL',
   // The admin accounts (R13), from a Secret; `[]` is an explicit "none".
   'ADMIN_ACCOUNTS',
+  // TOTP secrets must stay readable when the fleet's other keys rotate: a key of its own.
+  'MFA_ENCRYPTION_KEY',
 ] as const;
 
 export type IdentityConfig = ReturnType<typeof loadIdentityConfig>;

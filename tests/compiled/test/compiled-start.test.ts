@@ -89,6 +89,7 @@ function productionEnv(name: string, port: number, databaseUrl: string): Record<
     MEDIA_PUBLIC_BASE_URL: 'https://media.music.example.com/bucket',
     SMTP_URL: 'smtp://127.0.0.1:2525',
     ADMIN_ACCOUNTS: '[]',
+    MFA_ENCRYPTION_KEY: key('mfa-encryption'),
     GATEWAY_ASSERTION_KEY: key('assertion'),
     INTERNAL_SERVICE_KEY: key('internal'),
     GATEWAY_SIGNING_KEY: key('signing'),
