@@ -294,18 +294,26 @@ describe("MOD-4 / MOD-5 / MOD-6 / MOD-7 the admin's report queue", () => {
 
 describe('MOD-12 platform metrics', () => {
   it('matches the data this test created: users, roles, tracks, plays, storage, bans', async () => {
-    // One more play through TRK-17 (11 plays, 5 completed), one user banned by identity's event.
+    // One more play through TRK-17 (11 plays, 5 completed), then its listener banned by identity's
+    // event: a banned user's plays stop counting (R14), so 10 plays remain.
     expect((await call('POST', `/api/tracks/${B_TRACK}/play`, D, {})).status).toBe(200);
+    await waitFor(async () => (await call('GET', '/api/admin/analytics', ADMIN)).body.totalPlays === 11, { message: 'the play was not counted' });
     await publish(createEnvelope(UserBanned, { userId: D, reason: 'spam', bannedAt: new Date().toISOString() }));
-    await waitFor(async () => (await call('GET', '/api/admin/analytics', ADMIN)).body.totalBannedUsers === 1, { message: 'catalog never saw the ban' });
+    await waitFor(
+      async () => {
+        const body = (await call('GET', '/api/admin/analytics', ADMIN)).body;
+        return body.totalBannedUsers === 1 && body.totalPlays === 10;
+      },
+      { message: "catalog never saw the ban, or the banned listener's play still counts" },
+    );
 
     const res = await call('GET', '/api/admin/analytics', ADMIN);
     expect(res.status).toBe(200);
     expect(PlatformMetricsSchema.strict().parse(res.body)).toEqual({
       totalUsers: 4,
       totalTracks: 2,
-      totalPlays: 11,
-      playThroughRate: 5 / 11,
+      totalPlays: 10,
+      playThroughRate: 5 / 10,
       totalStorageUsedBytes: 5_000_000,
       totalStorageCapacityBytes: 1_000_000_000,
       bannedUserCount: 1,
@@ -329,7 +337,7 @@ describe("MOD-11 admin delete: recorded in catalog's admin_audit, reports on the
       reason: 'spam upload',
     });
     const metrics = (await call('GET', '/api/admin/analytics', ADMIN)).body;
-    expect(metrics).toMatchObject({ totalTracks: 1, totalStorageUsedBytes: 3_000_000, totalPlays: 11 });
+    expect(metrics).toMatchObject({ totalTracks: 1, totalStorageUsedBytes: 3_000_000, totalPlays: 10 });
     expect((await call('GET', `/api/admin/reports/${report.body.reportId}`, ADMIN)).body).toMatchObject({ status: 'OPEN', targetId: A_TRACK });
   });
 });

@@ -198,6 +198,8 @@ describe('MEDIA-1 / MEDIA-2 adaptive HLS behind hlsUrl', () => {
       const first = await fetch(media.segments[0]!.uri);
       expect(first.status).toBe(200);
       expect(first.headers.get('content-type')).toBe('video/mp2t');
+      // Read it whole: a body left unread holds the stream (and the object store's connection) open.
+      expect((await first.arrayBuffer()).byteLength).toBeGreaterThan(0);
     }
   });
 

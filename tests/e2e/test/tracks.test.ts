@@ -209,6 +209,8 @@ describe('TRK-2 upload V2 → media worker → streamable audio', () => {
     const seg = await fetch(segments[0]!);
     expect(seg.status).toBe(200);
     expect(seg.headers.get('content-type')).toBe('video/mp2t');
+    // Read it whole: a body left unread holds the stream (and the object store's connection) open.
+    expect((await seg.arrayBuffer()).byteLength).toBeGreaterThan(0);
     const unsigned = await fetch(segments[0]!.split('?')[0]!);
     expect(unsigned.status).toBe(400);
   });
