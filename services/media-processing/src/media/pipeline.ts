@@ -145,7 +145,6 @@ export async function processUpload(input: PipelineInput, ctx: PipelineContext):
     await ctx.progress('Extracting audio duration', 25);
     const source = await probeOriginal(original, ctx);
     await ctx.progress('Duration extracted', 30);
-    await ctx.fingerprint?.(original, source.durationSeconds);
 
     await ctx.progress('Transcoding audio', 40);
     const encoded = await transcode(original, source, dir, ctx);
@@ -153,6 +152,8 @@ export async function processUpload(input: PipelineInput, ctx: PipelineContext):
     if (!(durationSeconds > 0) || encoded.waveform.pixels === 0) throw new UndecodableMediaError('the audio decoded to nothing');
     const loudness = await measuredLoudness(encoded.loudnessFile, input, ctx);
     await writeMasterPlaylist(encoded.hlsDir);
+    // The original's fingerprint, once the audio is known to decode (an undecodable upload fails above).
+    await ctx.fingerprint?.(original, source.durationSeconds);
 
     await ctx.progress('Generating preview', 60);
     const preview = await cutPreview(encoded.full, dir, ctx);
