@@ -23,7 +23,11 @@ export async function startS3rver(options: { port?: number; directory?: string }
     accessKey: 'S3RVER',
     secretKey: 'S3RVER',
     async close() {
-      await server.close();
+      const closing = server.close();
+      // Connections still streaming (a body a test never read, a client gone mid-download) would hold
+      // the close forever: end them, the test is over.
+      (server as unknown as { httpServer?: { closeAllConnections?: () => void } }).httpServer?.closeAllConnections?.();
+      await closing;
       if (!options.directory) await rm(directory, { recursive: true, force: true });
     },
   };

@@ -345,7 +345,10 @@ describe('USR-17 R2/R3 access through the byte paths', () => {
     const track = TrackSchema.parse(await (await getTrack(ids.preview, users.bob.token)).json());
     expect(track.trackUrl).toBeNull();
     expect(track.hlsUrl).toBeNull();
-    expect((await fetch(track.trackPreviewUrl!)).status).toBe(200);
+    const preview = await fetch(track.trackPreviewUrl!);
+    expect(preview.status).toBe(200);
+    // Read it whole: a body left unread holds the gateway's proxied stream (and the fleet's close) open.
+    expect((await preview.arrayBuffer()).byteLength).toBeGreaterThan(0);
     const forged = track.trackPreviewUrl!.replace('/preview.m4a?', '/full.m4a?');
     expect((await fetch(forged)).status).toBe(403);
     const forgedHls = track.trackPreviewUrl!.replace('/preview.m4a?', '/index.m3u8?');
