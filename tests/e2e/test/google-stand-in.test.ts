@@ -81,7 +81,9 @@ describe('AUTH-10…AUTH-13 against the local Google stand-in (oidc-provider)', 
       code_challenge_method: 'S256',
       prompt: 'select_account',
     });
-    for (const param of ['state', 'nonce', 'code_challenge']) expect(authorize.searchParams.get(param)).toBeTruthy();
+    // Random base64url values of at least 16 bytes; the challenge is a SHA-256 in base64url (S256).
+    for (const param of ['state', 'nonce']) expect(authorize.searchParams.get(param)).toMatch(/^[A-Za-z0-9_-]{22,}$/);
+    expect(authorize.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const { page } = await signInAtStandIn(authorize.toString(), { email: 'first@example.com', action: 'cancel' });
     expect(page).toContain('<form method="post"');
 
