@@ -525,6 +525,10 @@ function gatewaySection(routes: readonly RouteContract[]): string {
   const audioMax = gatewayConfigShape.AUDIO_MAX_BYTES.parse(undefined);
   const perClient = gatewayConfigShape.RATE_LIMIT_CLIENT_PER_MINUTE.parse(undefined);
   const perUser = gatewayConfigShape.RATE_LIMIT_USER_PER_MINUTE.parse(undefined);
+  const appPerUser = gatewayConfigShape.APP_QUOTA_PER_USER.parse(undefined);
+  const appPerUserWindow = gatewayConfigShape.APP_QUOTA_PER_USER_WINDOW_SECONDS.parse(undefined);
+  const appPerApp = gatewayConfigShape.APP_QUOTA_PER_APP.parse(undefined);
+  const appPerAppWindow = gatewayConfigShape.APP_QUOTA_PER_APP_WINDOW_SECONDS.parse(undefined);
   const byPrefix = new Map<string, Map<string, string[]>>();
   for (const route of routes) {
     const prefix = `/${route.path.split('/')[1] ?? ''}`;
@@ -579,6 +583,11 @@ function gatewaySection(routes: readonly RouteContract[]): string {
     `Per client address ${perClient} requests a minute and per signed-in user ${perUser} (gateway configuration ` +
       '`RATE_LIMIT_CLIENT_PER_MINUTE`, `RATE_LIMIT_USER_PER_MINUTE`); past them 429 RATE_LIMITED with `Retry-After`. Login and password ' +
       'recovery have their own limits (R13).',
+    '',
+    `App tokens also have quotas: ${appPerUser} requests per ${appPerUserWindow} s for one app acting for one user, ${appPerApp} per ` +
+      `${appPerAppWindow} s for one app across its users (\`APP_QUOTA_*\`); every app-token answer carries \`RateLimit-Policy\` and ` +
+      '`RateLimit` (draft-ietf-httpapi-ratelimit-headers), past a quota 429 RATE_LIMITED with `Retry-After` ' +
+      '([developer-platform.md](developer-platform.md#quotas)).',
     '',
   ].join('\n');
 }

@@ -176,7 +176,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   registerOAuthMetadata(app, serviceUrls.identity);
   registerMetrics(app, 'gateway', { token: config.METRICS_TOKEN ?? null });
   await registerDocs(app, createOpenApiProvider({ serviceUrls, publicBaseUrl: config.PUBLIC_BASE_URL }));
-  await registerWebsocketProxy(app, config);
+  await registerWebsocketProxy(app, config, { redis, verifyToken });
   await app.register(proxyPlugin, { config, redis, verifyToken, routeTable, pool, upstreams, keys });
 
   if (config.FAST_LANE) {

@@ -32,6 +32,14 @@ export const configShape = {
   CORS_ORIGINS: commaList.optional(),
   RATE_LIMIT_CLIENT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   RATE_LIMIT_USER_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /**
+   * App-token quotas (docs/developer-platform.md "Quotas"): requests one app may make for one user
+   * per window, and for all its users together per window. User session tokens are not counted.
+   */
+  APP_QUOTA_PER_USER: z.coerce.number().int().min(1).default(1000),
+  APP_QUOTA_PER_USER_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+  APP_QUOTA_PER_APP: z.coerce.number().int().min(1).default(100_000),
+  APP_QUOTA_PER_APP_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(1).default(600_000),
   /** A request body with no byte for this long ends with a closed socket (packages/http timeouts.ts). */

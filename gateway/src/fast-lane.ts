@@ -8,6 +8,7 @@ import { observeHttpRequest, requestIdFrom } from '@msp/http';
 import { endRequestSpan, startRequestSpan, type RequestSpan } from '@msp/telemetry';
 import { verifyCaller, type AuthLog, type AuthResult, type Caller } from './auth.js';
 import { admitCaller, gateLimits, passGate, type GateLimits } from './gate.js';
+import { appRateLimitHeaders } from './rate-limit.js';
 import { forwardHeaders, PROXY_ROUTE_URL, type ForwardedRequest, type ProxyOptions } from './proxy.js';
 import { forward, RETRY_LOG_MESSAGE, type AnswerSink } from './upstream.js';
 import { CLIENT_CLOSED_STATUS } from './request-log.js';
@@ -122,6 +123,8 @@ class LaneRequest implements ForwardedRequest, AnswerSink {
   private clientAddress: string | undefined;
   private requestLog: FastifyBaseLogger | null = null;
   private statusCode = 0;
+  /** An app token's RateLimit headers, on every answer (as the proxy route sets them on the reply). */
+  private quotaHeaders: Record<string, string> | null = null;
 
   constructor(
     private readonly lane: Lane,
@@ -185,7 +188,8 @@ class LaneRequest implements ForwardedRequest, AnswerSink {
     // CPU in a perf profile).
     const verified: AuthResult = await verifyCaller(this.req.headers.authorization, route.auth, lane.verifyToken, new LazyLog(this));
     const caller = verified.ok ? verified.caller : null;
-    const answer = await passGate(lane.redis, this.ip, caller, lane.limits);
+    const answer = await passGate(lane.redis, this.ip, caller, lane.limits, route.id);
+    if (caller?.app) this.quotaHeaders = appRateLimitHeaders(lane.limits.appQuota, answer?.caller?.quota);
     if (answer === null) {
       this.log.warn('per-client rate limit skipped: Redis unavailable');
     } else if (!answer.client.allowed) {
@@ -270,6 +274,7 @@ class LaneRequest implements ForwardedRequest, AnswerSink {
     if (lane.anyOrigin) out['access-control-allow-origin'] = '*';
     else if (origin !== undefined && lane.corsOrigins.has(origin)) out['access-control-allow-origin'] = origin;
     out['x-request-id'] = this.id;
+    if (this.quotaHeaders) Object.assign(out, this.quotaHeaders);
     return out;
   }
 

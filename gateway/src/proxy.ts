@@ -6,6 +6,7 @@ import type { RouteContract } from '@msp/contracts';
 import { AppError, sendError } from '@msp/errors';
 import { identityHeaders, IDENTITY_HEADER_NAMES, verifyCaller, type AuthResult, type Caller, type VerifyToken } from './auth.js';
 import { admitCaller, gateLimits, passGate } from './gate.js';
+import { appRateLimitHeaders } from './rate-limit.js';
 import { checkPath, checkUrl } from '@msp/http';
 import { BodyTooLargeError, bodyPolicy, collectBody, countingStream, declaredTooLarge } from './body-limit.js';
 import { ASSERTION_HEADER, CLIENT_IP_HEADER, deriveAssertionKey, DEV_GATEWAY_SIGNING_KEY, SERVICE_TOKEN_HEADER, signAssertion } from '@msp/http';
@@ -158,7 +159,9 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
     const route = match.kind === 'route' ? match.route : null;
     const verified: AuthResult = route ? await verifyCaller(request.headers.authorization, route.auth, verifyToken, request.log) : { ok: true, caller: null };
     const caller = verified.ok ? verified.caller : null;
-    const answer = await passGate(redis, request.ip, caller, limits);
+    const answer = await passGate(redis, request.ip, caller, limits, route?.id);
+    // Every answer to an app's token says where its quotas stand (docs/developer-platform.md "Quotas").
+    if (caller?.app) reply.headers(appRateLimitHeaders(limits.appQuota, answer?.caller?.quota));
     if (answer === null) {
       request.log.warn('per-client rate limit skipped: Redis unavailable');
     } else if (!answer.client.allowed) {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 
 /** Headers a browser script may read on the gateway's answers (CORS; app.ts and the fast lane). */
-export const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'deprecation'] as const;
+export const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'deprecation', 'ratelimit', 'ratelimit-policy'] as const;
 
 /**
  * Strict enough for a JSON API, loose enough for the Swagger UI at /api/docs (own assets, inline

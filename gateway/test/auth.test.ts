@@ -176,6 +176,12 @@ describe('auth: revocation and account locks (Redis, REVOCATION_KEYS)', () => {
     await expectError(await fetch(`${h.url}/api/users/me`, { headers: bearer(token) }), 403, 'ACCOUNT_BANNED');
   });
 
+  it('refuses an account pending deletion (ACC-3/ACC-5) with 403 ACCOUNT_PENDING_DELETION', async () => {
+    await h.redis.set(h.key('auth:user-status:504'), 'deleted', 'EX', 60);
+    const token = await h.token({ sub: '504' });
+    await expectError(await fetch(`${h.url}/api/users/me`, { headers: bearer(token) }), 403, 'ACCOUNT_PENDING_DELETION');
+  });
+
   it('refuses a suspended user with 403 ACCOUNT_SUSPENDED until the end of the suspension', async () => {
     const until = new Date(Date.now() + 3_600_000).toISOString();
     await h.redis.set(h.key('auth:user-status:503'), `suspended:${until}`, 'EX', 60);

@@ -174,7 +174,7 @@ describe('fast lane: the same answers as the proxy route (src/fast-lane.ts)', ()
       const allowed = await same(pair, '/api/genres', { origin: 'http://localhost:3000' });
       expect(allowed.headers['access-control-allow-origin']).toBe('http://localhost:3000');
       expect(allowed.headers['access-control-allow-credentials']).toBe('true');
-      expect(allowed.headers['access-control-expose-headers']).toBe('x-request-id, retry-after, deprecation');
+      expect(allowed.headers['access-control-expose-headers']).toBe('x-request-id, retry-after, deprecation, ratelimit, ratelimit-policy');
       const other = await same(pair, '/api/genres', { origin: 'https://evil.example' });
       expect(other.headers['access-control-allow-origin']).toBeUndefined();
     });

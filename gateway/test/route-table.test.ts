@@ -23,6 +23,16 @@ describe('route table: every contract operation resolves to itself', () => {
     expect(normalisePath('/users/{username}/playlists/{playlistId}')).toBe('/users/:s2/playlists/:s4');
   });
 
+  it('routes /apps/{id}/webhooks… to notification while /apps/{id} stays identity (APP-18…22)', () => {
+    expect(table.match('GET', '/api/apps/5')).toMatchObject({ kind: 'route', route: { id: 'APP-3', owner: 'identity' } });
+    expect(table.match('POST', '/api/apps/5/webhooks')).toMatchObject({ kind: 'route', route: { id: 'APP-18', owner: 'notification' } });
+    expect(table.match('DELETE', '/api/apps/5/webhooks/7')).toMatchObject({ kind: 'route', route: { id: 'APP-20', owner: 'notification' } });
+    expect(table.match('POST', '/api/apps/5/webhooks/7/deliveries/0b6c7e0e-1d7a-4c4c-9a49-1f7c2b7e0d11/redeliver')).toMatchObject({
+      kind: 'route',
+      route: { id: 'APP-22', owner: 'notification' },
+    });
+  });
+
   it('answers HEAD as GET, and 405 lists the methods of the path', () => {
     expect(table.match('HEAD', '/api/genres')).toMatchObject({ kind: 'route', route: { id: 'TRK-20' } });
     expect(table.match('POST', '/api/genres')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD'] });

@@ -9,8 +9,8 @@ export const REVOCATION_KEYS = {
   /** Present while the session (JWT `sid`) is revoked; TTL = access-token lifetime. */
   revokedSession: (sessionId: string) => `auth:revoked-session:${sessionId}`,
   /**
-   * Account lock of a user: value `banned`, or `suspended:<ISO until>`. Absent when the account
-   * is in good standing.
+   * Account lock of a user: value `banned`, `deleted` (ACC-3/ACC-5: pending or done deletion), or
+   * `suspended:<ISO until>`. Absent when the account is in good standing.
    */
   userStatus: (userId: number | string) => `auth:user-status:${userId}`,
   /**

@@ -36,7 +36,24 @@ export type ReportTargetType = z.infer<typeof ReportTargetTypeSchema>;
 export const ReportReasonSchema = z.enum(['SPAM', 'HATE_SPEECH', 'HARASSMENT', 'COPYRIGHT', 'VIOLENCE', 'ADULT_CONTENT', 'INAPPROPRIATE', 'OTHER']);
 export type ReportReason = z.infer<typeof ReportReasonSchema>;
 
-export const NotificationTypeSchema = z.enum(['FOLLOW', 'LIKE', 'REPOST', 'COMMENT', 'REPLY', 'DM']);
+/**
+ * DUPLICATE_UPLOAD: your new upload repeats one of your tracks. UPLOAD_HELD_BACK: your new upload
+ * repeats another artist's track and is held back pending review. TRACK_COPY_DETECTED: another
+ * artist uploaded a copy of your track (docs/fingerprints.md). EXPORT_READY: the export of your data
+ * (ACC-1) can be downloaded (actor and resource: yourself; docs/account-control.md).
+ */
+export const NotificationTypeSchema = z.enum([
+  'FOLLOW',
+  'LIKE',
+  'REPOST',
+  'COMMENT',
+  'REPLY',
+  'DM',
+  'DUPLICATE_UPLOAD',
+  'UPLOAD_HELD_BACK',
+  'TRACK_COPY_DETECTED',
+  'EXPORT_READY',
+]);
 export type NotificationType = z.infer<typeof NotificationTypeSchema>;
 
 export const ResourceTypeSchema = z.enum(['TRACK', 'PLAYLIST', 'USER']);

@@ -6,4 +6,5 @@ export * from './route-scopes.js';
 export * from './enums.js';
 export * from './records/index.js';
 export * from './auth-keys.js';
+export * from './app-usage.js';
 export * from './internal.js';

@@ -25,6 +25,10 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   // AUTH, SEC, MFA: account security is the user's own business, never an app's.
   'AUTH-3': 'closed',
   'AUTH-4': 'closed',
+  // ACC: exporting or deleting the account is the user's own business, never an app's.
+  'ACC-1': 'closed',
+  'ACC-2': 'closed',
+  'ACC-3': 'closed',
   // USR
   'USR-1': 'read',
   'USR-2': 'write',

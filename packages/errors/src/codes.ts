@@ -33,6 +33,8 @@ export const ERROR_STATUS = {
   EMAIL_NOT_VERIFIED: 403,
   ACCOUNT_BANNED: 403,
   ACCOUNT_SUSPENDED: 403,
+  /** The account is deleted at the end of its grace (ACC-3): every token is refused; ACC-4 restores it. */
+  ACCOUNT_PENDING_DELETION: 403,
   INVALID_CURRENT_PASSWORD: 403,
   PRO_REQUIRED: 403,
   UPLOAD_QUOTA_EXCEEDED: 403,
@@ -67,6 +69,8 @@ export const ERROR_STATUS = {
   MFA_ALREADY_ENABLED: 409,
   MFA_NOT_PENDING: 409,
   MFA_NOT_ENABLED: 409,
+  /** ACC-1 while an export of the caller's data is still being built (docs/account-control.md). */
+  EXPORT_IN_PROGRESS: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   // The contract's original code list has no 416: a Range past the end of a media object or download

@@ -52,7 +52,8 @@ describe('ErrorResponse rendering', () => {
       expect(status, code).toBeLessThan(600);
     }
     // The contract's 61 original codes plus RANGE_NOT_SATISFIABLE (416, see codes.ts), INSUFFICIENT_SCOPE (403, app tokens)
-    // and the 8 of two-factor sign-in and passkeys (docs/account-security.md).
-    expect(Object.keys(ERROR_STATUS)).toHaveLength(71);
+    // the 8 of two-factor sign-in and passkeys (docs/account-security.md), and account control's
+    // EXPORT_IN_PROGRESS and ACCOUNT_PENDING_DELETION (docs/account-control.md).
+    expect(Object.keys(ERROR_STATUS)).toHaveLength(73);
   });
 });

@@ -37,6 +37,12 @@ export interface ConsumerOptions<Tx extends SqlExecutor> {
   backoffMs?: number[];
   /** Messages handled at the same time (1 keeps the stream's order). */
   concurrency?: number;
+  /**
+   * With `concurrency` > 1: messages with the same key (e.g. one resource) are handled one after
+   * the other in stream order, others at the same time. A message without a key (null) or with an
+   * unparsable body is not ordered. A failed message is retried later, after its successors.
+   */
+  orderKey?: (envelope: EventEnvelope<unknown>) => string | null;
   ackWaitMs?: number;
 }
 
@@ -140,12 +146,19 @@ export class DurableConsumer<Tx extends SqlExecutor> {
         const messages = await consumer.consume({ max_messages: Math.max(10, concurrency * 2) });
         this.current = messages;
         const inFlight = new Set<Promise<void>>();
+        const chains = new Map<string, Promise<void>>();
         for await (const msg of messages) {
-          const task = this.process(msg)
+          const key = this.orderKeyOf(msg);
+          const before = key === null ? undefined : chains.get(key);
+          const task: Promise<void> = (before ? before.then(() => this.process(msg)) : this.process(msg))
             .catch((err) => {
               this.options.logger.error({ err, consumer: this.durable }, 'event processing crashed; left for redelivery');
             })
-            .finally(() => inFlight.delete(task));
+            .finally(() => {
+              inFlight.delete(task);
+              if (key !== null && chains.get(key) === task) chains.delete(key);
+            });
+          if (key !== null) chains.set(key, task);
           inFlight.add(task);
           if (inFlight.size >= concurrency) await Promise.race(inFlight);
           if (this.stopped) break;
@@ -159,6 +172,15 @@ export class DurableConsumer<Tx extends SqlExecutor> {
           this.options.logger.warn({ err: ensureErr, consumer: this.durable }, 'consumer could not be re-created; retrying on the next loop'),
         );
       }
+    }
+  }
+
+  private orderKeyOf(msg: JsMsg): string | null {
+    if (!this.options.orderKey) return null;
+    try {
+      return this.options.orderKey(EnvelopeSchema.parse(msg.json()) as EventEnvelope<unknown>);
+    } catch {
+      return null;
     }
   }
 

@@ -133,6 +133,40 @@ describe('transactional outbox and durable consumer', () => {
     expect(result?.seqs).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
+  it('with concurrency and an order key, keeps the order per key while keys run side by side', async () => {
+    let running = 0;
+    let most = 0;
+    const consumer = new DurableConsumer<SqlExecutor>({
+      nc,
+      db,
+      logger: silent,
+      service: 'catalog',
+      name: 'keyed',
+      from: 'social',
+      concurrency: 6,
+      orderKey: (envelope) => (envelope.data as { key: string }).key,
+    }).on(Counted, async (data, _e, tx) => {
+      running += 1;
+      most = Math.max(most, running);
+      // Later events of a key would overtake earlier ones here if the key did not hold them back.
+      await new Promise((r) => setTimeout(r, ((data.seq * 7) % 5) * 4));
+      await tx.$executeRawUnsafe(
+        'INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int]) ON CONFLICT (key) DO UPDATE SET n = counters.n + 1, seqs = counters.seqs || $2::int',
+        data.key,
+        data.seq,
+      );
+      running -= 1;
+    });
+    consumers.push(consumer);
+    await consumer.start();
+    for (let seq = 1; seq <= 10; seq += 1) for (const key of ['keyed-a', 'keyed-b', 'keyed-c']) await emit(key, seq);
+    for (const key of ['keyed-a', 'keyed-b', 'keyed-c']) {
+      const result = await waitFor(async () => ((await counter(key))?.n === 10 ? counter(key) : undefined));
+      expect(result?.seqs, key).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    }
+    expect(most).toBeGreaterThan(1);
+  });
+
   it('publishes nothing for a rolled-back transaction', async () => {
     await counterConsumer().start();
     await expect(

@@ -8,6 +8,8 @@ import {
   UserFollowed,
   UserUnfollowed,
   UserDeleted,
+  UserDeletionCancelled,
+  UserDeletionScheduled,
   UserRegistered,
   UserTierChanged,
   UserUpdated,
@@ -49,12 +51,23 @@ async function upsertSnapshot(tx: SqlExecutor, s: UserSnapshot): Promise<void> {
   );
 }
 
-/** Starts the durable `<service>--user-projection` consumer of identity's user events. */
+/**
+ * Starts the durable `<service>--user-projection` consumer of identity's user events.
+ *
+ * Account deletion (docs/account-control.md): `UserDeletionScheduled` (ACC-3, ACC-5) sets
+ * `is_deleted` (the user's content is hidden as for a ban), `UserDeletionCancelled` (ACC-4) clears
+ * it (a ban stays in `is_banned`), and `UserDeleted` deletes the row. A service whose own
+ * `UserDeleted` consumer removes the user's content in batches passes `keepDeletedRow: true`: the
+ * projection then only sets `is_deleted` and that consumer deletes the row last, so content not yet
+ * removed stays hidden meanwhile (a hidden-owner check that reads the row would otherwise see no
+ * owner and show it).
+ */
 export async function startUserProjection<Tx extends SqlExecutor>(options: {
   nc: NatsConnection;
   db: TransactionalClient<Tx>;
   logger: FastifyBaseLogger;
   service: ServiceName;
+  keepDeletedRow?: boolean;
 }): Promise<DurableConsumer<Tx>> {
   const consumer = new DurableConsumer<Tx>({ ...options, name: 'user-projection', from: 'identity' })
     .on(UserRegistered, (data, _e, tx) => upsertSnapshot(tx, data))
@@ -62,8 +75,18 @@ export async function startUserProjection<Tx extends SqlExecutor>(options: {
     .on(UserTierChanged, async (data, _e, tx) => {
       await tx.$executeRawUnsafe('UPDATE user_summaries SET tier = $2, updated_at = now() WHERE user_id = $1', data.userId, data.tier);
     })
-    .on(UserDeleted, async (data, _e, tx) => {
+    .on(UserDeletionScheduled, async (data, _e, tx) => {
       await tx.$executeRawUnsafe('UPDATE user_summaries SET is_deleted = true, updated_at = now() WHERE user_id = $1', data.userId);
+    })
+    .on(UserDeletionCancelled, async (data, _e, tx) => {
+      await tx.$executeRawUnsafe('UPDATE user_summaries SET is_deleted = false, updated_at = now() WHERE user_id = $1', data.userId);
+    })
+    .on(UserDeleted, async (data, _e, tx) => {
+      if (options.keepDeletedRow) {
+        await tx.$executeRawUnsafe('UPDATE user_summaries SET is_deleted = true, updated_at = now() WHERE user_id = $1', data.userId);
+      } else {
+        await tx.$executeRawUnsafe('DELETE FROM user_summaries WHERE user_id = $1', data.userId);
+      }
     });
   await consumer.start();
   return consumer;

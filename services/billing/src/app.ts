@@ -3,6 +3,8 @@ import { createServiceApp } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { BillingConfig } from './config.js';
 import { StripeClient } from './modules/payments/stripe.client.js';
+import { startUserDeletion } from './modules/deletion/user-deletion.consumer.js';
+import { BillingDeletionRepository } from './modules/deletion/user-deletion.repository.js';
 import { subscriptionsModule } from './modules/subscriptions/subscriptions.routes.js';
 import { internalSubscriptionsModule } from './modules/subscriptions/internal.routes.js';
 import { SubscriptionsRepository } from './modules/subscriptions/subscriptions.repository.js';
@@ -12,6 +14,7 @@ import { WebhooksRepository } from './modules/webhooks/webhooks.repository.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { WebhookWorker } from './modules/webhooks/webhook.worker.js';
 import { webhooksModule } from './modules/webhooks/webhooks.routes.js';
+import { startBillingExport } from './modules/export/export.consumer.js';
 
 export { loadBillingConfig, type BillingConfig } from './config.js';
 
@@ -28,7 +31,8 @@ export async function buildApp(config: BillingConfig, options: { logger?: boolea
 
   const stripe = new StripeClient(config);
   const subscriptionRows = new SubscriptionsRepository(infra.prisma);
-  const sync = new SubscriptionSync(subscriptionRows);
+  const deletionRows = new BillingDeletionRepository(infra.prisma);
+  const sync = new SubscriptionSync(subscriptionRows, deletionRows);
   const subscriptions = new SubscriptionsService(subscriptionRows, sync, stripe);
   const webhookEvents = new WebhooksRepository(infra.prisma);
   const webhookWorker = stopOnClose(new WebhookWorker(webhookEvents, sync, app.log, config.WEBHOOK_POLL_MS, config.WEBHOOK_RETENTION_DAYS * 86_400_000));
@@ -37,6 +41,9 @@ export async function buildApp(config: BillingConfig, options: { logger?: boolea
   await app.register(subscriptionsModule, { prefix: '/api', subscriptions });
   await app.register(webhooksModule, { prefix: '/api', webhooks });
   await app.register(internalSubscriptionsModule, { subscriptions });
+  // ACC-1: billing's part of an account export (docs/account-control.md "Export").
+  stopOnClose(await startBillingExport({ nc: infra.nc, db: infra.prisma, logger: app.log, storage: infra.storage }));
+  stopOnClose(await startUserDeletion({ nc: infra.nc, db: infra.prisma, logger: app.log, stripe, repo: deletionRows }));
   webhookWorker.start();
   return Object.assign(app, { infra, webhookWorker });
 }

@@ -34,6 +34,8 @@ import { startFollowsCopy } from './modules/tracks/follows-copy.consumer.js';
 import { ViewerFlagsRepository } from './modules/tracks/viewer-flags.repository.js';
 import { TrackReadsRepository } from './modules/tracks/track-reads.repository.js';
 import { processingConsumer } from './modules/tracks/processing.consumer.js';
+import { startCatalogExport } from './modules/export/export.consumer.js';
+import { copyrightHoldsConsumer, duplicatesConsumer } from './modules/duplicates/duplicates.consumer.js';
 import { internalModule } from './modules/internal/internal.routes.js';
 import { InternalPlaylistsService } from './modules/internal/internal-playlists.service.js';
 import { InternalTracksService } from './modules/internal/internal-tracks.service.js';
@@ -57,6 +59,8 @@ import { installDownloadCounter } from './modules/insights/download-counter.js';
 import { SoundRepository } from './modules/sound/sound.repository.js';
 import { soundModule } from './modules/sound/sound.routes.js';
 import { SoundService } from './modules/sound/sound.service.js';
+import { startAccountDeletion } from './modules/deletion/account-deletion.consumer.js';
+import { AccountDeletionRepository } from './modules/deletion/account-deletion.repository.js';
 
 export { loadCatalogConfig, type CatalogConfig } from './config.js';
 
@@ -70,7 +74,8 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     createPrisma: (adapter) => new PrismaClient({ adapter }),
     logger: options.logger,
   });
-  stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'catalog' }));
+  // keepDeletedRow: the account-deletion consumer removes the summary row after the user's content (docs/account-control.md).
+  stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'catalog', keepDeletedRow: true }));
   stopOnClose(
     await startUserCountProjections({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'catalog', followerCounts: true, trackCounts: false }),
   );
@@ -129,7 +134,20 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   });
   const insights = new InsightsService(new InsightsRepository(infra.pool), playLog, counting);
   stopOnClose(startPlayLogMaintenance(playLog, app.log));
+  stopOnClose(
+    await startAccountDeletion({
+      nc: infra.nc,
+      db: infra.prisma,
+      repo: new AccountDeletionRepository(infra.prisma),
+      logger: app.log,
+      storage: infra.storage,
+      redis: infra.redis,
+      historyIndex,
+    }),
+  );
   stopOnClose(await startInsightsBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
+  // ACC-1: catalog's part of an account export (docs/account-control.md "Export").
+  stopOnClose(await startCatalogExport({ nc: infra.nc, db: infra.prisma, logger: app.log, storage: infra.storage }));
   stopOnClose(await startInsightsFollows({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   installDownloadCounter(app, insights);
   if (config.NODE_ENV === 'production' && config.INSIGHTS_CLIENT_SALT === DEV_INSIGHTS_SALT) {
@@ -147,6 +165,11 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   });
   const processing = stopOnClose(processingConsumer({ nc: infra.nc, prisma: infra.prisma, logger: app.log, events, lifecycle }));
   await processing.start();
+  // Duplicate detection's consequences (docs/fingerprints.md): holds and their release.
+  for (const start of [duplicatesConsumer, copyrightHoldsConsumer]) {
+    const consumer = stopOnClose(start({ nc: infra.nc, prisma: infra.prisma, logger: app.log, events }));
+    await consumer.start();
+  }
 
   await app.register(trackListsModule, { prefix: '/api', reads: tracks });
   await app.register(tracksModule, { prefix: '/api', reads: tracks, lifecycle, uploads, plays, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });

@@ -5,6 +5,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { createEnvelope, UserBanned, UserFollowed, UserUnbanned } from '@msp/events';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
+import { InsightsRepository } from '../src/modules/insights/insights.repository.js';
 import { PlayCounting } from '../src/modules/insights/play-counting.js';
 import { ArtistInsightsSchema, TrackInsightsSchema } from '../src/modules/insights/insights.routes.js';
 
@@ -291,5 +292,94 @@ describe('INS-1 INS-2 access and ranges', () => {
     expect(await bad(`/api/insights/me?from=2020-01-01&to=2026-01-01`)).toEqual(['to']);
     const ok = await app.inject({ method: 'GET', url: `/api/insights/me?from=2025-01-01&to=2026-12-31`, headers: as(ARTIST, 'ARTIST') });
     expect(ok.statusCode).toBe(200);
+  });
+});
+
+describe('TRK-17 TRK-18 group commit of concurrent plays', () => {
+  it('writes concurrent plays in shared statements and keeps every counting rule across a batch', async () => {
+    const artist = 7100;
+    await user(artist);
+    await user(7151);
+    await user(7152);
+    const [hot, ...many] = await tracks(71, artist);
+    // At once: one listener playing one track 20 times (R9: one counts), 40 anonymous listeners
+    // playing it (all count), a completion by each signed-in listener, and a listener playing 70
+    // different tracks (the first 60 by arrival count: flood).
+    const results = await Promise.all([
+      ...Array.from({ length: 20 }, () => play(hot!, { userId: 7151 }, 'app')),
+      ...Array.from({ length: 40 }, (_, i) => play(hot!, { ip: `10.77.0.${i + 1}` }, 'embed')),
+      play(hot!, { userId: 7151 }, undefined, 'complete'),
+      play(hot!, { userId: 7152 }, undefined, 'complete'),
+      ...many.map((id) => play(id, { userId: 7152 }, 'station')),
+    ]);
+    expect(results.slice(0, 20).filter((r) => r.message === 'Play counted.')).toHaveLength(1);
+    expect(results.slice(20, 60).every((r) => r.message === 'Play counted.')).toBe(true);
+    expect(new Set(results.map((r) => r.playId)).size).toBe(results.length);
+    expect(await playCount(hot!)).toEqual({ playCount: 41, completedPlayCount: 2 });
+
+    const db = app.infra.pool;
+    const log = await db.query<{ plays: number; counted: number; statements: number; flood: number }>(
+      `SELECT count(*)::int AS plays, count(*) FILTER (WHERE flag IS NULL AND NOT held AND void_id IS NULL)::int AS counted,
+              count(DISTINCT xmin::text)::int AS statements, count(*) FILTER (WHERE flag = 'flood')::int AS flood
+         FROM play_events WHERE artist_id = $1`,
+      [artist],
+    );
+    expect(log.rows[0]).toMatchObject({ plays: 132, counted: 41 + 2 + 60, flood: 10 });
+    // Grouped: far fewer statements (transactions) than plays.
+    expect(log.rows[0]!.statements).toBeLessThan(132 / 4);
+    const rollups = await db.query<{ days: number; artist: number; hours: number; stats: number; counters: number }>(
+      `SELECT (SELECT sum(plays + completions)::int FROM track_play_days d JOIN tracks t ON t.id = d.track_id WHERE t.artist_id = $1) AS days,
+              (SELECT sum(plays + completions)::int FROM artist_play_days WHERE artist_id = $1) AS artist,
+              (SELECT sum(plays + completions)::int FROM track_play_hours h JOIN tracks t ON t.id = h.track_id WHERE t.artist_id = $1) AS hours,
+              (SELECT sum(plays)::int FROM track_daily_stats s JOIN tracks t ON t.id = s.track_id WHERE t.artist_id = $1) AS stats,
+              (SELECT sum(play_count + completed_play_count)::int FROM tracks WHERE artist_id = $1) AS counters`,
+      [artist],
+    );
+    expect(rollups.rows[0]).toEqual({ days: 103, artist: 103, hours: 103, stats: 101, counters: 103 });
+  });
+});
+
+describe('INS-2 top listeners at scale', () => {
+  it("finds the same top listeners by all-time plays as by summing every listener's days, for long and short ranges", async () => {
+    const artist = 7200;
+    const listeners = Array.from({ length: 450 }, (_, i) => 720_001 + i);
+    await app.infra.prisma.userSummary.createMany({
+      data: listeners.map((id, i) => ({ userId: id, username: `l${id}`, displayName: `L ${id}`, isPrivate: i % 7 === 0, isBanned: i % 11 === 0 })),
+    });
+    // Old plays (a year ago) favour one set of listeners, recent ones (the last 30 days) another.
+    await app.infra.pool.query(
+      `INSERT INTO artist_listener_days (artist_id, day, listener_id, plays)
+       SELECT $1, (now() AT TIME ZONE 'UTC')::date - d, l, p FROM (
+         SELECT d, l, CASE WHEN d < 30 THEN (l * 7 + d * 13) % 5 ELSE (l % 17) * (d % 3) END AS p
+           FROM generate_series(0, 400, 1) d, unnest($2::int[]) l WHERE d < 30 OR d BETWEEN 300 AND 330) x WHERE p > 0`,
+      [artist, listeners],
+    );
+    await app.infra.pool.query(
+      `INSERT INTO artist_listener_totals (artist_id, listener_id, plays) SELECT artist_id, listener_id, sum(plays) FROM artist_listener_days WHERE artist_id = $1 GROUP BY 1, 2`,
+      [artist],
+    );
+    const repo = new InsightsRepository(app.infra.pool);
+    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+    for (const [from, to] of [
+      [day(400), day(0)],
+      [day(29), day(0)],
+      [day(3), day(1)],
+      [day(330), day(300)],
+      [day(320), day(10)],
+    ] as const) {
+      const expected = await repo.topListenersBySum(artist, from, to);
+      expect(expected.length, `${from}..${to}`).toBe(10);
+      expect(await repo.topListeners(artist, from, to), `${from}..${to}`).toEqual(expected);
+    }
+    // The same bound for top tracks (all-time playCount), over the group-commit test's artist.
+    for (const [from, to] of [
+      [day(400), day(0)],
+      [day(3), day(1)],
+    ] as const) {
+      expect(await repo.topTracks(7100, from, to), `${from}..${to}`).toEqual(await repo.topTracksBySum(7100, from, to));
+    }
+    expect((await repo.topTracks(7100, day(400), day(0)))[0]).toMatchObject({ plays: 41 });
+    const res = await app.inject({ method: 'GET', url: `/api/insights/me?from=${day(400)}&to=${day(0)}`, headers: as(artist, 'ARTIST') });
+    expect(res.json().topListeners).toEqual(await repo.topListenersBySum(artist, day(400), day(0)));
   });
 });

@@ -128,11 +128,13 @@ describe('catalog user projection from identity events', () => {
       }),
     );
     await publish(createEnvelope(UserTierChanged, { userId: 102, tier: 'PRO' }));
-    await publish(createEnvelope(UserDeleted, { userId: 102 }));
-    const row = await waitFor(() => app.infra.prisma.userSummary.findFirst({ where: { userId: 102, isDeleted: true } }).then((r) => r ?? undefined), {
-      message: 'deletion did not arrive',
+    const row = await waitFor(() => app.infra.prisma.userSummary.findFirst({ where: { userId: 102, tier: 'PRO' } }).then((r) => r ?? undefined), {
+      message: 'tier change did not arrive',
     });
     expect(row).toMatchObject({ username: 'bobby', displayName: 'Bobby', avatarUrl: 'http://cdn.test/b.png', tier: 'PRO', isPrivate: true });
+    // Account deletion (docs/account-control.md): the row goes once the user's content is gone.
+    await publish(createEnvelope(UserDeleted, { userId: 102 }));
+    await waitFor(async () => (await app.infra.prisma.userSummary.count({ where: { userId: 102 } })) === 0, { message: 'deletion did not arrive' });
   });
 });
 

@@ -52,8 +52,16 @@ import { AppsRepository } from './modules/apps/apps.repository.js';
 import { AppsService, startAppsSync } from './modules/apps/apps.service.js';
 import { AppStatusStore } from './modules/apps/app-status.store.js';
 import { appsModule } from './modules/apps/apps.routes.js';
+import { AppUsageRepository } from './modules/apps/app-usage.repository.js';
 import { OAuthServerService } from './modules/oauth-server/oauth-server.service.js';
 import { oauthServerModule } from './modules/oauth-server/oauth-server.routes.js';
+import { DeletionRepository } from './modules/deletion/deletion.repository.js';
+import { DeletionService } from './modules/deletion/deletion.service.js';
+import { createDeletionWorker } from './modules/deletion/deletion.worker.js';
+import { deletionModule } from './modules/deletion/deletion.routes.js';
+import { ExportsRepository } from './modules/exports/exports.repository.js';
+import { ExportAssembler, ExportsService, startExportConsumers } from './modules/exports/exports.service.js';
+import { exportsModule } from './modules/exports/exports.routes.js';
 
 export { loadIdentityConfig, type IdentityConfig } from './config.js';
 
@@ -128,8 +136,8 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   stopOnClose(await startBillingTierConsumer({ nc: infra.nc, db: prisma, logger: app.log }));
   stopOnClose(startRevocationSync(moderation, config.ACCESS_TOKEN_TTL_SECONDS, REVOCATION_SYNC_MS, app.log));
   const appRows = new AppsRepository(prisma);
-  const apps = new AppsService(appRows, revocation, new AppStatusStore(redis), app.log);
-  const oauthServer = new OAuthServerService(appRows, apps, keys, login, (userId) => sessionRows.findTokenUser(userId), config, app.log);
+  const apps = new AppsService(appRows, revocation, new AppStatusStore(redis), app.log, new AppUsageRepository(redis));
+  const oauthServer = new OAuthServerService(appRows, apps, keys, login, mfa, (userId) => sessionRows.findTokenUser(userId), config, app.log);
   stopOnClose(startAppsSync(apps, config.ACCESS_TOKEN_TTL_SECONDS, REVOCATION_SYNC_MS, app.log));
 
   await app.register(keysModule, { keys });
@@ -144,5 +152,40 @@ export async function buildApp(config: IdentityConfig, options: { logger?: boole
   await app.register(moderationModule, { prefix: '/api', moderation });
   await app.register(appsModule, { prefix: '/api', apps });
   await app.register(oauthServerModule, { prefix: '/api', oauthServer });
-  return Object.assign(app, { infra, keys, sessions, moderation, redis });
+  // ACC-1/ACC-2: account data export (docs/account-control.md "Export").
+  const exportRows = new ExportsRepository(prisma);
+  const assembler = new ExportAssembler(exportRows, infra.storage, links, app.log, config.S3_ENDPOINT, config.EXPORT_POLL_MS);
+  const exports = new ExportsService(exportRows, infra.storage);
+  for (const consumer of await startExportConsumers({
+    nc: infra.nc,
+    db: prisma,
+    logger: app.log,
+    storage: infra.storage,
+    rows: exportRows,
+    partRecorded: () => assembler.wake(),
+  })) {
+    stopOnClose(consumer);
+  }
+  await assembler.start();
+  stopOnClose(assembler);
+  await app.register(exportsModule, { prefix: '/api', exports });
+  // ACC-3…ACC-5: account deletion and its grace worker (docs/account-control.md "Deletion").
+  const deletionRows = new DeletionRepository(prisma);
+  let wakeDeletion = () => {};
+  const deletion = new DeletionService(deletionRows, {
+    sessions,
+    revocation,
+    apps,
+    mfa,
+    login,
+    storage: infra.storage,
+    graceSeconds: config.ACCOUNT_DELETION_GRACE,
+    logger: app.log,
+    wake: () => wakeDeletion(),
+  });
+  const deletionWorker = stopOnClose(createDeletionWorker(deletion, deletionRows, config.ACCOUNT_DELETION_POLL_MS, app.log));
+  wakeDeletion = () => deletionWorker.wake();
+  void deletionWorker.start();
+  await app.register(deletionModule, { prefix: '/api', deletion });
+  return Object.assign(app, { infra, keys, sessions, moderation, redis, deletion });
 }

@@ -52,6 +52,8 @@ export const configShape = {
   /** Development only (no SMTP_URL): a writable folder for the .eml files, relative to the working directory. */
   MAIL_DIR: z.string().min(1).default('.data/mail'),
   MAIL_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** How often the account-export assembler looks for exports to build, expire or sweep (a part's arrival wakes it at once). */
+  EXPORT_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(10_000),
   MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
 
   /** Failed logins per client address per 15 min before 429 (R13). */
@@ -102,6 +104,18 @@ export const configShape = {
   WEBAUTHN_RP_ID: z.string().min(1).optional(),
   /** Origins passkey ceremonies may come from; default: the origins of WEB_BASE_URL and PUBLIC_BASE_URL. */
   WEBAUTHN_ORIGINS: commaList.optional(),
+  /**
+   * ACC-3 (docs/account-control.md): how long an account deleted by its owner can still be restored:
+   * a number with a unit `s`, `m`, `h` or `d` (`30d`, `90s`). Parsed into seconds.
+   */
+  ACCOUNT_DELETION_GRACE: z
+    .string()
+    .trim()
+    .regex(/^\d{1,7}(s|m|h|d)$/, 'a number with a unit s, m, h or d, e.g. 30d')
+    .default('30d')
+    .transform((value) => Number(value.slice(0, -1)) * { s: 1, m: 60, h: 3600, d: 86_400 }[value.slice(-1) as 's' | 'm' | 'h' | 'd']),
+  /** How often the grace worker looks for accounts whose grace has passed. */
+  ACCOUNT_DELETION_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
 } as const;
 
 export const requiredEnv = [

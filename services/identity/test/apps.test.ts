@@ -335,3 +335,30 @@ describe('APP-9 APP-10 APP-7 APP-8 authorized apps and suspension', () => {
     expect((await h.app.inject({ method: 'POST', url: '/api/admin/apps/999999/suspend', headers: admin })).statusCode).toBe(404);
   });
 });
+
+describe('APP-1 APP-4 APP-5 APP-7 APP-10 APP-12 app and grant events (notification copies them for webhooks)', () => {
+  it('publishes identity.app.* through the outbox with every change of an app or grant', async () => {
+    type Row = { type: string; payload: { data: Record<string, unknown> } };
+    const events = async (appId: number) =>
+      ((await h.app.infra.prisma.outboxEvent.findMany({ where: { type: { startsWith: 'identity.app.' } }, orderBy: { seq: 'asc' } })) as unknown as Row[])
+        .filter((e) => e.payload.data.appId === appId)
+        .map((e) => ({ type: e.type, ...e.payload.data }));
+    const app = await createApp(alice.headers, { name: 'Evented' });
+    await h.app.inject({ method: 'PATCH', url: `/api/apps/${app.id}`, headers: alice.headers, payload: { name: 'Evented 2' } });
+    await h.app.inject({ method: 'POST', url: `/api/admin/apps/${app.id}/suspend`, headers: admin });
+    await h.app.inject({ method: 'POST', url: `/api/admin/apps/${app.id}/unsuspend`, headers: admin });
+    await authorize(app.clientId, pkce().challenge, 'read webhooks');
+    await h.app.inject({ method: 'DELETE', url: `/api/users/me/authorized-apps/${app.clientId}`, headers: alice.headers });
+    await h.app.inject({ method: 'DELETE', url: `/api/apps/${app.id}`, headers: alice.headers });
+    const ownerId = alice.userId;
+    expect(await events(app.id)).toEqual([
+      expect.objectContaining({ type: 'identity.app.registered.v1', appId: app.id, ownerId, name: 'Evented', suspended: false, clientId: app.clientId }),
+      expect.objectContaining({ type: 'identity.app.updated.v1', name: 'Evented 2', suspended: false }),
+      expect.objectContaining({ type: 'identity.app.suspended.v1', suspended: true }),
+      expect.objectContaining({ type: 'identity.app.suspended.v1', suspended: false }),
+      expect.objectContaining({ type: 'identity.app.grant-changed.v1', userId: ownerId, scopes: ['read', 'webhooks'] }),
+      expect.objectContaining({ type: 'identity.app.grant-revoked.v1', userId: ownerId, reason: 'user-revoked' }),
+      { type: 'identity.app.deleted.v1', appId: app.id, ownerId },
+    ]);
+  });
+});

@@ -13,6 +13,8 @@ import { JobsRepository } from './jobs/jobs.repository.js';
 import { uploadConsumer } from './jobs/upload-consumer.js';
 import { WorkerIdentity } from './jobs/worker-identity.js';
 import { probeModule } from './probe/probe.routes.js';
+import { startMediaAccountDeletion } from './deletion/account-deletion.consumer.js';
+import { MediaAccountDeletionRepository } from './deletion/account-deletion.repository.js';
 
 export { loadMediaProcessingConfig, type MediaProcessingConfig } from './config.js';
 export { PROBE_ROUTE } from './probe/probe.routes.js';
@@ -91,6 +93,20 @@ export async function buildApp(config: MediaProcessingConfig, options: { logger?
   runner.start();
   const consumer = stopOnClose(uploadConsumer({ nc: infra.nc, prisma: infra.prisma, jobs, logger: app.log, runner }));
   await consumer.start();
+  // Account deletion (docs/account-control.md): the user's jobs, fingerprints and objects.
+  stopOnClose(
+    await startMediaAccountDeletion({
+      nc: infra.nc,
+      db: infra.prisma,
+      logger: app.log,
+      deps: {
+        repo: new MediaAccountDeletionRepository(infra.prisma),
+        storageFor: (bucket) => storageFor(bucket || infra.storage.bucket),
+        settleMs: 2 * config.JOB_HEARTBEAT_MS,
+        logger: app.log,
+      },
+    }),
+  );
 
   await app.register(probeModule, { binaries: media, storageFor });
   return Object.assign(app, { infra, media, runner, identity });

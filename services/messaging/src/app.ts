@@ -9,6 +9,8 @@ import { ConversationsService } from './modules/conversations/conversations.serv
 import { MessagesRepository } from './modules/messages/messages.repository.js';
 import { MessagesService } from './modules/messages/messages.service.js';
 import { startBansConsumer, startRelationsConsumer } from './modules/relations/relations.consumers.js';
+import { startUserDeletion } from './modules/deletion/user-deletion.consumer.js';
+import { startMessagingExport } from './modules/export/export.consumer.js';
 
 export { loadMessagingConfig, type MessagingConfig } from './config.js';
 
@@ -23,10 +25,14 @@ export async function buildApp(config: MessagingConfig, options: { logger?: bool
     logger: options.logger,
   });
   const consumerDeps = { nc: infra.nc, db: infra.prisma, logger: app.log };
-  stopOnClose(await startUserProjection({ ...consumerDeps, service: 'messaging' }));
+  // The deletion consumer (modules/deletion) removes the user copy last, after their participation.
+  stopOnClose(await startUserProjection({ ...consumerDeps, service: 'messaging', keepDeletedRow: true }));
   stopOnClose(await startUserCountProjections({ ...consumerDeps, service: 'messaging', followerCounts: true, trackCounts: true }));
   stopOnClose(await startRelationsConsumer(consumerDeps));
   stopOnClose(await startBansConsumer(consumerDeps));
+  stopOnClose(await startUserDeletion(consumerDeps));
+  // ACC-1: messaging's part of an account export (docs/account-control.md "Export").
+  stopOnClose(await startMessagingExport({ ...consumerDeps, storage: infra.storage }));
 
   const catalog = new CatalogClient(config.CATALOG_URL, config.CATALOG_TIMEOUT_MS, app.log);
   const conversationRows = new ConversationsRepository(infra.prisma);

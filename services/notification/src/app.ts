@@ -5,6 +5,7 @@ import type { NotificationConfig } from './config.js';
 import { startActivityConsumers } from './modules/activity/activity.consumers.js';
 import { startRealtimeDelivery } from './modules/delivery/realtime-delivery.consumers.js';
 import { BadgeCounter } from './modules/notifications/badge.counter.js';
+import { startUserDeletion } from './modules/deletion/user-deletion.consumer.js';
 import { startDedupSweeper } from './modules/notifications/dedup.sweeper.js';
 import { NotificationCreator } from './modules/notifications/notification.creator.js';
 import { notificationsModule } from './modules/notifications/notifications.routes.js';
@@ -19,6 +20,13 @@ import { DeviceTokensService } from './modules/push/device-tokens.service.js';
 import { startPushConsumer } from './modules/push/push.consumer.js';
 import { generateVapidKeys, HttpMobilePushProvider, WebPushSender } from './modules/push/push.providers.js';
 import { setupRealtime } from './modules/realtime/realtime.module.js';
+import { startWebhookConsumers } from './modules/webhooks/webhooks.consumers.js';
+import { WebhookDispatcher } from './modules/webhooks/webhooks.dispatcher.js';
+import { WebhooksRepository } from './modules/webhooks/webhooks.repository.js';
+import { webhooksModule } from './modules/webhooks/webhooks.routes.js';
+import { WebhooksService } from './modules/webhooks/webhooks.service.js';
+import { startNotificationExport } from './modules/export/export.consumer.js';
+import { startExportReadyNotices } from './modules/export/export-ready.consumer.js';
 
 export { loadNotificationConfig, type NotificationConfig } from './config.js';
 
@@ -50,13 +58,18 @@ export async function buildApp(config: NotificationConfig, options: { logger?: b
   const realtime = await setupRealtime({ app, config, nc: infra.nc, js: infra.js, redis: infra.redis, stopOnClose, addReadiness });
 
   const deps = { nc: infra.nc, prisma: infra.prisma, logger: app.log };
-  stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'notification' }));
+  // The deletion consumer (modules/deletion) removes the user copy last.
+  stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'notification', keepDeletedRow: true }));
+  // ACC-1: notification's part of an account export (docs/account-control.md "Export").
+  stopOnClose(await startNotificationExport({ nc: infra.nc, db: infra.prisma, logger: app.log, storage: infra.storage }));
   stopOnClose(
     await startUserCountProjections({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'notification', followerCounts: true, trackCounts: true }),
   );
   for (const c of await startActivityConsumers({ ...deps, creator: new NotificationCreator(notificationRows) })) stopOnClose(c);
+  stopOnClose(await startExportReadyNotices({ ...deps, creator: new NotificationCreator(notificationRows) }));
   for (const c of await startRealtimeDelivery({ ...deps, fanout: realtime.fanout, badge })) stopOnClose(c);
   stopOnClose(startDedupSweeper(notificationRows, app.log));
+  stopOnClose(await startUserDeletion({ nc: infra.nc, db: infra.prisma, logger: app.log, badge }));
 
   const generated = config.VAPID_PUBLIC_KEY && config.VAPID_PRIVATE_KEY ? null : generateVapidKeys();
   if (generated) app.log.warn('no VAPID keys configured: generated a pair for this process (development only)');
@@ -70,5 +83,31 @@ export async function buildApp(config: NotificationConfig, options: { logger?: b
     mobile: config.MOBILE_PUSH_URL ? new HttpMobilePushProvider(config.MOBILE_PUSH_URL, config.PUSH_TIMEOUT_MS, app.log) : null,
   };
   stopOnClose(await startPushConsumer({ ...deps, ...push, tokens: deviceTokens, concurrency: config.PUSH_CONCURRENCY, endpoints }));
+
+  // Webhooks (APP-18…22, docs/developer-platform.md): consumers queue deliveries, the dispatcher sends them.
+  const webhookRows = new WebhooksRepository(infra.prisma);
+  const webhookPolicy = { production: config.NODE_ENV === 'production' };
+  const dispatcher = new WebhookDispatcher(
+    webhookRows,
+    {
+      backoffBaseMs: config.WEBHOOK_BACKOFF_BASE_MS,
+      backoffMaxMs: config.WEBHOOK_BACKOFF_MAX_MS,
+      retryWindowMs: config.WEBHOOK_RETRY_WINDOW_MS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      pollMs: config.WEBHOOK_POLL_MS,
+      logDays: config.WEBHOOK_LOG_DAYS,
+      databaseUrl: config.DATABASE_URL,
+      policy: webhookPolicy,
+    },
+    app.log,
+  );
+  await app.register(webhooksModule, {
+    prefix: '/api',
+    webhooks: new WebhooksService(webhookRows, webhookPolicy, config.WEBHOOK_LOG_DAYS, () => dispatcher.wake()),
+  });
+  for (const c of await startWebhookConsumers(deps)) stopOnClose(c);
+  await dispatcher.start();
+  stopOnClose(dispatcher);
   return Object.assign(app, { infra, realtime, vapidPublicKey: vapid.publicKey });
 }

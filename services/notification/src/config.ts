@@ -35,6 +35,21 @@ export const configShape = {
   PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** WEB tokens name the endpoint we POST to: only public https hosts unless this is true (tests, local push stand-ins). */
   WEB_PUSH_ALLOW_PRIVATE_ENDPOINTS: z.stringbool().default(false),
+  /** Webhooks (APP-18…22): first retry delay, doubled per attempt up to WEBHOOK_BACKOFF_MAX_MS. */
+  WEBHOOK_BACKOFF_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
+  WEBHOOK_BACKOFF_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
+  /** How long a delivery is retried, and how long an endpoint may fail before it is disabled (3 days). */
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(3 * 86_400_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Deliveries in flight at once per process. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** The delivery log (APP-21) keeps this many days. */
+  WEBHOOK_LOG_DAYS: z.coerce.number().int().min(1).max(365).default(30),
 } as const;
 
 export const requiredEnv = [

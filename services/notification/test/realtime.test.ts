@@ -31,11 +31,21 @@ interface TokenOptions {
   sid?: string;
   expiresIn?: string | number;
   foreign?: boolean;
+  /** An app's token: its client id (`azp`) and scopes. */
+  app?: { clientId: string; scope: string };
 }
 
 function token(o: TokenOptions): Promise<string> {
   return jwks.sign(
-    { sub: String(o.userId), username: `user${o.userId}`, role: 'ARTIST', tier: 'FREE', sid: o.sid ?? randomUUID(), jti: randomUUID() },
+    {
+      sub: String(o.userId),
+      username: `user${o.userId}`,
+      role: 'ARTIST',
+      tier: 'FREE',
+      sid: o.sid ?? randomUUID(),
+      jti: randomUUID(),
+      ...(o.app ? { azp: o.app.clientId, scope: o.app.scope } : {}),
+    },
     { expiresIn: o.expiresIn, signWithForeignKey: o.foreign },
   );
 }
@@ -382,6 +392,28 @@ describe('R14 moderation closes websocket sessions', () => {
     await redis.set(REVOCATION_KEYS.revokedSession(sid), '1', 'EX', 120);
     const frame = await withTimeout(handle.error, 'ERROR after revocation');
     expect(frame.headers.message).toMatch(/^UNAUTHORIZED: /);
+  });
+});
+
+describe('WS-1 app tokens (docs/developer-platform.md)', () => {
+  it("refuses an app's token without the messages scope, and a suspended app's token at CONNECT and on the sweep", async () => {
+    const clientId = `app_ws_${randomUUID()}`;
+    const app = { clientId, scope: 'read messages' };
+    await expectRefused({ Authorization: `Bearer ${await token({ userId: newUserId(), app: { clientId, scope: 'read' } })}` }, 'UNAUTHORIZED');
+
+    const open = stomp({ Authorization: `Bearer ${await token({ userId: newUserId(), app })}` });
+    await withTimeout(open.connected, 'CONNECTED with an app token');
+
+    await redis.set(REVOCATION_KEYS.appStatus(clientId), 'suspended', 'EX', 120);
+    const refused = await expectRefused({ Authorization: `Bearer ${await token({ userId: newUserId(), app })}` }, 'UNAUTHORIZED');
+    expect(refused.headers.message).toContain('app has been suspended');
+    // The session opened before the suspension closes within the sweep period.
+    const frame = await withTimeout(open.error, 'ERROR after the suspension');
+    expect(frame.headers.message).toMatch(/^UNAUTHORIZED: The app has been suspended/);
+    // Another app's and a user's own tokens are not affected.
+    const other = stomp({ Authorization: `Bearer ${await token({ userId: newUserId(), app: { clientId: `app_ws_${randomUUID()}`, scope: 'messages' } })}` });
+    await withTimeout(other.connected, 'CONNECTED with another app');
+    await redis.del(REVOCATION_KEYS.appStatus(clientId));
   });
 });
 

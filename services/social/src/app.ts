@@ -20,8 +20,10 @@ import { InternalReadsRepository } from './modules/internal/internal.repository.
 import { internalModule } from './modules/internal/internal.routes.js';
 import { InternalReadsService } from './modules/internal/internal.service.js';
 import { startUserBans } from './modules/users/user-bans.consumer.js';
+import { startUserDeletion } from './modules/deletion/user-deletion.consumer.js';
 import { reportsModule } from './modules/reports/reports.routes.js';
 import { ReportsService } from './modules/reports/reports.service.js';
+import { startDuplicateReports } from './modules/reports/duplicate-reports.consumer.js';
 
 import { BlocksRepository } from './modules/blocks/blocks.repository.js';
 import { CommentsRepository } from './modules/comments/comments.repository.js';
@@ -34,6 +36,7 @@ import { ReportsRepository } from './modules/reports/reports.repository.js';
 import { GraphLocksRepository } from './modules/users/graph-locks.repository.js';
 import { UsersRepository } from './modules/users/users.repository.js';
 import { PrismaTransactions } from './sql/transactions.repository.js';
+import { startSocialExport } from './modules/export/export.consumer.js';
 
 export { loadSocialConfig, type SocialConfig } from './config.js';
 
@@ -47,9 +50,14 @@ export async function buildApp(config: SocialConfig, options: { logger?: boolean
     createPrisma: (adapter) => new PrismaClient({ adapter }),
     logger: options.logger,
   });
-  stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'social' }));
+  // The deletion consumer (modules/deletion) removes the user copy last, after the user's rows.
+  stopOnClose(await startUserProjection({ nc: infra.nc, db: infra.prisma, logger: app.log, service: 'social', keepDeletedRow: true }));
   stopOnClose(await startCatalogSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(await startUserBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
+  stopOnClose(await startDuplicateReports({ nc: infra.nc, db: infra.prisma, logger: app.log, reports: new ReportsRepository(infra.prisma) }));
+  // ACC-1: social's part of an account export (docs/account-control.md "Export").
+  stopOnClose(await startSocialExport({ nc: infra.nc, db: infra.prisma, logger: app.log, storage: infra.storage }));
+  stopOnClose(await startUserDeletion({ nc: infra.nc, db: infra.prisma, logger: app.log }));
 
   // Collaborators are built here and handed to the services by constructor (layering):
   // repositories hold the SQL, services the rules, routes the HTTP.

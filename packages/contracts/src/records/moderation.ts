@@ -4,10 +4,29 @@ import { ReportReasonSchema, ReportStatusSchema, ReportTargetTypeSchema } from '
 import { CountSchema, DateTimeSchema, IdSchema } from './primitives.js';
 
 /** The target fields are a snapshot taken when the report was filed (R14). */
+/**
+ * What duplicate detection found (docs/fingerprints.md): the matched track, the matched stretch in
+ * seconds in the reported track and in the matched one, and the score (1 identical, 0 unrelated).
+ */
+export const ReportEvidenceSchema = z.object({
+  matchedTrackId: IdSchema,
+  matchedArtistId: IdSchema,
+  trackStartSeconds: z.number().min(0),
+  trackEndSeconds: z.number().min(0),
+  matchedStartSeconds: z.number().min(0),
+  matchedEndSeconds: z.number().min(0),
+  /** Matched length over the shorter track's length. */
+  coverage: z.number().min(0).max(1),
+  score: z.number().min(0).max(1),
+});
+export type ReportEvidence = z.infer<typeof ReportEvidenceSchema>;
+
 export const ReportSchema = z.object({
   id: IdSchema,
-  reporterId: IdSchema,
-  reporterUsername: z.string(),
+  /** Null for a report the platform filed itself (duplicate detection: reason COPYRIGHT, with `evidence`). */
+  reporterId: IdSchema.nullable(),
+  /** Null when `reporterId` is. */
+  reporterUsername: z.string().nullable(),
   targetType: ReportTargetTypeSchema,
   /** Track id or comment id. */
   targetId: IdSchema,
@@ -30,6 +49,8 @@ export const ReportSchema = z.object({
   commentContent: z.string().nullable(),
   /** COMMENT only: the author's username. */
   commentAuthor: z.string().nullable(),
+  /** Reports filed by duplicate detection only: what matched. */
+  evidence: ReportEvidenceSchema.optional(),
 });
 export type Report = z.infer<typeof ReportSchema>;
 

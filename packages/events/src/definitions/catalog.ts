@@ -52,6 +52,12 @@ export const TrackSnapshotSchema = z.object({
   genre: z.string(),
   publishedAt: z.string().nullable(),
   createdAt: z.string(),
+  /**
+   * Held back after duplicate detection matched another artist's track (docs/fingerprints.md):
+   * out of every public list, station, feed and search until an admin dismisses the report.
+   * Absent in events written before it existed (= false).
+   */
+  heldBack: z.boolean().optional(),
 });
 export type TrackSnapshot = z.infer<typeof TrackSnapshotSchema>;
 
@@ -61,6 +67,36 @@ export const TrackChanged = defineEvent('catalog.track.changed.v1', TrackSnapsho
 export const TrackPublished = defineEvent('catalog.track.published.v1', TrackSnapshotSchema);
 
 export const TrackDeleted = defineEvent('catalog.track.deleted.v1', z.object({ trackId: Id, artistId: Id, byAdmin: z.boolean() }));
+
+/**
+ * Catalog's reading of media-processing's TrackDuplicateDetected (docs/fingerprints.md): the new
+ * upload `trackId` repeats `duplicateOfTrackId`. `sameArtist` → the artist is told, nothing held
+ * back; otherwise the new track is held back (`heldBack`), social files a COPYRIGHT report and
+ * notification tells both artists. Sent once per upload attempt.
+ */
+export const TrackDuplicateFound = defineEvent(
+  'catalog.track.duplicate-found.v1',
+  z.object({
+    trackId: Id,
+    artistId: Id,
+    title: z.string(),
+    duplicateOfTrackId: Id,
+    duplicateArtistId: Id,
+    duplicateTitle: z.string(),
+    sameArtist: z.boolean(),
+    heldBack: z.boolean(),
+    /** Seconds of the matched stretch in each track, and its score (as media-processing measured). */
+    evidence: z.object({
+      trackStartSeconds: z.number().min(0),
+      trackEndSeconds: z.number().min(0),
+      duplicateStartSeconds: z.number().min(0),
+      duplicateEndSeconds: z.number().min(0),
+      coverage: z.number().min(0).max(1),
+      score: z.number().min(0).max(1),
+    }),
+    at: z.string(),
+  }),
+);
 
 /** Public FINISHED tracks of a user changed (identity and social keep trackCount). */
 export const ArtistTrackCountChanged = defineEvent('catalog.artist.track-count-changed.v1', z.object({ userId: Id, trackCount: Count }));

@@ -20,3 +20,12 @@ export const NotificationCreated = defineEvent(
 
 /** NOT-4 marked the recipient's notifications read (WS-3 NOTIFICATIONS_READ). */
 export const NotificationsRead = defineEvent('notification.notifications.read.v1', z.object({ recipientId: Id, unreadCount: z.number().int().min(0) }));
+
+/**
+ * Webhooks (docs/developer-platform.md): an app's endpoint failed for the whole retry window (3 days)
+ * and was disabled; its owner is to be told.
+ */
+export const WebhookEndpointDisabled = defineEvent(
+  'notification.webhook.disabled.v1',
+  z.object({ webhookId: Id, appId: Id, ownerId: Id, url: z.string(), failingSince: z.string() }),
+);

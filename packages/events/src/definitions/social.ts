@@ -71,17 +71,25 @@ export const CommentDeleted = defineEvent(
  * do not, R14 "the counts shown to others follow"). Social recounts, under the counters' row
  * locks, every counter the user's rows contribute to and sends the results as values (at most
  * `RECOUNT_CHUNK` entries per list and event); consumers SET their copies.
- * `userId` is the banned or unbanned user (null for the migration's one-off backfill).
+ * `userId` is the banned or unbanned user (null for the migration's one-off backfill and for
+ * USER_DELETED, whose rows are gone).
  */
 export const RECOUNT_CHUNK = 500;
 export const CountsRecounted = defineEvent(
   'social.counts.recounted.v1',
   z.object({
     userId: Id.nullable(),
-    cause: z.enum(['USER_BANNED', 'USER_UNBANNED', 'BACKFILL']),
+    /** USER_DELETION_*: ACC-3 hides like a ban, ACC-4 unhides, and the deletion (ACC-5) removes the user's rows. */
+    cause: z.enum(['USER_BANNED', 'USER_UNBANNED', 'BACKFILL', 'USER_DELETION_SCHEDULED', 'USER_DELETION_CANCELLED', 'USER_DELETED']),
     tracks: z.array(z.object({ trackId: Id, likeCount: Count, repostCount: Count, commentCount: Count })).max(RECOUNT_CHUNK),
     playlists: z.array(z.object({ playlistId: Id, likeCount: Count, repostCount: Count })).max(RECOUNT_CHUNK),
     users: z.array(z.object({ userId: Id, followerCount: Count, followingCount: Count })).max(RECOUNT_CHUNK),
     at: z.string(),
   }),
 );
+
+/**
+ * An admin set a duplicate-detection COPYRIGHT report (no reporter) to DISMISSED (MOD-7): catalog
+ * releases the held-back track (docs/fingerprints.md). Sent on each change to DISMISSED.
+ */
+export const CopyrightHoldDismissed = defineEvent('social.copyright-hold.dismissed.v1', z.object({ reportId: Id, trackId: Id, at: z.string() }));

@@ -7,7 +7,8 @@
  * signs one and POSTs it to the webhook URL, as Stripe (or the Stripe CLI's `trigger`) would.
  *
  * Endpoints: POST /v1/customers, GET /v1/customers/:id, POST /v1/checkout/sessions,
- * GET /v1/checkout/sessions/:id, GET|POST /v1/subscriptions/:id; development helpers:
+ * GET /v1/checkout/sessions/:id, GET|POST|DELETE /v1/subscriptions/:id, DELETE /v1/customers/:id;
+ * development helpers:
  * GET /checkout/:sessionId (the checkout page: pays the session and delivers its events) and
  * POST /_stand-in/trigger {type, userId} (used by `pnpm --filter @msp/billing stripe:trigger`).
  */
@@ -311,6 +312,20 @@ export class StripeStandIn {
       this.found(this.subscriptions, second!, 'subscription');
       const cancel = body.cancel_at_period_end;
       return this.updateSubscription(second!, cancel === undefined ? {} : { cancel_at_period_end: cancel === 'true' });
+    }
+    // ACC-5: cancel at once (Stripe answers the canceled subscription) and delete a customer
+    // (Stripe cancels its subscriptions and answers {id, object, deleted: true}).
+    if (resource === 'subscriptions' && parts.length === 3 && method === 'DELETE') {
+      this.found(this.subscriptions, second!, 'subscription');
+      return this.updateSubscription(second!, { status: 'canceled' });
+    }
+    if (resource === 'customers' && parts.length === 3 && method === 'DELETE') {
+      this.found(this.customers, second!, 'customer');
+      this.customers.delete(second!);
+      for (const sub of this.subscriptions.values()) {
+        if (sub.customer === second && sub.status !== 'canceled') this.updateSubscription(String(sub.id), { status: 'canceled' });
+      }
+      return { id: second!, object: 'customer', deleted: true };
     }
     throw new StandInError(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path}).`);
   }

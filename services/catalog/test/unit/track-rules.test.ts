@@ -13,6 +13,7 @@ const facts = (over: Partial<Parameters<typeof canSee>[0]> = {}) => ({
   artistId: ARTIST,
   deletedAt: null,
   isPrivate: false,
+  heldBack: false,
   state: 'FINISHED',
   artistHidden: false,
   blocked: false,
@@ -28,6 +29,7 @@ describe('R2 visibility (with R7 blocks and R14 hidden artists)', () => {
   it('hides private, unfinished, deleted tracks, banned or deleted artists and blocked artists from others', () => {
     for (const over of [
       { isPrivate: true },
+      { heldBack: true },
       { state: 'PROCESSING' },
       { state: 'FAILED' },
       { deletedAt: new Date() },
@@ -41,6 +43,7 @@ describe('R2 visibility (with R7 blocks and R14 hidden artists)', () => {
   it('shows the artist and admins their private and unfinished tracks, never deleted ones', () => {
     for (const who of [caller(ARTIST, 'ARTIST'), caller(99, 'ADMIN')]) {
       expect(canSee(facts({ isPrivate: true, state: 'PROCESSING' }), who)).toBe(true);
+      expect(canSee(facts({ heldBack: true }), who)).toBe(true);
       expect(canSee(facts({ deletedAt: new Date() }), who)).toBe(false);
     }
     // Admins see through blocks and bans (R14: hidden from all but admins).

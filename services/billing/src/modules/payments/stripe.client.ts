@@ -70,6 +70,35 @@ export class StripeClient {
   }
 
   /**
+   * ACC-5: cancels the subscription at once (no period end to wait for: the account is gone).
+   * One already canceled or unknown at the provider counts as done, so a retry converges.
+   */
+  async cancelNow(subscriptionId: string): Promise<void> {
+    const current = await this.call(
+      () => this.stripe.subscriptions.retrieve(subscriptionId),
+      (err) => (isMissing(err, 'id') ? new MissingResourceError() : null),
+    ).catch((err: unknown) => {
+      if (err instanceof MissingResourceError) return null;
+      throw err;
+    });
+    if (!current || current.status === 'canceled') return;
+    await this.call(() => this.stripe.subscriptions.cancel(subscriptionId));
+  }
+
+  /**
+   * ACC-5: deletes the customer at the provider (its payment methods and personal details; the
+   * provider keeps the invoices, as the law requires). An unknown customer counts as done.
+   */
+  async deleteCustomer(customerId: string): Promise<void> {
+    await this.call(
+      () => this.stripe.customers.del(customerId),
+      (err) => (isMissing(err, 'id') ? new MissingResourceError() : null),
+    ).catch((err: unknown) => {
+      if (!(err instanceof MissingResourceError)) throw err;
+    });
+  }
+
+  /**
    * SUB-5: `constructEvent` checks Stripe-Signature over the raw bytes (HMAC-SHA256 with the
    * endpoint secret, timestamp within the tolerance) and only then parses them. A signature
    * problem is 400 INVALID_SIGNATURE; verified bytes that are not JSON throw a SyntaxError
@@ -97,6 +126,9 @@ export class StripeClient {
     }
   }
 }
+
+/** The named object does not exist at the provider (any more). */
+class MissingResourceError extends Error {}
 
 function isMissing(err: unknown, param: string): boolean {
   return err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'resource_missing' && err.param === param;

@@ -1,4 +1,5 @@
 import { SubscriptionTierChanged, writeOutbox } from '@msp/events';
+import type { BillingDeletionRepository } from '../deletion/user-deletion.repository.js';
 import type { ProviderChange } from '../webhooks/provider-events.js';
 import { isProStatus } from './subscription-status.mapper.js';
 import { type SubscriptionsRepository, type StoredSubscription, type SubscriptionWrite, type Tx } from './subscriptions.repository.js';
@@ -20,9 +21,16 @@ export interface ApplyContext {
  * for stored events and by SUB-3/SUB-4 for the provider's answer.
  */
 export class SubscriptionSync {
-  constructor(private readonly repo: SubscriptionsRepository) {}
+  constructor(
+    private readonly repo: SubscriptionsRepository,
+    private readonly retired?: Pick<BillingDeletionRepository, 'isRetired'>,
+  ) {}
 
   async apply(tx: Tx, change: ProviderChange, context: ApplyContext): Promise<{ outcome: ApplyOutcome; row: StoredSubscription | null }> {
+    // ACC-5: the provider's later news about a deleted account (its cancellation, say) is dropped.
+    if (await this.retired?.isRetired(tx, { subscriptionId: change.subscriptionId, customerId: change.customerId })) {
+      return { outcome: 'ignored', row: null };
+    }
     const userId = await this.resolveUser(tx, change);
     if (userId === null) return { outcome: 'unmatched', row: null };
     await this.repo.lockUser(tx, userId);

@@ -16,12 +16,21 @@ export function blockedSql(viewer: string, userId: string): string {
 }
 
 /**
- * A track `t` anybody may see in a list (R2): public, FINISHED, not deleted, its artist present and
- * not banned, no block with the viewer. The first three conditions are written as the partial
- * indexes' predicates so the planner can use them.
+ * The artist's held-back tracks (duplicate detection, docs/fingerprints.md) excluded by id: the ids
+ * are read once (`tracks_held_back_idx`), so an artist's page stays an index-only scan.
+ * `artistId` is a parameter placeholder or an uncorrelated scalar subquery.
+ */
+export function notHeldBackOfArtistSql(t: string, artistId: string): string {
+  return `${t}.id <> ALL (ARRAY(SELECT hb.id FROM tracks hb WHERE hb.artist_id = ${artistId} AND hb.held_back))`;
+}
+
+/**
+ * A track `t` anybody may see in a list (R2): public, FINISHED, not deleted, not held back
+ * (docs/fingerprints.md), its artist present and not banned, no block with the viewer. The first
+ * three conditions are written as the partial indexes' predicates so the planner can use them.
  */
 export function listedTrackSql(t: string, viewer: string): string {
-  return `${t}.deleted_at IS NULL AND NOT ${t}.is_private AND ${t}.state = 'FINISHED'
+  return `${t}.deleted_at IS NULL AND NOT ${t}.is_private AND ${t}.state = 'FINISHED' AND NOT ${t}.held_back
       AND NOT ${ownerHiddenSql(`${t}.artist_id`)} AND NOT ${blockedSql(viewer, `${t}.artist_id`)}`;
 }
 
@@ -32,7 +41,7 @@ export function listedTrackSql(t: string, viewer: string): string {
  * indexes' predicates so the planner uses them.
  */
 export function stationPoolSql(t: string): string {
-  return `${t}.deleted_at IS NULL AND NOT ${t}.is_private AND ${t}.state = 'FINISHED' AND NOT ${ownerHiddenSql(`${t}.artist_id`)}
+  return `${t}.deleted_at IS NULL AND NOT ${t}.is_private AND ${t}.state = 'FINISHED' AND NOT ${t}.held_back AND NOT ${ownerHiddenSql(`${t}.artist_id`)}
       AND ${t}.access = 'PLAYABLE' AND ${t}.progressive_key IS NOT NULL AND ${t}.waveform_key IS NOT NULL`;
 }
 

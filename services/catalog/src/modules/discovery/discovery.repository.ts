@@ -300,7 +300,7 @@ export class DiscoveryRepository {
   async mainGenres(artistId: number): Promise<string[]> {
     const main = await this.prisma.$queryRawUnsafe<Array<{ genre: string }>>(
       `SELECT t.genre_key AS genre FROM tracks t
-        WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
+        WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' AND NOT t.held_back
         GROUP BY t.genre_key ORDER BY count(*) DESC, t.genre_key LIMIT 3`,
       artistId,
     );

@@ -239,6 +239,7 @@ function stillOnAir(row: ReadTrack): boolean {
   return (
     !row.deletedAt &&
     !row.isPrivate &&
+    !row.heldBack &&
     row.state === 'FINISHED' &&
     row.access === 'PLAYABLE' &&
     !!row.progressiveKey &&

@@ -17,6 +17,26 @@ export interface ArtistDayRow extends SeriesRow {
   followersLost: number;
 }
 
+export interface TopListener {
+  username: string;
+  displayName: string;
+  plays: number;
+}
+
+export interface TopTrack {
+  trackId: number;
+  title: string;
+  plays: number;
+}
+
+/** Tracks read per page by `topTracks`, and the pages read before it sums the range for every track. */
+const TOP_TRACK_PAGE = 20;
+const TOP_TRACK_PAGES = 5;
+
+/** Listeners read per page by `topListeners`, and the pages read before it sums the range for everyone. */
+const TOP_LISTENER_PAGE = 100;
+const TOP_LISTENER_PAGES = 10;
+
 /** Points of the retention curve: 0 %, 1 %, …, 99 % of the duration. */
 export const RETENTION_POINTS = 100;
 
@@ -121,11 +141,39 @@ export class InsightsRepository {
     return rows;
   }
 
-  /** The artist's 10 most played tracks over the days. */
-  async topTracks(artistId: number, from: string, to: string): Promise<Array<{ trackId: number; title: string; plays: number }>> {
-    const { rows } = await this.pool.query<{ trackId: number; title: string; plays: number }>(
+  /**
+   * The artist's 10 most played tracks over the days. Exact, without summing every track's days:
+   * the tracks are read by their all-time counted plays (`tracks.play_count`, which no range can
+   * exceed), a page at a time, each one's plays in the range summed from trending's day counters
+   * (`track_daily_stats`: one row per track and day); the search stops once the 10th best has more
+   * plays in the range than the next track has in all. After TOP_TRACK_PAGES pages, every track's
+   * days are summed instead (`topTracksBySum`).
+   */
+  async topTracks(artistId: number, from: string, to: string): Promise<TopTrack[]> {
+    const best: TopTrack[] = [];
+    for (let page = 0; page < TOP_TRACK_PAGES; page++) {
+      type Candidate = TopTrack & { total: number };
+      const { rows }: pg.QueryResult<Candidate> = await this.pool.query<Candidate>(
+        `WITH t AS (SELECT id, title, play_count FROM tracks WHERE artist_id = $1 AND play_count > 0 ORDER BY play_count DESC, id LIMIT $4 OFFSET $5)
+         SELECT t.id AS "trackId", t.title, t.play_count AS total,
+                (SELECT coalesce(sum(s.plays), 0) FROM track_daily_stats s WHERE s.track_id = t.id AND s.day BETWEEN $2::date AND $3::date)::int AS plays
+           FROM t ORDER BY t.play_count DESC, t.id`,
+        [artistId, from, to, TOP_TRACK_PAGE, page * TOP_TRACK_PAGE],
+      );
+      for (const row of rows) if (row.plays > 0) best.push({ trackId: row.trackId, title: row.title, plays: row.plays });
+      best.sort((x, y) => y.plays - x.plays || x.trackId - y.trackId);
+      best.splice(10);
+      const last: Candidate | undefined = rows.at(-1);
+      if (!last || rows.length < TOP_TRACK_PAGE || (best.length === 10 && best[9]!.plays > last.total)) return best;
+    }
+    return this.topTracksBySum(artistId, from, to);
+  }
+
+  /** The same by summing every track's days in the range. */
+  async topTracksBySum(artistId: number, from: string, to: string): Promise<TopTrack[]> {
+    const { rows } = await this.pool.query<TopTrack>(
       `SELECT t.id AS "trackId", t.title, x.plays::int AS plays
-         FROM (SELECT track_id, sum(plays) AS plays FROM track_play_days
+         FROM (SELECT track_id, sum(plays) AS plays FROM track_daily_stats
                 WHERE track_id IN (SELECT id FROM tracks WHERE artist_id = $1) AND day BETWEEN $2::date AND $3::date
                 GROUP BY track_id HAVING sum(plays) > 0 ORDER BY 2 DESC, 1 LIMIT 10) x
          JOIN tracks t ON t.id = x.track_id
@@ -138,11 +186,52 @@ export class InsightsRepository {
   /**
    * The 10 signed-in listeners who played the artist most over the days, public profiles only:
    * private, banned and deleted users are left out before the limit (R8, R14); the artist too.
-   * The 200 most active are checked first (an index probe each), all of them only when fewer than
-   * 10 of those have public profiles.
+   * Exact, without summing every listener's days: listeners are read by their all-time plays of
+   * the artist (`artist_listener_totals`), a page at a time, and each one's plays in the range
+   * summed from their own days; no listener further down can have more plays in the range than
+   * their all-time plays, so the search stops once the 10th best has more than that. Over a long
+   * range that is the first page or two. When a short range makes the bound useless (more than
+   * TOP_LISTENER_PAGES pages), the range's days are summed for everyone instead (`topListenersBySum`).
    */
-  async topListeners(artistId: number, from: string, to: string, candidates = 200): Promise<Array<{ username: string; displayName: string; plays: number }>> {
-    const { rows } = await this.pool.query<{ username: string; displayName: string; plays: number }>(
+  async topListeners(artistId: number, from: string, to: string): Promise<TopListener[]> {
+    const best: Array<TopListener & { listenerId: number }> = [];
+    let after = null as { plays: number; listenerId: number } | null;
+    for (let page = 0; page < TOP_LISTENER_PAGES; page++) {
+      type Candidate = { listenerId: number; total: number; plays: number; username: string | null; displayName: string | null };
+      const { rows }: pg.QueryResult<Candidate> = await this.pool.query<Candidate>(
+        `WITH c AS (SELECT listener_id, plays AS total FROM artist_listener_totals
+                     WHERE artist_id = $1 AND plays > 0 AND ($4::int IS NULL OR plays < $4 OR (plays = $4 AND listener_id > $5))
+                     ORDER BY plays DESC, listener_id LIMIT $6)
+         SELECT c.listener_id AS "listenerId", c.total, u.username, u.display_name AS "displayName",
+                CASE WHEN u.user_id IS NULL OR c.listener_id = $1 THEN 0
+                     ELSE (SELECT coalesce(sum(d.plays), 0) FROM artist_listener_days d
+                            WHERE d.artist_id = $1 AND d.listener_id = c.listener_id AND d.day BETWEEN $2::date AND $3::date) END::int AS plays
+           FROM c LEFT JOIN user_summaries u ON u.user_id = c.listener_id AND NOT u.is_private AND NOT u.is_banned AND NOT u.is_deleted
+          ORDER BY c.total DESC, c.listener_id`,
+        [artistId, from, to, after?.plays ?? null, after?.listenerId ?? null, TOP_LISTENER_PAGE],
+      );
+      for (const row of rows) {
+        if (row.plays > 0 && row.username !== null)
+          best.push({ listenerId: row.listenerId, username: row.username, displayName: row.displayName ?? '', plays: row.plays });
+      }
+      best.sort((x, y) => y.plays - x.plays || (x.username < y.username ? -1 : x.username > y.username ? 1 : 0));
+      best.splice(10);
+      const last: Candidate | undefined = rows.at(-1);
+      // Everyone read, or no one further down can reach the 10th (their all-time plays are at most the last one's).
+      if (!last || rows.length < TOP_LISTENER_PAGE || (best.length === 10 && best[9]!.plays > last.total)) {
+        return best.map(({ username, displayName, plays }) => ({ username, displayName, plays }));
+      }
+      after = { plays: last.total, listenerId: last.listenerId };
+    }
+    return this.topListenersBySum(artistId, from, to);
+  }
+
+  /**
+   * The same by summing every listener's days in the range (the 200 most active are checked first,
+   * an index probe each, all of them only when fewer than 10 of those have public profiles).
+   */
+  async topListenersBySum(artistId: number, from: string, to: string, candidates = 200): Promise<TopListener[]> {
+    const { rows } = await this.pool.query<TopListener>(
       `WITH x AS (SELECT listener_id, sum(plays) AS plays FROM artist_listener_days
                    WHERE artist_id = $1 AND day BETWEEN $2::date AND $3::date AND listener_id <> $1 GROUP BY listener_id HAVING sum(plays) > 0)
        SELECT u.username, u.display_name AS "displayName", c.plays::int AS plays
@@ -152,7 +241,7 @@ export class InsightsRepository {
       [artistId, from, to, candidates],
     );
     // Fewer than 10 public listeners among the candidates while more may exist: look at all of them.
-    if (rows.length < 10 && candidates < Number.MAX_SAFE_INTEGER) return this.topListeners(artistId, from, to, Number.MAX_SAFE_INTEGER);
+    if (rows.length < 10 && candidates < Number.MAX_SAFE_INTEGER) return this.topListenersBySum(artistId, from, to, Number.MAX_SAFE_INTEGER);
     return rows;
   }
 

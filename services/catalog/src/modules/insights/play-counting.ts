@@ -54,38 +54,60 @@ export function listenerKey(userId: number | null, ip: string, userAgent: string
  * `floodPerMinute` plays in the trailing minute or more than `sweepTracksPerHour` distinct tracks
  * in the trailing hour is flagged for that play; otherwise the R9 window decides (a repeat within
  * it does not count). Flagged plays are still logged. The windows live in Redis (sorted sets,
- * one pipeline per play).
+ * one script call per play: JUDGE_SCRIPT).
  */
+/**
+ * The windows and the R9 key of one play in one round trip (a script runs atomically): a play is
+ * added to the listener's trailing minute (KEYS[1]) and hour of tracks (KEYS[2]); more plays than
+ * the flood limit, or more tracks than the sweep limit, flag it (and leave the R9 key alone);
+ * otherwise the R9 key (KEYS[3]) decides: set now, the play counts; already there, a repeat.
+ * Completions only meet the R9 key. Answers the flag, '' for none.
+ */
+const JUDGE_SCRIPT = `
+local now = tonumber(ARGV[1])
+if ARGV[3] == 'play' then
+  redis.call('ZADD', KEYS[1], now, ARGV[2])
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 60000)
+  local plays = redis.call('ZCARD', KEYS[1])
+  redis.call('PEXPIRE', KEYS[1], 61000)
+  redis.call('ZADD', KEYS[2], now, ARGV[4])
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 3600000)
+  local tracks = redis.call('ZCARD', KEYS[2])
+  redis.call('PEXPIRE', KEYS[2], 3601000)
+  if plays > tonumber(ARGV[5]) then return 'flood' end
+  if tracks > tonumber(ARGV[6]) then return 'sweep' end
+end
+if redis.call('SET', KEYS[3], '1', 'EX', ARGV[7], 'NX') then return '' end
+return 'repeat'`;
+
+interface JudgeCommand {
+  mspJudgePlay(rateKey: string, tracksKey: string, dedupKey: string, ...args: Array<string | number>): Promise<string>;
+}
+
 export class PlayCounting {
   constructor(
     private readonly redis: Redis,
     private readonly limits: PlayCountingLimits,
-  ) {}
+  ) {
+    if (!('mspJudgePlay' in redis)) redis.defineCommand('mspJudgePlay', { numberOfKeys: 3, lua: JUDGE_SCRIPT });
+  }
 
   async judge(input: { kind: 'play' | 'complete'; trackId: number; who: string; userAgent: string; now: Date }): Promise<PlayFlag | null> {
     if (input.userAgent && isAutomatedClient(input.userAgent)) return 'bot';
-    if (input.kind === 'play') {
-      const now = input.now.getTime();
-      const plays = `catalog:plays:rate:${input.who}`;
-      const tracks = `catalog:plays:tracks:${input.who}`;
-      const result = await this.redis
-        .multi()
-        .zadd(plays, now, `${now}:${randomBytes(4).toString('hex')}`)
-        .zremrangebyscore(plays, '-inf', now - 60_000)
-        .zcard(plays)
-        .pexpire(plays, 61_000)
-        .zadd(tracks, now, String(input.trackId))
-        .zremrangebyscore(tracks, '-inf', now - 3_600_000)
-        .zcard(tracks)
-        .pexpire(tracks, 3_601_000)
-        .exec();
-      const playsInMinute = Number(result?.[2]?.[1] ?? 0);
-      const tracksInHour = Number(result?.[6]?.[1] ?? 0);
-      if (playsInMinute > this.limits.floodPerMinute) return 'flood';
-      if (tracksInHour > this.limits.sweepTracksPerHour) return 'sweep';
-    }
-    const fresh = await this.redis.set(`catalog:${input.kind}:${input.trackId}:${input.who}`, '1', 'EX', this.limits.dedupSeconds, 'NX');
-    return fresh === 'OK' ? null : 'repeat';
+    const now = input.now.getTime();
+    const flag = await (this.redis as unknown as JudgeCommand).mspJudgePlay(
+      `catalog:plays:rate:${input.who}`,
+      `catalog:plays:tracks:${input.who}`,
+      `catalog:${input.kind}:${input.trackId}:${input.who}`,
+      now,
+      `${now}:${randomBytes(4).toString('hex')}`,
+      input.kind,
+      input.trackId,
+      this.limits.floodPerMinute,
+      this.limits.sweepTracksPerHour,
+      this.limits.dedupSeconds,
+    );
+    return flag === '' ? null : (flag as PlayFlag);
   }
 
   /** Remembers which track a play id belongs to, for progress events naming it (6 h). */

@@ -28,7 +28,7 @@ const WINDOW_START = `((now() AT TIME ZONE 'utc')::date - ${TRENDING_DAYS - 1})`
  * artist_id, kind, listener_id, source, played_at, counted) and adding `sign` × each counted
  * play or completion to: the per-day-and-source rollup, the per-hour rollup (last 48 h only), the
  * track's playCount/completedPlayCount and trending score, trending's day counters, the
- * artist's day and the artist's listener days. Counts never go below zero. Used by the ingest (+1 for one new row),
+ * artist's day, the artist's listener days and listener totals. Counts never go below zero. Used by the ingest (+1 for one new row),
  * the admin void (−1) and a ban or unban (−1/+1): every count is the log's counted rows.
  */
 function rollupCtes(sign: 1 | -1): string {
@@ -39,7 +39,8 @@ function rollupCtes(sign: 1 | -1): string {
     if (sign === 1) {
       const cols = [...keys, ...values].map(([col]) => col).join(', ');
       const set = values.map(([col]) => `${col} = ${table}.${col} + EXCLUDED.${col}`).join(', ');
-      return `${name} AS (INSERT INTO ${table} (${cols}) ${select} ON CONFLICT (${keys.map(([col]) => col).join(', ')}) DO UPDATE SET ${set})`;
+      // Rows in key order: two writers upserting the same rows lock them in the same order.
+      return `${name} AS (INSERT INTO ${table} (${cols}) ${select} ORDER BY ${groupBy} ON CONFLICT (${keys.map(([col]) => col).join(', ')}) DO UPDATE SET ${set})`;
     }
     const set = values.map(([col]) => `${col} = GREATEST(t.${col} - x.${col}, 0)`).join(', ');
     return `${name} AS (UPDATE ${table} t SET ${set} FROM (${select}) x WHERE ${keys.map(([col]) => `t.${col} = x.${col}`).join(' AND ')})`;
@@ -91,17 +92,50 @@ function rollupCtes(sign: 1 | -1): string {
     ],
   )},
   ${apply('stats', 'track_daily_stats', [['track_id', 'track_id'], day], [['plays', 'count(*)']], `kind = 'P'`)},
-  ${apply('listeners', 'artist_listener_days', [['artist_id', 'artist_id'], day, ['listener_id', 'listener_id']], [['plays', 'count(*)']], `kind = 'P' AND listener_id IS NOT NULL`)}`;
+  ${apply('listeners', 'artist_listener_days', [['artist_id', 'artist_id'], day, ['listener_id', 'listener_id']], [['plays', 'count(*)']], `kind = 'P' AND listener_id IS NOT NULL`)},
+  ${apply(
+    'listener_totals',
+    'artist_listener_totals',
+    [
+      ['artist_id', 'artist_id'],
+      ['listener_id', 'listener_id'],
+    ],
+    [['plays', 'count(*)']],
+    `kind = 'P' AND listener_id IS NOT NULL`,
+  )}`;
 }
 
-const INSERT_SQL = `
-WITH changed AS (
-  INSERT INTO play_events (played_at, track_id, artist_id, kind, listener_id, client_hash, source, seconds, flag, held)
-  VALUES ($1::timestamptz, $2::int, $3::int, $4::char(1), $5::int, $6::text, $7::text, $8::int, $9::text,
-          coalesce((SELECT is_banned FROM user_summaries WHERE user_id = $5::int), false))
+/**
+ * One batch of plays (the group-commit writer below), in one statement: `input` numbers the rows
+ * (their ids drawn from the log's identity), `locked` takes the batch's `tracks` rows in id order
+ * before anything else (`changed` waits for it), `changed` inserts them all (a row is held when its
+ * listener is banned, R14), the rollup CTEs add every counted one (each in key order, the CTEs in
+ * the same order in every batch: two batches in flight lock shared rows in the same order and
+ * cannot deadlock), `history` records each signed-in listener's latest play of each track in their
+ * listening history (USR-17) unless they turned it off (R8: `showHistory`), and the answer maps
+ * each input row (its ordinal) to its id and whether it counted.
+ */
+const INSERT_BATCH_SQL = `
+WITH input AS MATERIALIZED (
+  SELECT nextval(pg_get_serial_sequence('play_events', 'id')) AS id, u.*
+    FROM unnest($1::timestamptz[], $2::int[], $3::int[], $4::char(1)[], $5::int[], $6::text[], $7::text[], $8::int[], $9::text[])
+         WITH ORDINALITY AS u(played_at, track_id, artist_id, kind, listener_id, client_hash, source, seconds, flag, ord)
+),
+locked AS (SELECT id FROM tracks WHERE id IN (SELECT track_id FROM input) ORDER BY id FOR NO KEY UPDATE),
+changed AS (
+  INSERT INTO play_events (id, played_at, track_id, artist_id, kind, listener_id, client_hash, source, seconds, flag, held)
+  SELECT i.id, i.played_at, i.track_id, i.artist_id, i.kind, i.listener_id, i.client_hash, i.source, i.seconds, i.flag, coalesce(b.is_banned, false)
+    FROM input i LEFT JOIN user_summaries b ON b.user_id = i.listener_id
+   WHERE (SELECT count(*) FROM locked) >= 0
   RETURNING id, track_id, artist_id, kind, listener_id, source, played_at, (flag IS NULL AND NOT held) AS counted
-),${rollupCtes(1)}
-SELECT id::text AS id, counted FROM changed`;
+),${rollupCtes(1)},
+  history AS (
+    INSERT INTO listening_history (user_id, track_id, last_played_at)
+    SELECT h.listener_id, h.track_id, max(h.played_at) FROM changed h LEFT JOIN user_summaries u ON u.user_id = h.listener_id
+     WHERE h.kind = 'P' AND h.listener_id IS NOT NULL AND coalesce(u.show_history, true)
+     GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (user_id, track_id) DO UPDATE SET last_played_at = EXCLUDED.last_played_at)
+SELECT i.ord::int AS ord, c.id::text AS id, c.counted FROM changed c JOIN input i USING (id)`;
 
 /** The statement that marks rows and re-derives every count they touched, reading `changed`. */
 const adjust = (changedSql: string, sign: 1 | -1) => `
@@ -130,15 +164,49 @@ const RELEASE_SQL = adjust(
 
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
+/** How the play log groups concurrent plays into one statement (`PlayLogRepository`). */
+export interface PlayBatching {
+  /** Plays in one statement at most (a full batch is written at once). */
+  maxPlays: number;
+  /** How long the first play of a batch waits for others to join it (ms). */
+  maxDelayMs: number;
+  /** Batches written at once (each on its own connection); more wait and gather meanwhile. */
+  maxInFlight: number;
+}
+
+export const DEFAULT_PLAY_BATCHING: PlayBatching = { maxPlays: 500, maxDelayMs: 2, maxInFlight: 2 };
+
+interface PendingPlay {
+  play: PlayRecord;
+  resolve(value: { id: string; counted: boolean }): void;
+  reject(err: unknown): void;
+}
+
+/** PostgreSQL's deadlock_detected and serialization_failure: the statement changed nothing and may run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
 /**
  * The play log (`play_events`, partitioned by UTC day) and its rollups, kept in the same
- * statement as each insert: the answer of TRK-17 already includes the play in every count.
+ * statement as the insert: the answer of TRK-17 already includes the play in every count.
+ *
+ * Group commit: concurrent plays wait together (at most `maxDelayMs`, or until `maxPlays` are
+ * waiting) and are written by ONE statement — one multi-row insert into the log and one upsert
+ * per rollup row the batch touches — and each caller is answered only after that statement has
+ * committed, so an acknowledged play is never lost. At most `maxInFlight` batches are written at
+ * once (the next one gathers meanwhile); they take shared rows in one order (INSERT_BATCH_SQL). A
+ * deadlock with another writer (a void, a ban) rolls the whole statement back and it runs again.
  */
 export class PlayLogRepository {
   /** Days whose partition this process has made sure of. */
   private readonly partitions = new Set<string>();
+  private queue: PendingPlay[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight = 0;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly batching: PlayBatching = DEFAULT_PLAY_BATCHING,
+  ) {}
 
   /** Creates the partitions of `days` days from `from` on (idempotent; the function takes a lock). */
   async ensurePartitions(from: Date, days: number): Promise<void> {
@@ -149,21 +217,73 @@ export class PlayLogRepository {
     for (const d of wanted) this.partitions.add(d);
   }
 
-  /** Logs one play or completion and, when it counts, every rollup; answers its id and whether it counted. */
-  async record(play: PlayRecord): Promise<{ id: string; counted: boolean }> {
-    await this.ensurePartitions(play.at, 1);
-    const result = await this.pool.query<{ id: string; counted: boolean }>(INSERT_SQL, [
-      play.at.toISOString(),
-      play.trackId,
-      play.artistId,
-      play.kind === 'play' ? 'P' : 'C',
-      play.listenerId,
-      play.clientHash,
-      play.source,
-      play.seconds,
-      play.flag,
-    ]);
-    return result.rows[0]!;
+  /**
+   * Logs one play or completion and, when it counts, every rollup; answers its id and whether it
+   * counted once the batch it joined has committed.
+   */
+  record(play: PlayRecord): Promise<{ id: string; counted: boolean }> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ play, resolve, reject });
+      if (this.queue.length >= this.batching.maxPlays) this.schedule(0);
+      else this.schedule(this.batching.maxDelayMs);
+    });
+  }
+
+  /** Writes the waiting plays after `delayMs` unless a batch is being written (it schedules the next one). */
+  private schedule(delayMs: number): void {
+    if (this.inFlight >= this.batching.maxInFlight) return;
+    if (this.timer && delayMs > 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, delayMs);
+  }
+
+  private async flush(): Promise<void> {
+    if (this.inFlight >= this.batching.maxInFlight || this.queue.length === 0) return;
+    this.inFlight++;
+    const batch = this.queue.splice(0, this.batching.maxPlays);
+    try {
+      const rows = await this.write(batch.map((p) => p.play));
+      const answered = new Set<number>();
+      for (const row of rows) {
+        batch[row.ord - 1]!.resolve({ id: row.id, counted: row.counted });
+        answered.add(row.ord - 1);
+      }
+      // Never leave a caller waiting (the statement answers every row; this is a safety net).
+      batch.forEach((pending, i) => answered.has(i) || pending.reject(new Error('the play batch did not answer this play')));
+    } catch (err) {
+      for (const pending of batch) pending.reject(err);
+    } finally {
+      this.inFlight--;
+      // Plays that arrived meanwhile have waited at least as long as the batch took: write them now.
+      if (this.queue.length > 0) this.schedule(0);
+    }
+  }
+
+  private async write(plays: PlayRecord[]): Promise<Array<{ ord: number; id: string; counted: boolean }>> {
+    for (const day of new Set(plays.map((p) => dayOf(p.at)))) await this.ensurePartitions(new Date(`${day}T00:00:00Z`), 1);
+    const values = [
+      plays.map((p) => p.at.toISOString()),
+      plays.map((p) => p.trackId),
+      plays.map((p) => p.artistId),
+      plays.map((p) => (p.kind === 'play' ? 'P' : 'C')),
+      plays.map((p) => p.listenerId),
+      plays.map((p) => p.clientHash),
+      plays.map((p) => p.source),
+      plays.map((p) => p.seconds),
+      plays.map((p) => p.flag),
+    ];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // Named: each connection plans the statement once (its arrays keep one generic plan good).
+        return (await this.pool.query<{ ord: number; id: string; counted: boolean }>({ name: 'catalog_play_batch', text: INSERT_BATCH_SQL, values })).rows;
+      } catch (err) {
+        if (attempt >= 5 || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+        await new Promise((r) => setTimeout(r, 5 * attempt));
+      }
+    }
   }
 
   /** INS-3: voids the matching rows and takes their counted plays out of every count, in one transaction. */

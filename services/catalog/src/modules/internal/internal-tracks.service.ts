@@ -35,5 +35,5 @@ export class InternalTracksService {
 function visibleTo(row: ReadTrack, viewer: Caller | null): boolean {
   if (row.deletedAt) return false;
   if (viewer?.role === 'ADMIN' || row.artistId === viewer?.userId) return true;
-  return !row.isPrivate && row.state === 'FINISHED' && !row.artistHidden && !row.blocked;
+  return !row.isPrivate && !row.heldBack && row.state === 'FINISHED' && !row.artistHidden && !row.blocked;
 }

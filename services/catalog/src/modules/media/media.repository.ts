@@ -6,6 +6,8 @@ export interface MediaTrackRow {
   artistId: number;
   state: string;
   isPrivate: boolean;
+  /** Held back by duplicate detection (docs/fingerprints.md): no viewer URL opens it. */
+  heldBack: boolean;
   access: string;
   deletedAt: Date | null;
   secretToken: string;
@@ -13,6 +15,7 @@ export interface MediaTrackRow {
   previewKey: string | null;
   hlsPlaylistKey: string | null;
   hlsPrefix: string | null;
+  /** R14 banned, or pending deletion (ACC-3). */
   artistBanned: boolean;
 }
 
@@ -23,10 +26,10 @@ export class MediaRepository {
   async track(trackId: number): Promise<MediaTrackRow | null> {
     const result = await this.pool.query<MediaTrackRow>({
       name: 'catalog_media_track',
-      text: `SELECT t.id, t.artist_id AS "artistId", t.state::text AS state, t.is_private AS "isPrivate", t.access::text AS access,
+      text: `SELECT t.id, t.artist_id AS "artistId", t.state::text AS state, t.is_private AS "isPrivate", t.held_back AS "heldBack", t.access::text AS access,
                     t.deleted_at AS "deletedAt", t.secret_token AS "secretToken", t.progressive_key AS "progressiveKey",
                     t.preview_key AS "previewKey", t.hls_playlist_key AS "hlsPlaylistKey", t.hls_prefix AS "hlsPrefix",
-                    coalesce(u.is_banned, false) AS "artistBanned"
+                    coalesce(u.is_banned OR u.is_deleted, false) AS "artistBanned"
                FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id WHERE t.id = $1`,
       values: [trackId],
     });

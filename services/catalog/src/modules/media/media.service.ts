@@ -20,7 +20,7 @@ export class MediaService {
     const track = await this.repo.track(trackId);
     if (!this.signer.verify(trackId, scope, query, track?.secretToken ?? '')) throw new AppError('FORBIDDEN', 'The media URL is invalid or expired.');
     if (!track || track.deletedAt || track.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
-    if (query.g === 'v' && track.isPrivate) throw new AppError('TRACK_NOT_FOUND');
+    if (query.g === 'v' && (track.isPrivate || track.heldBack)) throw new AppError('TRACK_NOT_FOUND');
     if (query.g !== 'o') {
       // R14: a viewer's or token URL stops working when the artist is banned.
       if (track.artistBanned) throw new AppError('TRACK_NOT_FOUND');

@@ -150,7 +150,7 @@ export class PlaylistEditsService {
     const track = await this.repo.track(trackId);
     if (!track || track.deletedAt) throw new AppError('TRACK_NOT_FOUND');
     if (track.artistId === caller.userId || caller.role === 'ADMIN') return;
-    if (track.isPrivate || track.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
+    if (track.isPrivate || track.heldBack || track.state !== 'FINISHED') throw new AppError('TRACK_NOT_FOUND');
     if (await this.repo.ownerHidden(track.artistId)) throw new AppError('TRACK_NOT_FOUND');
     if (await this.repo.blocked(caller.userId, track.artistId)) throw new AppError('TRACK_NOT_FOUND');
   }

@@ -63,7 +63,7 @@ function visibleSql(scope: TrackScope): Prisma.Sql {
   const own = scope.viewerId ? Prisma.sql` OR t.artist_id = ${scope.viewerId}` : Prisma.empty;
   const token = scope.tokenOwnerId ? Prisma.sql` OR (t.artist_id = ${scope.tokenOwnerId} AND t.state = 'FINISHED')` : Prisma.empty;
   return Prisma.sql`t.deleted_at IS NULL${hidden} AND (
-    (t.is_private = false AND t.state = 'FINISHED'
+    (t.is_private = false AND t.state = 'FINISHED' AND NOT t.held_back
       AND NOT ${ownerHiddenFragment('t.artist_id')})${own}${token})`;
 }
 
@@ -133,7 +133,7 @@ export class PlaylistsRepository {
 
   /** What adding a track to a playlist needs to know of it (R2 for the owner). */
   track(trackId: number) {
-    return this.prisma.track.findUnique({ where: { id: trackId }, select: { artistId: true, isPrivate: true, state: true, deletedAt: true } });
+    return this.prisma.track.findUnique({ where: { id: trackId }, select: { artistId: true, isPrivate: true, heldBack: true, state: true, deletedAt: true } });
   }
 
   findById(id: number, db: Db = this.prisma): Promise<PlaylistRow | null> {

@@ -5,8 +5,9 @@ import { toSnapshot, type TrackRow } from './track.mapper.js';
 import type { TrackPresenter } from './track-presenter.js';
 import type { TracksRepository, Tx } from './tracks.repository.js';
 
-/** A track counts for trackCount (R9) when public, FINISHED and not deleted. */
-export const counted = (row: { isPrivate: boolean; state: TrackState; deletedAt: Date | null }) => !row.isPrivate && row.state === 'FINISHED' && !row.deletedAt;
+/** A track counts for trackCount (R9) when public, FINISHED, not deleted and not held back (docs/fingerprints.md). */
+export const counted = (row: { isPrivate: boolean; heldBack: boolean; state: TrackState; deletedAt: Date | null }) =>
+  !row.isPrivate && !row.heldBack && row.state === 'FINISHED' && !row.deletedAt;
 
 /**
  * The events a track change writes in its transaction (outbox): TrackChanged, TrackPublished the

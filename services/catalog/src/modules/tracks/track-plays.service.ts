@@ -24,8 +24,8 @@ export interface TrackPlaysServiceDeps {
 
 /**
  * TRK-17, TRK-18 (R9): every play and completion goes to the play log; the counting rules decide
- * whether it counts (docs/insights.md), and the counts and rollups change in the same statement.
- * Also the listener's history (USR-17).
+ * whether it counts (docs/insights.md), and the counts, rollups and the listener's history
+ * (USR-17) change in the same statement.
  */
 export class TrackPlaysService {
   constructor(private readonly deps: TrackPlaysServiceDeps) {}
@@ -61,10 +61,9 @@ export class TrackPlaysService {
       flag,
     });
     if (kind === 'play') await this.deps.counting.rememberPlay(logged.id, trackId, who);
-    if (kind === 'play' && caller && ((await this.deps.reads.userFlags(caller.userId))?.showHistory ?? true)) {
-      await this.deps.repo.recordHistory(caller.userId, trackId, new Date());
-      await this.deps.historyIndex.forget(caller.userId);
-    }
+    // The play's statement also recorded it in the listener's history (USR-17, unless showHistory
+    // is off): the cached outline of that history is stale now.
+    if (kind === 'play' && caller) await this.deps.historyIndex.forget(caller.userId);
     const playId = logged.id;
     if (kind === 'play') return { message: logged.counted ? 'Play counted.' : 'Play already counted.', playId };
     return { message: logged.counted ? 'Completed play counted.' : 'Completed play already counted.', playId };

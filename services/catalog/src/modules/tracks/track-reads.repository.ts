@@ -4,7 +4,7 @@ import type { TrackRow } from './track.mapper.js';
 import { ANCHOR_STEP, type PageAnchor } from './artist-page-anchors.js';
 import { TrackRowCache } from './track-row-cache.js';
 import { HISTORY_ANCHOR_STEP, type HistoryAnchor, type HistoryOutline } from './history-index.js';
-import { blockedSql, listedTrackSql } from '../discovery/discovery-sql.js';
+import { blockedSql, listedTrackSql, notHeldBackOfArtistSql } from '../discovery/discovery-sql.js';
 
 /**
  * A track row with what every read needs about its artist, from ONE statement: the artist's
@@ -15,6 +15,7 @@ import { blockedSql, listedTrackSql } from '../discovery/discovery-sql.js';
 export type ReadTrack = TrackRow & {
   artist: UserSummarySource | null;
   artistHidden: boolean;
+  /** R14 banned, or pending deletion (ACC-3): a secret token or signed URL opens nothing. */
   artistBanned: boolean;
   blocked: boolean;
 };
@@ -24,7 +25,7 @@ const TIMESTAMPTZ_OID = 1184;
 
 /** Columns of `TrackRow` (track.mapper's `trackSelect`) in SQL, plus the artist's. */
 const TRACK_COLUMNS = `t.id, t.artist_id AS "artistId", t.title, t.track_slug AS "trackSlug", t.description, t.genre, t.tags,
-  (t.release_date::timestamp AT TIME ZONE 'UTC') AS "releaseDate", t.state::text AS state, t.is_private AS "isPrivate",
+  (t.release_date::timestamp AT TIME ZONE 'UTC') AS "releaseDate", t.state::text AS state, t.is_private AS "isPrivate", t.held_back AS "heldBack",
   t.access::text AS access, t.secret_token AS "secretToken", t.duration_seconds AS "durationSeconds", t.play_count AS "playCount",
   t.completed_play_count AS "completedPlayCount", t.like_count AS "likeCount", t.repost_count AS "repostCount",
   t.comment_count AS "commentCount", t.published_at AS "publishedAt", t.created_at AS "createdAt", t.deleted_at AS "deletedAt",
@@ -34,7 +35,7 @@ const TRACK_COLUMNS = `t.id, t.artist_id AS "artistId", t.title, t.track_slug AS
   t.status_updated_at AS "statusUpdatedAt", t.loudness,
   u.user_id AS "u_userId", u.username AS "u_username", u.display_name AS "u_displayName", u.avatar_url AS "u_avatarUrl",
   u.tier AS "u_tier", u.follower_count AS "u_followerCount", u.track_count AS "u_trackCount",
-  coalesce(u.is_deleted OR u.is_banned, false) AS "artistHidden", coalesce(u.is_banned, false) AS "artistBanned",
+  coalesce(u.is_deleted OR u.is_banned, false) AS "artistHidden", coalesce(u.is_banned OR u.is_deleted, false) AS "artistBanned",
   t.xmin AS tv, u.xmin AS uv`;
 
 /** `viewer` is the parameter holding the caller's id (0 when anonymous: no user has id 0). */
@@ -220,7 +221,9 @@ export class TrackReadsRepository {
    * page skips index entries, not heap rows; then the page's versions, and the rows (`hydrate`).
    */
   async artistPage(artistId: number, publicOnly: boolean, state: string | null, page: number, size: number, viewerId: number): Promise<ReadTrack[]> {
-    const filter = publicOnly ? `AND NOT t.is_private AND t.state = 'FINISHED'` : `AND ($5::text IS NULL OR t.state::text = $5)`;
+    const filter = publicOnly
+      ? `AND NOT t.is_private AND t.state = 'FINISHED' AND ${notHeldBackOfArtistSql('t', '$1')}`
+      : `AND ($5::text IS NULL OR t.state::text = $5)`;
     const name = publicOnly ? 'catalog_artist_page_public' : 'catalog_artist_page_all';
     const values: unknown[] = [artistId, size, page * size, viewerId];
     if (!publicOnly) values.push(state);
@@ -259,7 +262,8 @@ export class TrackReadsRepository {
       text: `WITH u AS (SELECT u.user_id, u.is_banned, u.track_count, ${blockedSql('$2', 'u.user_id')} AS blocked
                           FROM user_summaries u WHERE ${byId ? 'u.user_id = $1' : 'u.username = $1'} AND NOT u.is_deleted),
                   p AS (SELECT t.id, t.created_at FROM tracks t
-                         WHERE t.artist_id = (SELECT user_id FROM u) AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' ${seek}
+                         WHERE t.artist_id = (SELECT user_id FROM u) AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
+                           AND ${notHeldBackOfArtistSql('t', '(SELECT user_id FROM u)')} ${seek}
                          ORDER BY t.created_at DESC, t.id DESC LIMIT $3 OFFSET $4),
                   r AS (SELECT ${versionsOf('$2', ', p.created_at')} JOIN p ON p.id = t.id)
              SELECT u.user_id AS "o_userId", u.is_banned AS "o_isBanned", u.track_count AS "o_trackCount", u.blocked AS "o_blocked", r.*
@@ -282,7 +286,8 @@ export class TrackReadsRepository {
       name: 'catalog_artist_page_anchors',
       text: `SELECT x.created_at::text AS "createdAt", x.id FROM (
                SELECT t.created_at, t.id, row_number() OVER (ORDER BY t.created_at DESC, t.id DESC) AS n FROM tracks t
-                WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED') x
+                WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
+                  AND ${notHeldBackOfArtistSql('t', '$1')}) x
               WHERE x.n > 1 AND x.n % $2 = 1 ORDER BY x.n`,
       values: [artistId, ANCHOR_STEP],
     });
@@ -291,7 +296,9 @@ export class TrackReadsRepository {
 
   /** How many of the artist's non-deleted tracks a page list holds (the owner's view, or a fallback). */
   async artistCount(artistId: number, publicOnly: boolean, state: string | null): Promise<number> {
-    const filter = publicOnly ? `AND NOT t.is_private AND t.state = 'FINISHED'` : `AND ($2::text IS NULL OR t.state::text = $2)`;
+    const filter = publicOnly
+      ? `AND NOT t.is_private AND t.state = 'FINISHED' AND ${notHeldBackOfArtistSql('t', '$1')}`
+      : `AND ($2::text IS NULL OR t.state::text = $2)`;
     const values: unknown[] = publicOnly ? [artistId] : [artistId, state];
     const result = await this.pool.query<{ n: number }>({
       name: publicOnly ? 'catalog_artist_count_public' : 'catalog_artist_count_all',

@@ -14,6 +14,8 @@ export interface VisibilityFacts {
   artistId: number;
   deletedAt: Date | null;
   isPrivate: boolean;
+  /** Held back by duplicate detection (docs/fingerprints.md): only its artist and admins see it. */
+  heldBack: boolean;
   state: string;
   /** The artist is deleted or banned (R14). */
   artistHidden: boolean;
@@ -29,7 +31,7 @@ export interface VisibilityFacts {
 export function canSee(row: VisibilityFacts, caller: Caller | null): boolean {
   if (row.deletedAt) return false;
   if (isOwnerOrAdmin(row, caller)) return true;
-  return !row.isPrivate && row.state === 'FINISHED' && !row.artistHidden && !row.blocked;
+  return !row.isPrivate && !row.heldBack && row.state === 'FINISHED' && !row.artistHidden && !row.blocked;
 }
 
 /** Who holds a media URL (R4 grants): the artist or an admin, a viewer of a public track, a secret-token holder. */

@@ -13,6 +13,7 @@ export const trackSelect = {
   releaseDate: true,
   state: true,
   isPrivate: true,
+  heldBack: true,
   access: true,
   secretToken: true,
   durationSeconds: true,
@@ -173,5 +174,6 @@ export function toSnapshot(row: TrackRow & { artistId: number }, coverUrl: strin
     genre: row.genre,
     publishedAt: row.publishedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
+    heldBack: row.heldBack,
   };
 }

@@ -7,7 +7,7 @@ export type Tx = Prisma.TransactionClient;
 type Db = PrismaClient | Tx;
 
 /** Public and FINISHED, not deleted (R2): what everybody may see of someone else's tracks. */
-export const PUBLIC_TRACK: Prisma.TrackWhereInput = { deletedAt: null, isPrivate: false, state: 'FINISHED' };
+export const PUBLIC_TRACK: Prisma.TrackWhereInput = { deletedAt: null, isPrivate: false, heldBack: false, state: 'FINISHED' };
 
 /** The constraint a unique violation (P2002) hit, as text; null for any other error. */
 export function uniqueViolationTarget(err: unknown): string | null {

@@ -17,6 +17,7 @@ export const tokenUserSelect = {
   emailVerified: true,
   isBanned: true,
   suspendedUntil: true,
+  deleteAt: true,
 } as const;
 export type TokenUser = Prisma.UserGetPayload<{ select: typeof tokenUserSelect }>;
 

@@ -1,3 +1,4 @@
+import { AppDeleted, AppGrantChanged, AppGrantRevoked, AppRegistered, AppSuspended, AppUpdated, writeOutbox, type AppSnapshot } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { hashSecret } from '../sessions/secrets.js';
 
@@ -13,6 +14,18 @@ export interface StoredApp {
   suspendedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** What identity.app.* events carry of an app (notification's webhooks copy it). */
+function appSnapshot(app: StoredApp): AppSnapshot {
+  return {
+    appId: app.id,
+    clientId: app.clientId,
+    ownerId: app.ownerId,
+    name: app.name,
+    suspended: app.suspendedAt !== null,
+    version: app.updatedAt.toISOString(),
+  };
 }
 
 /** Advisory-lock class of "one owner's app registrations" (two-key form, so no other lock collides). */
@@ -32,7 +45,9 @@ export class AppsRepository {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${APP_REGISTRATION_LOCK}::int, ${data.ownerId}::int)`;
       const count = await tx.oAuthApp.count({ where: { ownerId: data.ownerId } });
       if (count >= max) return null;
-      return tx.oAuthApp.create({ data });
+      const app = await tx.oAuthApp.create({ data });
+      await writeOutbox(tx, AppRegistered, appSnapshot(app));
+      return app;
     });
   }
 
@@ -51,12 +66,22 @@ export class AppsRepository {
     return this.prisma.oAuthApp.findUnique({ where: { clientId } });
   }
 
+  /** Announces a suspension change (AppSuspended) or a change of what others copy (AppUpdated); a secret rotation is not announced. */
   update(id: number, data: Partial<Pick<StoredApp, 'name' | 'redirectUris' | 'homepageUrl' | 'secretHash' | 'suspendedAt'>>): Promise<StoredApp> {
-    return this.prisma.oAuthApp.update({ where: { id }, data });
+    return this.prisma.$transaction(async (tx) => {
+      const app = await tx.oAuthApp.update({ where: { id }, data });
+      if ('suspendedAt' in data) await writeOutbox(tx, AppSuspended, appSnapshot(app));
+      else if ('name' in data || 'redirectUris' in data || 'homepageUrl' in data) await writeOutbox(tx, AppUpdated, appSnapshot(app));
+      return app;
+    });
   }
 
   async delete(id: number): Promise<void> {
-    await this.prisma.oAuthApp.deleteMany({ where: { id } });
+    await this.prisma.$transaction(async (tx) => {
+      const app = await tx.oAuthApp.findUnique({ where: { id }, select: { id: true, ownerId: true } });
+      const { count } = await tx.oAuthApp.deleteMany({ where: { id } });
+      if (app && count > 0) await writeOutbox(tx, AppDeleted, { appId: app.id, ownerId: app.ownerId });
+    });
   }
 
   suspendedClientIds(): Promise<string[]> {
@@ -68,9 +93,16 @@ export class AppsRepository {
     grant: { id: string; appId: number; userId: number; scope: string[] },
     code: { code: string; redirectUri: string; codeChallenge: string; codeChallengeMethod: string; expiresAt: Date },
   ): Promise<void> {
-    await this.prisma.$transaction([
-      this.prisma.oAuthGrant.create({ data: grant }),
-      this.prisma.oAuthCode.create({
+    await this.prisma.$transaction(async (tx) => {
+      const created = await tx.oAuthGrant.create({ data: grant });
+      await writeOutbox(tx, AppGrantChanged, {
+        grantId: created.id,
+        appId: created.appId,
+        userId: created.userId,
+        scopes: created.scope,
+        at: created.createdAt.toISOString(),
+      });
+      await tx.oAuthCode.create({
         data: {
           codeHash: hashSecret(code.code),
           grantId: grant.id,
@@ -79,8 +111,8 @@ export class AppsRepository {
           codeChallengeMethod: code.codeChallengeMethod,
           expiresAt: code.expiresAt,
         },
-      }),
-    ]);
+      });
+    });
   }
 
   findCode(code: string) {
@@ -123,12 +155,16 @@ export class AppsRepository {
     return this.prisma.oAuthGrant.findUnique({ where: { id }, include: { app: { select: { clientId: true, suspendedAt: true } } } });
   }
 
-  /** Revokes grants; answers the ids that were live until now. */
+  /** Revokes grants (announcing each); answers the ids that were live until now. */
   async revokeGrants(where: { id: string } | { appId: number; userId?: number }, reason: string, now: Date): Promise<string[]> {
-    const rows = await this.prisma.oAuthGrant.updateManyAndReturn({
-      where: { ...where, revokedAt: null },
-      data: { revokedAt: now, revokeReason: reason },
-      select: { id: true },
+    const rows = await this.prisma.$transaction(async (tx) => {
+      const ended = await tx.oAuthGrant.updateManyAndReturn({
+        where: { ...where, revokedAt: null },
+        data: { revokedAt: now, revokeReason: reason },
+        select: { id: true, appId: true, userId: true },
+      });
+      for (const g of ended) await writeOutbox(tx, AppGrantRevoked, { grantId: g.id, appId: g.appId, userId: g.userId, reason, at: now.toISOString() });
+      return ended;
     });
     return rows.map((r) => r.id);
   }
@@ -165,12 +201,6 @@ export class AppsRepository {
       return [{ app, scopes, authorizedAt: g._min.createdAt ?? app.createdAt }];
     });
     return { items, total: all.length };
-  }
-
-  /** Whether the account has a confirmed second factor (TOTP). */
-  async hasSecondFactor(userId: number): Promise<boolean> {
-    const factor = await this.prisma.totpFactor.findUnique({ where: { userId }, select: { confirmedAt: true } });
-    return Boolean(factor?.confirmedAt);
   }
 
   /** Drops used or expired codes older than `before` (their grants stay). */

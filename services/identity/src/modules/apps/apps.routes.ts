@@ -4,10 +4,12 @@ import {
   AppSchema,
   AppSecretSchema,
   AuthorizedAppSchema,
+  AppUsageSchema,
   ClientIdParamSchema,
   CreateAppBodySchema,
   CreatedAppSchema,
   UpdateAppBodySchema,
+  UsageQuerySchema,
 } from './apps.schemas.js';
 import type { AppsService } from './apps.service.js';
 
@@ -84,6 +86,25 @@ export const appsModule: FastifyPluginAsyncZod<{ apps: AppsService }> = async (a
       await apps.delete(requireCaller(request).userId, request.params.appId);
       return reply.code(204).send();
     },
+  );
+
+  app.get(
+    '/apps/:appId/usage',
+    {
+      schema: {
+        operationId: 'APP-17',
+        summary: "An app's API usage per day (owner only)",
+        description:
+          'Requests and 429 answers per UTC day as the gateway counted them (app tokens only), and the most called operations. ' +
+          '`from`/`to` are inclusive UTC days (`YYYY-MM-DD`); `to` defaults to today and `from` to 29 days before it; at most 90 days back.',
+        tags,
+        security: bearer,
+        params: IdParamSchema('appId'),
+        querystring: UsageQuerySchema,
+        response: { 200: AppUsageSchema },
+      },
+    },
+    async (request) => apps.usage(requireCaller(request).userId, request.params.appId, request.query),
   );
 
   app.post(

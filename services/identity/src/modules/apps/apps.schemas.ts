@@ -88,3 +88,31 @@ export const AuthorizedAppSchema = z.object({
 export type AuthorizedApp = z.infer<typeof AuthorizedAppSchema>;
 
 export const ClientIdParamSchema = z.object({ clientId: z.string().min(1).max(100) });
+
+/** A UTC calendar day, `YYYY-MM-DD`. */
+const DaySchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .refine((value) => {
+    const parsed = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
+  }, 'must be a valid calendar date');
+
+/** APP-17: an inclusive range of UTC days; `to` defaults to today, `from` to 29 days before `to`. */
+export const UsageQuerySchema = z.object({ from: DaySchema.optional(), to: DaySchema.optional() });
+
+/** How many top operations APP-17 lists. */
+export const TOP_ROUTES = 10;
+
+export const AppUsageSchema = z.object({
+  appId: z.number().int(),
+  clientId: z.string(),
+  from: z.string(),
+  to: z.string(),
+  totals: z.object({ requests: z.number().int(), rateLimited: z.number().int() }),
+  /** Every day of the range, oldest first, zeros included. */
+  days: z.array(z.object({ date: z.string(), requests: z.number().int(), rateLimited: z.number().int() })),
+  /** The most called operations over the range, most first (at most TOP_ROUTES). */
+  topRoutes: z.array(z.object({ operationId: z.string(), requests: z.number().int() })),
+});
+export type AppUsage = z.infer<typeof AppUsageSchema>;

@@ -1,12 +1,36 @@
 import { timingSafeEqual } from 'node:crypto';
-import { APP_SCOPES, toPage, type AppScope, type Page } from '@msp/contracts';
+import { APP_SCOPES, APP_USAGE_RETENTION_DAYS, toPage, usageDay, type AppScope, type Page } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { Logger } from '@msp/runtime';
 import type { RevocationStore } from '../sessions/redis-store.js';
 import { hashSecret, randomSecret } from '../sessions/secrets.js';
 import type { AppStatusStore } from './app-status.store.js';
+import type { AppUsageRepository } from './app-usage.repository.js';
 import type { AppsRepository, StoredApp } from './apps.repository.js';
-import { MAX_APPS_PER_USER, type AppView, type AuthorizedApp, type CreateAppBody, type UpdateAppBody } from './apps.schemas.js';
+import { MAX_APPS_PER_USER, TOP_ROUTES, type AppUsage, type AppView, type AuthorizedApp, type CreateAppBody, type UpdateAppBody } from './apps.schemas.js';
+
+const DAY_MS = 86_400_000;
+const dayMs = (day: string) => Date.parse(`${day}T00:00:00Z`);
+
+/**
+ * APP-17's range: inclusive UTC days, at most APP_USAGE_RETENTION_DAYS of them, none before the
+ * oldest day still kept nor after today. Field errors name what to change.
+ */
+export function usageRange(query: { from?: string; to?: string }, now = Date.now()): string[] {
+  const today = usageDay(now);
+  const oldest = usageDay(dayMs(today) - (APP_USAGE_RETENTION_DAYS - 1) * DAY_MS);
+  const to = query.to ?? today;
+  const from = query.from ?? usageDay(Math.max(dayMs(to) - 29 * DAY_MS, dayMs(oldest)));
+  const errors: { field: string; message: string }[] = [];
+  if (to > today) errors.push({ field: 'to', message: `must not be after today (${today}, UTC)` });
+  if (to < oldest) errors.push({ field: 'to', message: `usage is kept ${APP_USAGE_RETENTION_DAYS} days: must be ${oldest} or later` });
+  else if (from > to) errors.push({ field: 'from', message: 'must not be after to' });
+  if (from < oldest) errors.push({ field: 'from', message: `usage is kept ${APP_USAGE_RETENTION_DAYS} days: must be ${oldest} or later` });
+  if (errors.length > 0) throw AppError.validation(errors, 'The date range is not valid.');
+  const days: string[] = [];
+  for (let at = dayMs(from); at <= dayMs(to); at += DAY_MS) days.push(usageDay(at));
+  return days;
+}
 
 function view(app: StoredApp): AppView {
   return {
@@ -45,7 +69,34 @@ export class AppsService {
     private readonly revocation: RevocationStore,
     private readonly status: AppStatusStore,
     private readonly logger: Logger,
+    private readonly usageRows?: AppUsageRepository,
   ) {}
+
+  /**
+   * APP-17: the app's requests and 429s per UTC day as the gateway counted them, and its most
+   * called operations over the range (owner only).
+   */
+  async usage(ownerId: number, id: number, query: { from?: string; to?: string }): Promise<AppUsage> {
+    const app = await this.owned(ownerId, id);
+    const range = usageRange(query);
+    const days = this.usageRows
+      ? await this.usageRows.days(app.clientId, range)
+      : range.map((day) => ({ day, requests: 0, limited: 0, operations: new Map<string, number>() }));
+    const operations = new Map<string, number>();
+    for (const day of days) for (const [operationId, count] of day.operations) operations.set(operationId, (operations.get(operationId) ?? 0) + count);
+    return {
+      appId: app.id,
+      clientId: app.clientId,
+      from: range[0]!,
+      to: range[range.length - 1]!,
+      totals: { requests: days.reduce((sum, d) => sum + d.requests, 0), rateLimited: days.reduce((sum, d) => sum + d.limited, 0) },
+      days: days.map((d) => ({ date: d.day, requests: d.requests, rateLimited: d.limited })),
+      topRoutes: [...operations]
+        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+        .slice(0, TOP_ROUTES)
+        .map(([operationId, requests]) => ({ operationId, requests })),
+    };
+  }
 
   async create(ownerId: number, body: CreateAppBody): Promise<AppView & { clientSecret: string | null }> {
     const clientSecret = body.confidential ? newClientSecret() : null;

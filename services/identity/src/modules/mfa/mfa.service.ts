@@ -92,6 +92,13 @@ export class MfaService {
     return { message: 'Two-factor sign-in is off.' };
   }
 
+  /** ACC-3: a current code or a recovery code proves the owner of an account without a password. */
+  async verifyProof(userId: number, proof: { code: string } | { recoveryCode: string }): Promise<void> {
+    const factor = await this.repo.factor(userId);
+    if (!factor?.confirmedAt) throw new AppError('MFA_NOT_ENABLED', 'Two-factor sign-in is not on.');
+    await this.checkCode(userId, factor.secret, proof);
+  }
+
   /** MFA-5. */
   async overview(userId: number) {
     const [factor, passkeys, left] = await Promise.all([this.repo.factor(userId), this.passkeys.list(userId), this.repo.recoveryCodesLeft(userId)]);
@@ -133,6 +140,22 @@ export class MfaService {
     const pending = JSON.parse(stored) as PendingLogin;
     if (pending.agent !== agentHash(client.userAgent)) throw invalidToken();
     return { ...pending, key };
+  }
+
+  /**
+   * APP-12 (the OAuth consent page) after the password: proves the attempt's second factor (a TOTP
+   * code or a recovery code, under the same throttle) and ends it (single use), without opening a
+   * session: the consent page only needs to know the user. Answers that user.
+   */
+  async confirmAttempt(token: string, proof: { code: string } | { recoveryCode: string }, client: ClientContext): Promise<TokenUser> {
+    const pending = await this.pending(token, client);
+    const factor = await this.repo.factor(pending.userId);
+    // Turned off since the password step: the password was the whole proof then.
+    if (factor?.confirmedAt) await this.checkCode(pending.userId, factor.secret, proof);
+    if ((await this.redis.del(pending.key)) !== 1) throw invalidToken();
+    const user = await this.repo.findTokenUser(pending.userId);
+    if (!user) throw invalidToken();
+    return user;
   }
 
   /** MFA-11 with an mfaToken: passkey options for the second step of that attempt. */

@@ -13,6 +13,7 @@ export interface ModerationTarget {
   role: string;
   isBanned: boolean;
   suspendedUntil: Date | null;
+  deleteAt: Date | null;
 }
 
 const bannedListSelect = {
@@ -59,7 +60,7 @@ export class ModerationRepository {
   }
 
   target(userId: number): Promise<ModerationTarget | null> {
-    return this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, role: true, isBanned: true, suspendedUntil: true } });
+    return this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, role: true, isBanned: true, suspendedUntil: true, deleteAt: true } });
   }
 
   /** MOD-8: the ban flag and, when it changed (`announce`), UserBanned / UserUnbanned, in one transaction. */
@@ -98,10 +99,11 @@ export class ModerationRepository {
     return { rows, total };
   }
 
-  lockedUsers(now: Date): Promise<Array<{ id: number; isBanned: boolean; suspendedUntil: Date | null }>> {
+  /** Banned, suspended and pending-deletion (ACC-3) accounts: the locks the Redis re-sync writes. */
+  lockedUsers(now: Date): Promise<Array<{ id: number; isBanned: boolean; suspendedUntil: Date | null; deleteAt: Date | null }>> {
     return this.prisma.user.findMany({
-      where: { OR: [{ isBanned: true }, { suspendedUntil: { gt: now } }] },
-      select: { id: true, isBanned: true, suspendedUntil: true },
+      where: { OR: [{ isBanned: true }, { suspendedUntil: { gt: now } }, { deleteAt: { not: null } }] },
+      select: { id: true, isBanned: true, suspendedUntil: true, deleteAt: true },
     });
   }
 

@@ -10,8 +10,10 @@ import type { SessionsService } from '../sessions/sessions.service.js';
 
 const DAY_MS = 86_400_000;
 
-function lockOf(user: { isBanned: boolean; suspendedUntil: Date | null }, now = new Date()): UserLock | null {
+export function lockOf(user: { isBanned: boolean; suspendedUntil: Date | null; deleteAt?: Date | null }, now = new Date()): UserLock | null {
   if (user.isBanned) return { kind: 'banned' };
+  // Pending deletion (ACC-3): the account stays locked until ACC-4 or its removal.
+  if (user.deleteAt) return { kind: 'deleted' };
   if (user.suspendedUntil && user.suspendedUntil > now) return { kind: 'suspended', until: user.suspendedUntil };
   return null;
 }
@@ -76,7 +78,7 @@ export class ModerationService {
     const now = new Date();
     // The event only when the flag changes: a repeated ban is not news for the fleet.
     await this.repo.setBan(userId, { isBanned, reason, at: now }, isBanned !== user.isBanned, correlationId);
-    await this.applyLock(userId, lockOf({ isBanned, suspendedUntil: user.suspendedUntil }, now), isBanned ? 'banned' : null);
+    await this.applyLock(userId, lockOf({ isBanned, suspendedUntil: user.suspendedUntil, deleteAt: user.deleteAt }, now), isBanned ? 'banned' : null);
     return { message: isBanned ? 'The user is banned.' : 'The ban is lifted.' };
   }
 
@@ -86,7 +88,7 @@ export class ModerationService {
     const now = new Date();
     const until = durationDays === 0 ? null : new Date(now.getTime() + durationDays * DAY_MS);
     await this.repo.setSuspension(userId, until, reason, now, correlationId);
-    await this.applyLock(userId, lockOf({ isBanned: user.isBanned, suspendedUntil: until }, now), until ? 'suspended' : null);
+    await this.applyLock(userId, lockOf({ isBanned: user.isBanned, suspendedUntil: until, deleteAt: user.deleteAt }, now), until ? 'suspended' : null);
     return {
       message: until ? `The user is suspended until ${until.toISOString()}.` : 'The suspension is lifted.',
       suspendedUntil: until?.toISOString() ?? null,

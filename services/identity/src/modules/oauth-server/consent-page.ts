@@ -14,7 +14,7 @@ function escape(text: string): string {
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.3rem}ul{padding-left:1.2rem}label{display:block;margin:.6rem 0 .2rem}
-input[type=email],input[type=password]{width:100%;padding:.5rem;box-sizing:border-box}
+input[type=email],input[type=password],input[type=text]{width:100%;padding:.5rem;box-sizing:border-box}
 .actions{display:flex;gap:.8rem;margin-top:1.2rem}button{padding:.6rem 1.2rem;font-size:1rem}
 .error{color:#b00020;background:#fdecee;padding:.6rem;border-radius:4px}`;
 
@@ -32,7 +32,22 @@ export interface ConsentView {
   /** The authorization request's parameters, posted back unchanged. */
   params: Readonly<Record<string, string>>;
   email?: string;
+  /** The code step (account with two-factor sign-in): the attempt's token, posted back with the code. */
+  mfaToken?: string;
   error?: string;
+}
+
+function credentialFields(email: string | undefined): string {
+  return `<label for="email">E-mail</label><input type="email" id="email" name="email" autocomplete="username" value="${escape(email ?? '')}">
+<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password">`;
+}
+
+/** The second step: a code from the authenticator app, or one of the recovery codes. */
+function codeFields(mfaToken: string): string {
+  return `<input type="hidden" name="mfa_token" value="${escape(mfaToken)}">
+<p id="mfa-prompt">This account uses two-factor sign-in. Enter the code from your authenticator app, or one of your recovery codes.</p>
+<label for="code">Code</label><input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="20">
+<label for="recovery_code">Or a recovery code</label><input type="text" id="recovery_code" name="recovery_code" autocomplete="off" maxlength="100">`;
 }
 
 /**
@@ -52,9 +67,8 @@ export function renderConsent(view: ConsentView): string {
 ${view.error ? `<p class="error" id="error" role="alert">${escape(view.error)}</p>` : ''}
 <form method="post" action="/api/oauth/authorize" id="consent">
 ${hidden}
-<label for="email">E-mail</label><input type="email" id="email" name="email" autocomplete="username" value="${escape(view.email ?? '')}">
-<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password">
-<div class="actions"><button type="submit" name="decision" value="approve" id="approve">Sign in and approve</button>
+${view.mfaToken ? codeFields(view.mfaToken) : credentialFields(view.email)}
+<div class="actions"><button type="submit" name="decision" value="approve" id="approve">${view.mfaToken ? 'Verify and approve' : 'Sign in and approve'}</button>
 <button type="submit" name="decision" value="deny" id="deny" formnovalidate>Deny</button></div>
 </form>
 <p><small>Only approve apps you trust. You can revoke access at any time in your account settings.</small></p>`,

@@ -20,6 +20,10 @@ const ConsentFormSchema = AuthorizeQuerySchema.extend({
   decision: z.string().max(20).optional(),
   email: z.string().max(1000).optional(),
   password: z.string().max(1000).optional(),
+  // The code step of an account with two-factor sign-in.
+  mfa_token: z.string().max(200).optional(),
+  code: z.string().max(20).optional(),
+  recovery_code: z.string().max(100).optional(),
 });
 /** RFC 6749 form parameters: strings only (a repeated parameter is refused). */
 const OAuthFormSchema = z.record(z.string().max(100), z.string().max(8192));
@@ -53,6 +57,7 @@ function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: Cons
       scopes: outcome.scopes,
       params: outcome.params,
       email: outcome.email,
+      mfaToken: outcome.mfaToken,
       error: problem?.message,
     }),
   );
@@ -96,8 +101,9 @@ export const oauthServerModule: FastifyPluginAsyncZod<{ oauthServer: OAuthServer
     '/oauth/authorize',
     { schema: { operationId: 'APP-12', summary: 'Consent page: sign in and approve or deny', tags, body: ConsentFormSchema } },
     async (request, reply) => {
-      const { decision, email, password, ...params } = request.body;
-      const outcome = await oauthServer.decide(params, { decision, email, password }, clientOf(request), rawOf(request, {}));
+      const { decision, email, password, mfa_token: mfaToken, code, recovery_code: recoveryCode, ...params } = request.body;
+      const form = { decision, email, password, mfaToken, code, recoveryCode };
+      const outcome = await oauthServer.decide(params, form, clientOf(request), rawOf(request, {}));
       return sendOutcome(request, reply, outcome, 303);
     },
   );

@@ -10,6 +10,7 @@ import type { AppsRepository, StoredApp } from '../apps/apps.repository.js';
 import { secretMatches, type AppsService } from '../apps/apps.service.js';
 import type { SigningKeyService } from '../keys/keys.service.js';
 import type { LoginService } from '../sessions/login.service.js';
+import type { MfaService } from '../mfa/mfa.service.js';
 import { assertNotLocked, type ClientContext } from '../sessions/sessions.service.js';
 import { createModel, normaliseScopes, type GrantUser } from './oauth-model.js';
 
@@ -23,7 +24,27 @@ export type AuthorizeParams = Partial<Record<(typeof AUTHORIZE_PARAMS)[number], 
 export type ConsentOutcome =
   | { kind: 'redirect'; location: string }
   | { kind: 'error-page'; problem: AppError }
-  | { kind: 'consent'; app: StoredApp; scopes: AppScope[]; params: Record<string, string>; problem?: AppError; email?: string };
+  | {
+      kind: 'consent';
+      app: StoredApp;
+      scopes: AppScope[];
+      params: Record<string, string>;
+      problem?: AppError;
+      email?: string;
+      /** Set once the password was right for an account with two-factor sign-in: the page asks for the code. */
+      mfaToken?: string;
+    };
+
+/** What the consent form posts besides the authorization request's parameters. */
+export interface ConsentForm {
+  decision?: string;
+  email?: string;
+  password?: string;
+  /** The second step (account with TOTP): the attempt's token, and a current code or a recovery code. */
+  mfaToken?: string;
+  code?: string;
+  recoveryCode?: string;
+}
 
 const invalid = (field: string, message: string) => AppError.validation([{ field, message }], message);
 
@@ -81,6 +102,7 @@ export class OAuthServerService {
     private readonly apps: AppsService,
     private readonly keys: SigningKeyService,
     private readonly login: Pick<LoginService, 'authenticate'>,
+    private readonly secondFactor: Pick<MfaService, 'challenge' | 'confirmAttempt'>,
     findTokenUser: (userId: number) => Promise<TokenUser | null>,
     private readonly config: IdentityConfig,
     private readonly logger: Logger,
@@ -168,14 +190,12 @@ export class OAuthServerService {
   /**
    * APP-12: Deny goes back with `access_denied`; Approve signs the user in with e-mail and
    * password (the checks of AUTH-1: throttling, verified address, no banned or suspended account,
-   * no admin account) and lets the library issue the code on a new grant.
+   * no admin account) and lets the library issue the code on a new grant. An account with
+   * two-factor sign-in gets the page again asking for its code (or a recovery code) with the
+   * attempt's token (MfaService `challenge`, 5 min, same User-Agent); the code is checked under
+   * MFA-4's throttle and the token is single use.
    */
-  async decide(
-    params: AuthorizeParams,
-    form: { decision?: string; email?: string; password?: string },
-    client: ClientContext,
-    raw: OAuthHttpRequest,
-  ): Promise<ConsentOutcome> {
+  async decide(params: AuthorizeParams, form: ConsentForm, client: ClientContext, raw: OAuthHttpRequest): Promise<ConsentOutcome> {
     const checked = await this.check(params);
     if (checked.kind !== 'consent') return checked;
     const redirectUri = checked.params.redirect_uri ?? '';
@@ -186,6 +206,11 @@ export class OAuthServerService {
       };
     }
     const again = (problem: AppError): ConsentOutcome => ({ ...checked, problem, email: form.email });
+    if (form.mfaToken) {
+      const user = await this.secondStep(form, client, again, (problem) => ({ ...checked, problem, mfaToken: form.mfaToken }));
+      if ('kind' in user) return user;
+      return this.grant(checked, user, raw);
+    }
     if (!form.email || !form.password || form.email.length > 254 || form.password.length > 128) {
       return again(invalid(form.email ? 'password' : 'email', 'Enter your e-mail and password.'));
     }
@@ -195,14 +220,42 @@ export class OAuthServerService {
       if (found.user.role === 'ADMIN') return again(new AppError('FORBIDDEN', 'Administrator accounts cannot authorize apps.'));
       assertNotLocked(found.user);
       if (!found.addressVerified) return again(new AppError('EMAIL_NOT_VERIFIED', 'Verify your e-mail address before authorizing apps.'));
-      if (await this.repo.hasSecondFactor(found.user.id)) {
-        return again(new AppError('FORBIDDEN', 'This account uses two-factor sign-in, which the consent page does not offer yet.'));
-      }
+      // Every attempt is asked for the code: the consent page has no known-device cookie.
+      const mfaToken = await this.secondFactor.challenge(found.user, client, null);
+      if (mfaToken) return { ...checked, mfaToken };
       user = found.user;
     } catch (err) {
       if (err instanceof AppError && err.status < 500) return again(err);
       throw err;
     }
+    return this.grant(checked, user, raw);
+  }
+
+  /** The code step of the consent page: the user, or the page again (code page on a wrong code, password page once the token is gone). */
+  private async secondStep(
+    form: ConsentForm,
+    client: ClientContext,
+    passwordPage: (problem: AppError) => ConsentOutcome,
+    codePage: (problem: AppError) => ConsentOutcome,
+  ): Promise<TokenUser | ConsentOutcome> {
+    const recoveryCode = form.recoveryCode?.trim();
+    const code = form.code?.trim();
+    const proof = recoveryCode ? { recoveryCode } : code ? { code } : null;
+    if (!proof) return codePage(invalid('code', 'Enter the code from your authenticator app, or a recovery code.'));
+    let user: TokenUser;
+    try {
+      user = await this.secondFactor.confirmAttempt(form.mfaToken ?? '', proof, client);
+      if (user.role === 'ADMIN') return passwordPage(new AppError('FORBIDDEN', 'Administrator accounts cannot authorize apps.'));
+      assertNotLocked(user);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      return err.code === 'INVALID_MFA_CODE' || err.code === 'RATE_LIMITED' ? codePage(err) : passwordPage(err);
+    }
+    return user;
+  }
+
+  /** Lets the library issue the code on a new grant of the signed-in user; the redirect back to the app. */
+  private async grant(checked: Extract<ConsentOutcome, { kind: 'consent' }>, user: TokenUser, raw: OAuthHttpRequest): Promise<ConsentOutcome> {
     const grantUser: GrantUser = { id: user.id, grantId: randomUUID(), account: user };
     const request = new OAuth2Server.Request({ method: 'POST', headers: headersOf(raw), query: {}, body: { ...checked.params } });
     const response = new OAuth2Server.Response({ headers: {} });

@@ -30,6 +30,7 @@ export const profileSelect = {
   isPrivate: true,
   showHistory: true,
   isBanned: true,
+  deleteAt: true,
   passwordHash: true,
   createdAt: true,
   emails: { select: { email: true, isVerified: true }, orderBy: { id: 'asc' } },

@@ -145,7 +145,8 @@ export class ProfilesService {
     const lookup = ref.id !== undefined || /^[a-z0-9._-]{1,100}$/.test(ref.username ?? '');
     const row = !lookup ? null : ref.id !== undefined ? await this.repo.byId(ref.id) : await this.repo.byUsername(ref.username ?? '');
     const isAdmin = caller?.role === 'ADMIN';
-    if (!row || (row.isBanned && !isAdmin)) throw new AppError('USER_NOT_FOUND', 'No such user.');
+    // An account pending deletion (ACC-3) is hidden like a banned one.
+    if (!row || ((row.isBanned || row.deleteAt) && !isAdmin)) throw new AppError('USER_NOT_FOUND', 'No such user.');
     let flags = { isFollowing: false, isFollowed: false, isBlocked: false };
     if (caller && caller.userId !== row.id) {
       const relation = (await this.peers.relationships(caller.userId, [row.id]))?.get(row.id);

@@ -16,7 +16,7 @@ export function createIdentityRedis(url: string, keyPrefix: string): Redis {
   });
 }
 
-export type UserLock = { kind: 'banned' } | { kind: 'suspended'; until: Date };
+export type UserLock = { kind: 'banned' } | { kind: 'deleted' } | { kind: 'suspended'; until: Date };
 
 export class RevocationStore {
   constructor(
@@ -40,8 +40,8 @@ export class RevocationStore {
       await this.redis.del(key);
       return;
     }
-    if (lock.kind === 'banned') {
-      await this.redis.set(key, 'banned');
+    if (lock.kind === 'banned' || lock.kind === 'deleted') {
+      await this.redis.set(key, lock.kind);
       return;
     }
     const ms = lock.until.getTime() - Date.now();
@@ -52,12 +52,20 @@ export class RevocationStore {
     await this.redis.set(key, `suspended:${lock.until.toISOString()}`, 'PX', ms);
   }
 
+  /**
+   * After an account is removed (ACC-3 grace over, ACC-5): the `deleted` lock stays only as long as
+   * an access token of the account can live, then Redis forgets the account.
+   */
+  async expireDeletedLock(userId: number): Promise<void> {
+    await this.redis.set(REVOCATION_KEYS.userStatus(userId), 'deleted', 'EX', this.accessTtlSeconds + 60);
+  }
+
   /** Re-writes many locks at once (periodic sync after a Redis restart). */
   async syncLocks(entries: Array<{ userId: number; lock: UserLock }>, revokedSessionIds: string[]): Promise<void> {
     const pipeline = this.redis.pipeline();
     for (const { userId, lock } of entries) {
       const key = REVOCATION_KEYS.userStatus(userId);
-      if (lock.kind === 'banned') pipeline.set(key, 'banned');
+      if (lock.kind === 'banned' || lock.kind === 'deleted') pipeline.set(key, lock.kind);
       else {
         const ms = lock.until.getTime() - Date.now();
         if (ms > 0) pipeline.set(key, `suspended:${lock.until.toISOString()}`, 'PX', ms);

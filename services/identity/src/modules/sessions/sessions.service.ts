@@ -24,9 +24,18 @@ export interface IssuedTokens {
   sessionId: string;
 }
 
-/** 403 for a banned or currently suspended account (R14): login, refresh and token exchange refuse it. */
-export function assertNotLocked(user: Pick<TokenUser, 'isBanned' | 'suspendedUntil'>, now = new Date()): void {
+/**
+ * 403 for a banned or currently suspended account (R14), or one pending deletion (ACC-3): login,
+ * refresh and token exchange refuse it.
+ */
+export function assertNotLocked(user: Pick<TokenUser, 'isBanned' | 'suspendedUntil'> & { deleteAt?: Date | null }, now = new Date()): void {
   if (user.isBanned) throw new AppError('ACCOUNT_BANNED', 'This account is banned.');
+  if (user.deleteAt) {
+    throw new AppError(
+      'ACCOUNT_PENDING_DELETION',
+      `This account is deleted on ${user.deleteAt.toISOString()}; restore it with POST /api/users/me/restore before then.`,
+    );
+  }
   if (user.suspendedUntil && user.suspendedUntil > now) {
     throw new AppError('ACCOUNT_SUSPENDED', `This account is suspended until ${user.suspendedUntil.toISOString()}.`);
   }

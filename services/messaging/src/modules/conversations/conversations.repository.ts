@@ -1,10 +1,11 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import type { UserRow } from '../users/user-rows.js';
+import { presentIds, type UserRow } from '../users/user-rows.js';
 
 export interface ConversationListRow {
   id: number;
-  userLowId: number;
-  userHighId: number;
+  /** Null once that participant deleted their account (ACC-5). */
+  userLowId: number | null;
+  userHighId: number | null;
   lastMessageAt: Date | null;
   createdAt: Date;
   lastContent: string | null;
@@ -16,8 +17,8 @@ export interface ConversationListRow {
 /** The participant rows of one conversation. */
 export interface ConversationRef {
   id: number;
-  userLowId: number;
-  userHighId: number;
+  userLowId: number | null;
+  userHighId: number | null;
 }
 
 type Db = PrismaClient | Prisma.TransactionClient;
@@ -47,7 +48,7 @@ export class ConversationsRepository {
         ) lm ON true
         CROSS JOIN LATERAL (
           SELECT count(*)::int AS n FROM messages m
-           WHERE m.conversation_id = c.id AND m.sender_id <> ${userId} AND m.read_at IS NULL
+           WHERE m.conversation_id = c.id AND m.sender_id IS DISTINCT FROM ${userId} AND m.read_at IS NULL
         ) unread
        WHERE ${where}
        ORDER BY COALESCE(c.last_message_at, c.created_at) DESC, c.id DESC
@@ -98,7 +99,9 @@ export class ConversationsRepository {
   }
 
   /** The summaries of the given users, and which of `viewerIds` follow each, in one query. */
-  async users(userIds: readonly number[], viewerIds: readonly number[], db: Db = this.prisma): Promise<Map<number, UserRow>> {
+  async users(ids: ReadonlyArray<number | null>, viewerIds: readonly number[], db: Db = this.prisma): Promise<Map<number, UserRow>> {
+    // A deleted participant (null, ACC-5) has no row: summaryFor shows "Deleted user".
+    const userIds = presentIds(ids);
     if (userIds.length === 0) return new Map();
     const rows = await db.$queryRaw<UserRow[]>`
       SELECT u.user_id AS "userId", u.username, u.display_name AS "displayName", u.avatar_url AS "avatarUrl", u.tier,

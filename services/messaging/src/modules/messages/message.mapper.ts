@@ -1,5 +1,6 @@
 import type { Message } from '@msp/contracts';
 import type { RenderedResources } from '../../clients/catalog.client.js';
+import { DELETED_USER_ID } from '../users/unknown-user.js';
 import { summaryFor, type UserRows } from '../users/user-rows.js';
 import { storedResources, type MessageRow, type StoredResource } from './messages.repository.js';
 
@@ -27,7 +28,7 @@ export function toMessage(row: MessageRow, readerId: number, users: UserRows, re
     id: row.id,
     messageId: row.id,
     conversationId: row.conversationId,
-    senderId: row.senderId,
+    senderId: row.senderId ?? DELETED_USER_ID,
     sender: summaryFor(users, row.senderId, readerId),
     content: row.content,
     resources,

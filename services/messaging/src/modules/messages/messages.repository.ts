@@ -42,7 +42,10 @@ export class MessagesRepository {
 
   /** MSG-3: every unread message of the partner becomes read at `readAt`; returns how many changed. */
   markRead(tx: Prisma.TransactionClient, conversationId: number, readerId: number, readAt: Date): Promise<number> {
-    return tx.message.updateMany({ where: { conversationId, senderId: { not: readerId }, readAt: null }, data: { readAt } }).then((r) => r.count);
+    // A deleted sender's messages (senderId null, ACC-5) are the partner's too.
+    return tx.message
+      .updateMany({ where: { conversationId, OR: [{ senderId: { not: readerId } }, { senderId: null }], readAt: null }, data: { readAt } })
+      .then((r) => r.count);
   }
 
   /** MSG-4: the message and the conversation's latest activity, in the caller's transaction. */

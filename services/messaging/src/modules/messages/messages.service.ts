@@ -71,7 +71,8 @@ export class MessagesService {
     const readAt = new Date();
     await this.repo.transaction(async (tx) => {
       const changed = await this.repo.markRead(tx, conversationId, caller.userId, readAt);
-      if (changed > 0) {
+      // A partner who deleted their account (null, ACC-5) has no one to tell.
+      if (changed > 0 && partnerId !== null) {
         await writeOutbox(tx, ConversationRead, { conversationId, readerId: caller.userId, partnerId, readAt: readAt.toISOString() });
       }
     });
@@ -99,6 +100,8 @@ export class MessagesService {
     const { content, resources } = normaliseSendInput(input);
     const conversation = await this.conversationOf(caller.userId, conversationId);
     const recipientId = partnerOf(conversation, caller.userId);
+    // ACC-5: the partner deleted their account; the conversation stays readable, not writable.
+    if (recipientId === null) throw new AppError('USER_NOT_FOUND', 'This user deleted their account.');
     const blocks = await this.conversations.blocksBetween(caller.userId, recipientId);
     if (blocks.aBlockedB || blocks.bBlockedA) throw new AppError('USER_BLOCKED', 'A block separates you from this user.');
 

@@ -8,6 +8,7 @@ import {
   PlaylistDeleted,
   TrackChanged,
   TrackDeleted,
+  TrackDuplicateFound,
   TrackPublished,
   UserBanned,
   UserBlocked,
@@ -18,9 +19,11 @@ import {
   type NatsConnection,
 } from '@msp/events';
 import type { Logger } from '@msp/runtime';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { NotificationCreator } from '../notifications/notification.creator.js';
 import { projectionsRepository as projections } from './projections.repository.js';
+
+type TrackDuplicateFoundData = (typeof TrackDuplicateFound.schema)['_output'];
 
 interface Deps {
   nc: NatsConnection;
@@ -89,12 +92,34 @@ function directMessages(deps: Deps) {
   );
 }
 
+/**
+ * Duplicate detection (docs/fingerprints.md), in the same consumer as the track copies so the new
+ * track's title and path are there first. Platform notices: the recipient is their own actor (no
+ * other user is named, so no block hides them). Same artist: DUPLICATE_UPLOAD about the new track.
+ * Another artist's track: UPLOAD_HELD_BACK to the uploader about the held track, and
+ * TRACK_COPY_DETECTED to the original's artist about their original (the held copy they cannot open).
+ */
+async function duplicateNotices(creator: NotificationCreator, tx: Prisma.TransactionClient, d: TrackDuplicateFoundData): Promise<void> {
+  const at = new Date(d.at);
+  if (d.sameArtist) {
+    await creator.create(tx, { recipientId: d.artistId, actorId: d.artistId, type: 'DUPLICATE_UPLOAD', resourceType: 'TRACK', resourceId: d.trackId }, at);
+    return;
+  }
+  await creator.create(tx, { recipientId: d.artistId, actorId: d.artistId, type: 'UPLOAD_HELD_BACK', resourceType: 'TRACK', resourceId: d.trackId }, at);
+  await creator.create(
+    tx,
+    { recipientId: d.duplicateArtistId, actorId: d.duplicateArtistId, type: 'TRACK_COPY_DETECTED', resourceType: 'TRACK', resourceId: d.duplicateOfTrackId },
+    at,
+  );
+}
+
 /** Titles and slugs of tracks and playlists (targetTitle, targetUrl), from catalog. */
 function catalogRefs(deps: Deps) {
   return new DurableConsumer({ nc: deps.nc, db: deps.prisma, logger: deps.logger, service: 'notification', name: 'catalog-refs', from: 'catalog' })
     .on(TrackChanged, (d, _e, tx) => projections.upsertTrack(tx, d))
     .on(TrackPublished, (d, _e, tx) => projections.upsertTrack(tx, d))
     .on(TrackDeleted, (d, _e, tx) => projections.deleteTrack(tx, d.trackId))
+    .on(TrackDuplicateFound, (d, _e, tx) => duplicateNotices(deps.creator, tx, d))
     .on(PlaylistChanged, (d, _e, tx) => projections.upsertPlaylist(tx, d))
     .on(PlaylistDeleted, (d, _e, tx) => projections.deletePlaylist(tx, d.playlistId));
 }

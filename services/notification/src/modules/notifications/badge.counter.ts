@@ -31,6 +31,11 @@ export class BadgeCounter {
     }
   }
 
+  /** ACC-5: the deleted user's cached count goes (throws when Redis cannot answer, so it is retried). */
+  async forget(userId: number): Promise<void> {
+    await this.redis.del(this.key(userId));
+  }
+
   async set(userId: number, unreadCount: number): Promise<void> {
     try {
       await this.redis.set(this.key(userId), String(unreadCount), 'EX', this.ttlSeconds);

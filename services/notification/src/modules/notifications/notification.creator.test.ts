@@ -48,6 +48,16 @@ describe('R15 notification rules (unit, fake store)', () => {
     expect(await new NotificationCreator(fakeStore({ preferences: { notifyOnLike: false } }).store).create(tx, reply, at)).toBe('created');
   });
 
+  it('platform notices (duplicate detection) pass the own-action, block, ban and preference rules, not the dedup', async () => {
+    const notice: NotificationInput = { recipientId: 1, actorId: 1, type: 'UPLOAD_HELD_BACK', resourceType: 'TRACK', resourceId: 10 };
+    const off = { notifyOnFollow: false, notifyOnLike: false, notifyOnRepost: false, notifyOnComment: false, notifyOnDM: false };
+    const { store, inserted } = fakeStore({ blocked: true, banned: true, preferences: off });
+    const creator = new NotificationCreator(store);
+    expect(await creator.create(tx, notice, at)).toBe('created');
+    expect(await creator.create(tx, notice, at)).toBe('duplicate');
+    expect(inserted).toEqual([expect.objectContaining({ type: 'UPLOAD_HELD_BACK', recipientId: 1, actorId: 1 })]);
+  });
+
   it('one per actor, type and resource within 24 h; a new one after the window', async () => {
     const { store, inserted } = fakeStore();
     const creator = new NotificationCreator(store);

@@ -14,14 +14,22 @@ export interface NotificationInput {
 
 export type CreateOutcome = 'created' | 'own-action' | 'blocked' | 'banned' | 'preference-off' | 'duplicate';
 
-/** R15: which preference governs each type (notifyOnComment covers COMMENT and REPLY). */
-export const PREFERENCE_OF: Record<NotificationType, keyof NotificationPreferences> = {
+/**
+ * R15: which preference governs each type (notifyOnComment covers COMMENT and REPLY). Null: a
+ * platform notice (duplicate detection, docs/fingerprints.md), not someone's action. No
+ * preference, block or own-action rule holds it back; the 24-h dedup still applies.
+ */
+export const PREFERENCE_OF: Record<NotificationType, keyof NotificationPreferences | null> = {
   FOLLOW: 'notifyOnFollow',
   LIKE: 'notifyOnLike',
   REPOST: 'notifyOnRepost',
   COMMENT: 'notifyOnComment',
   REPLY: 'notifyOnComment',
   DM: 'notifyOnDM',
+  DUPLICATE_UPLOAD: null,
+  UPLOAD_HELD_BACK: null,
+  TRACK_COPY_DETECTED: null,
+  EXPORT_READY: null,
 };
 
 /** The R15 window in which one actor, type and resource give at most one notification. */
@@ -43,12 +51,15 @@ export class NotificationCreator {
   /** R15, in order: never one's own action, never across a block or a ban, the recipient's preference, one per 24 h. */
   async create(tx: Prisma.TransactionClient, input: NotificationInput, at: Date): Promise<CreateOutcome> {
     const { recipientId, actorId } = input;
-    if (recipientId === actorId) return 'own-action';
-    const flags = await this.store.relationFlags(tx, recipientId, actorId);
-    if (flags.blocked) return 'blocked';
-    if (flags.banned) return 'banned';
-    const preferences = await this.store.preferencesOf(tx, recipientId);
-    if (preferences && preferences[PREFERENCE_OF[input.type]] === false) return 'preference-off';
+    const preference = PREFERENCE_OF[input.type];
+    if (preference !== null) {
+      if (recipientId === actorId) return 'own-action';
+      const flags = await this.store.relationFlags(tx, recipientId, actorId);
+      if (flags.blocked) return 'blocked';
+      if (flags.banned) return 'banned';
+      const preferences = await this.store.preferencesOf(tx, recipientId);
+      if (preferences && preferences[preference] === false) return 'preference-off';
+    }
     const key = { recipientId, actorId, type: input.type, resourceType: input.resourceType, resourceId: input.resourceId };
     if (!(await this.store.claimDedupKey(tx, key, at, DEDUP_WINDOW_MS))) return 'duplicate';
 

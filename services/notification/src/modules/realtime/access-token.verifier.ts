@@ -7,6 +7,8 @@ export interface Principal {
   role: 'LISTENER' | 'ARTIST' | 'ADMIN';
   tier: 'FREE' | 'PRO';
   sessionId: string;
+  /** An app's token: the app's client id (`azp`); its suspension closes the session (account-standing.ts). */
+  clientId?: string;
 }
 
 /** The token is not acceptable (bad signature, expired, wrong algorithm, malformed claims). */
@@ -59,7 +61,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
         // An app's token (docs/developer-platform.md) streams direct messages only with `messages`.
         if (azp !== undefined && !(scope ?? '').split(' ').includes('messages'))
           throw new TokenRejectedError("This app's token does not grant realtime access.");
-        return { userId: Number(sub), username, role, tier, sessionId: sid };
+        return { userId: Number(sub), username, role, tier, sessionId: sid, ...(azp !== undefined ? { clientId: azp } : {}) };
       } catch (err) {
         if (err instanceof JwksUnavailableError) throw new KeysUnavailableError(err);
         if (err instanceof AccessTokenRejectedError) throw new TokenRejectedError(err.message);

@@ -3,7 +3,15 @@ import { REVOCATION_KEYS } from '@msp/contracts';
 
 /** Why a session may not (or may no longer) be open; rendered as `message: <code>: <text>`. */
 export interface Refusal {
-  code: 'UNAUTHORIZED' | 'ACCOUNT_BANNED' | 'ACCOUNT_SUSPENDED' | 'FORBIDDEN' | 'SERVICE_UNAVAILABLE' | 'VALIDATION_FAILED' | 'PAYLOAD_TOO_LARGE';
+  code:
+    | 'UNAUTHORIZED'
+    | 'ACCOUNT_BANNED'
+    | 'ACCOUNT_SUSPENDED'
+    | 'ACCOUNT_PENDING_DELETION'
+    | 'FORBIDDEN'
+    | 'SERVICE_UNAVAILABLE'
+    | 'VALIDATION_FAILED'
+    | 'PAYLOAD_TOO_LARGE';
   message: string;
 }
 
@@ -11,6 +19,7 @@ export interface Refusal {
 export function lockRefusal(status: string | null, now = Date.now()): Refusal | null {
   if (!status) return null;
   if (status === 'banned') return { code: 'ACCOUNT_BANNED', message: 'This account is banned.' };
+  if (status === 'deleted') return { code: 'ACCOUNT_PENDING_DELETION', message: 'This account is being deleted.' };
   if (status.startsWith('suspended:')) {
     const until = Date.parse(status.slice('suspended:'.length));
     // An unreadable date is a running suspension: the writer meant to lock the account.
@@ -23,6 +32,8 @@ export function lockRefusal(status: string | null, now = Date.now()): Refusal | 
 export interface StandingQuery {
   userId: number;
   sessionId: string;
+  /** An app's token (docs/developer-platform.md): its client id, whose suspension key is read too. */
+  clientId?: string;
 }
 
 /**
@@ -32,14 +43,19 @@ export interface StandingQuery {
 export async function checkStanding(redis: Redis, sessions: readonly StandingQuery[]): Promise<Array<Refusal | null>> {
   if (sessions.length === 0) return [];
   const pipeline = redis.pipeline();
-  for (const s of sessions) pipeline.mget(REVOCATION_KEYS.revokedSession(s.sessionId), REVOCATION_KEYS.userStatus(s.userId));
+  for (const s of sessions) {
+    if (s.clientId === undefined) pipeline.mget(REVOCATION_KEYS.revokedSession(s.sessionId), REVOCATION_KEYS.userStatus(s.userId));
+    else pipeline.mget(REVOCATION_KEYS.revokedSession(s.sessionId), REVOCATION_KEYS.userStatus(s.userId), REVOCATION_KEYS.appStatus(s.clientId));
+  }
   const results = await pipeline.exec();
   if (!results) throw new Error('revocation lookup aborted');
   const now = Date.now();
   return results.map(([err, value]) => {
     if (err || !Array.isArray(value)) throw err ?? new Error('revocation lookup failed');
-    const [revoked, status] = value as [string | null, string | null];
+    const [revoked, status, appStatus] = value as [string | null, string | null, (string | null)?];
     if (revoked !== null) return { code: 'UNAUTHORIZED', message: 'The session has been revoked.' };
+    // As at the gateway (gate.ts admitCaller): a suspended app's tokens stop at once.
+    if (appStatus !== undefined && appStatus !== null) return { code: 'UNAUTHORIZED', message: 'The app has been suspended.' };
     return lockRefusal(status, now);
   });
 }

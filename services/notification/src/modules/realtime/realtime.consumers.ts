@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { UploadStatusMessageSchema } from '@msp/contracts';
-import { TrackUploadStatus, UserBanned, UserSuspended } from '@msp/events';
+import { TrackUploadStatus, UserBanned, UserDeleted, UserDeletionScheduled, UserSuspended } from '@msp/events';
 import type { Infrastructure } from '@msp/runtime';
 import { trackStatusKey } from './destinations.js';
 import { OrderedEventFeed } from './ordered-event.feed.js';
@@ -46,7 +46,8 @@ export async function startTrackStatusFeed(deps: FeedDeps & { store: TrackStatus
 }
 
 /**
- * R14: a ban or a running suspension closes the user's websocket sessions. Every replica sees
+ * R14: a ban or a running suspension closes the user's websocket sessions, and so does an
+ * account deletion (scheduled or done). Every replica sees
  * the events and closes the sockets it holds; only new events matter (sessions opened later are
  * refused at CONNECT by the revocation keys).
  */
@@ -61,6 +62,13 @@ export async function startSessionControlFeed(deps: FeedDeps): Promise<OrderedEv
       if (!Number.isNaN(until) && until <= Date.now()) return;
       const message = Number.isNaN(until) ? 'This account is suspended.' : `This account is suspended until ${new Date(until).toISOString()}.`;
       deps.registry.closeUser(data.userId, { code: 'ACCOUNT_SUSPENDED', message });
+    })
+    // ACC-3 / ACC-5: a scheduled or done deletion closes the user's sessions like a ban.
+    .on(UserDeletionScheduled, (data) => {
+      deps.registry.closeUser(data.userId, { code: 'ACCOUNT_PENDING_DELETION', message: 'This account is being deleted.' });
+    })
+    .on(UserDeleted, (data) => {
+      deps.registry.closeUser(data.userId, { code: 'ACCOUNT_PENDING_DELETION', message: 'This account is being deleted.' });
     });
   await feed.start();
   return feed;

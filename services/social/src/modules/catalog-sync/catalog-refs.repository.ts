@@ -5,12 +5,13 @@ export async function upsertTrack(tx: SqlExecutor, s: TrackSnapshot): Promise<vo
   // Engagement counts are social's own and never overwritten; a deleted track stays deleted.
   await tx.$executeRawUnsafe(
     `INSERT INTO track_refs (track_id, artist_id, title, track_slug, state, is_private, access, duration_seconds,
-                             cover_url, genre, published_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12::timestamptz)
+                             cover_url, genre, published_at, created_at, held_back)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12::timestamptz, $13)
      ON CONFLICT (track_id) DO UPDATE SET artist_id = EXCLUDED.artist_id, title = EXCLUDED.title,
        track_slug = EXCLUDED.track_slug, state = EXCLUDED.state, is_private = EXCLUDED.is_private,
        access = EXCLUDED.access, duration_seconds = EXCLUDED.duration_seconds, cover_url = EXCLUDED.cover_url,
-       genre = EXCLUDED.genre, published_at = EXCLUDED.published_at, created_at = EXCLUDED.created_at`,
+       genre = EXCLUDED.genre, published_at = EXCLUDED.published_at, created_at = EXCLUDED.created_at,
+       held_back = EXCLUDED.held_back`,
     s.trackId,
     s.artistId,
     s.title,
@@ -23,6 +24,7 @@ export async function upsertTrack(tx: SqlExecutor, s: TrackSnapshot): Promise<vo
     s.genre,
     s.publishedAt,
     s.createdAt,
+    s.heldBack ?? false,
   );
 }
 

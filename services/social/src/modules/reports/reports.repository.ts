@@ -1,12 +1,13 @@
-import type { ReportReason, ReportStatus, ReportTargetType } from '@msp/contracts';
+import type { ReportEvidence, ReportReason, ReportStatus, ReportTargetType } from '@msp/contracts';
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 
 /** A stored report, as read back (snapshot columns included). */
 export interface ReportRow {
   id: number;
-  reporterId: number;
-  reporterUsername: string;
+  /** Null for reports the platform filed (duplicate detection). */
+  reporterId: number | null;
+  reporterUsername: string | null;
   targetType: ReportTargetType;
   targetId: number;
   reason: ReportReason;
@@ -24,9 +25,10 @@ export interface ReportRow {
   targetCreatedAt: Date | null;
   commentContent: string | null;
   commentAuthor: string | null;
+  evidence: ReportEvidence | null;
 }
 
-export type NewReport = Omit<ReportRow, 'id' | 'status' | 'createdAt' | 'updatedAt'>;
+export type NewReport = Omit<ReportRow, 'id' | 'status' | 'createdAt' | 'updatedAt' | 'evidence'> & { evidence?: ReportEvidence | null };
 
 /** Social's local copy of a track with its artist, the base of both snapshots. */
 export interface TrackSnapshotRow {
@@ -54,7 +56,7 @@ const COLUMNS = `r.id, r.reporter_id AS "reporterId", r.reporter_username AS "re
   r.target_user_id AS "targetUserId", r.target_username AS "targetUsername", r.target_display_name AS "targetDisplayName",
   r.target_title AS "targetTitle", r.target_artist_name AS "targetArtistName", r.target_thumbnail_url AS "targetThumbnailUrl",
   r.target_play_count AS "targetPlayCount", r.target_created_at AS "targetCreatedAt",
-  r.comment_content AS "commentContent", r.comment_author AS "commentAuthor"`;
+  r.comment_content AS "commentContent", r.comment_author AS "commentAuthor", r.evidence`;
 
 /** A user missing from the projection (event not arrived yet) still renders: username falls back to `user-<id>`. */
 const userName = (alias: string, id: string) => `COALESCE(${alias}.username, 'user-' || ${id})`;
@@ -63,8 +65,8 @@ const displayName = (alias: string, id: string) => `COALESCE(${alias}.display_na
 export class ReportsRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async trackSnapshot(trackId: number): Promise<TrackSnapshotRow | null> {
-    const rows = await this.prisma.$queryRawUnsafe<TrackSnapshotRow[]>(
+  async trackSnapshot(trackId: number, db: SqlExecutor = this.prisma): Promise<TrackSnapshotRow | null> {
+    const rows = await db.$queryRawUnsafe<TrackSnapshotRow[]>(
       `SELECT t.track_id AS "trackId", t.artist_id AS "artistId", t.title, t.cover_url AS "coverUrl", t.created_at AS "createdAt",
               ${userName('u', 't.artist_id')} AS "artistUsername", ${displayName('u', 't.artist_id')} AS "artistDisplayName"
          FROM track_refs t LEFT JOIN user_summaries u ON u.user_id = t.artist_id
@@ -85,6 +87,16 @@ export class ReportsRepository {
     return rows[0] ?? null;
   }
 
+  /** A user's names as a report snapshot shows them (`user-<id>` while the projection lags). */
+  async userNames(userId: number, db: SqlExecutor = this.prisma): Promise<{ artistUsername: string; artistDisplayName: string }> {
+    const rows = await db.$queryRawUnsafe<Array<{ artistUsername: string; artistDisplayName: string }>>(
+      `SELECT ${userName('u', 'x.id')} AS "artistUsername", ${displayName('u', 'x.id')} AS "artistDisplayName"
+         FROM (SELECT $1::int AS id) x LEFT JOIN user_summaries u ON u.user_id = x.id`,
+      userId,
+    );
+    return rows[0]!;
+  }
+
   async username(userId: number): Promise<string | null> {
     const rows = await this.prisma.$queryRawUnsafe<Array<{ username: string }>>('SELECT username FROM user_summaries WHERE user_id = $1', userId);
     return rows[0]?.username ?? null;
@@ -94,12 +106,12 @@ export class ReportsRepository {
    * Plain INSERT: the partial unique index `reports_one_active_per_target` refuses a second OPEN or
    * IN_REVIEW report of the same reporter and target (23505), which the service maps to 409.
    */
-  async insert(r: NewReport): Promise<number> {
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: number }>>(
+  async insert(r: NewReport, db: SqlExecutor = this.prisma): Promise<number> {
+    const rows = await db.$queryRawUnsafe<Array<{ id: number }>>(
       `INSERT INTO reports (reporter_id, reporter_username, target_type, target_id, reason, description, status, created_at, updated_at,
          target_user_id, target_username, target_display_name, target_title, target_artist_name, target_thumbnail_url,
-         target_play_count, target_created_at, comment_content, comment_author)
-       VALUES ($1, $2, $3, $4, $5, $6, 'OPEN', now(), now(), $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+         target_play_count, target_created_at, comment_content, comment_author, evidence)
+       VALUES ($1, $2, $3, $4, $5, $6, 'OPEN', now(), now(), $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb)
        RETURNING id`,
       r.reporterId,
       r.reporterUsername,
@@ -117,6 +129,7 @@ export class ReportsRepository {
       r.targetCreatedAt,
       r.commentContent,
       r.commentAuthor,
+      r.evidence ? JSON.stringify(r.evidence) : null,
     );
     return rows[0]!.id;
   }

@@ -9,6 +9,7 @@ import {
   type ReportUpdateResult,
 } from '@msp/contracts';
 import { AppError } from '@msp/errors';
+import { CopyrightHoldDismissed, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
 import type { Transactions } from '../../sql/transactions.repository.js';
 import { whenCatalogUnavailable, type CatalogClient } from '@msp/runtime';
@@ -51,7 +52,13 @@ export function toReport(row: ReportRow): Report {
     targetCreatedAt: row.targetCreatedAt ? row.targetCreatedAt.toISOString() : null,
     commentContent: row.commentContent,
     commentAuthor: row.commentAuthor,
+    ...(row.evidence ? { evidence: row.evidence } : {}),
   };
+}
+
+/** A COPYRIGHT report filed by duplicate detection (no reporter, with evidence) on a held-back track. */
+export function isDuplicateHold(row: ReportRow): boolean {
+  return row.reporterId === null && row.reason === 'COPYRIGHT' && row.targetType === 'TRACK' && row.evidence !== null;
 }
 
 export interface ReportInput {
@@ -151,7 +158,12 @@ export class ReportsService {
           details: { from: previous, to: status },
           requestId,
         });
-        return this.repo.byId(id, tx);
+        const row = await this.repo.byId(id, tx);
+        // Duplicate detection's report dismissed: catalog releases the held-back track (docs/fingerprints.md).
+        if (row && isDuplicateHold(row) && status === 'DISMISSED' && previous !== 'DISMISSED') {
+          await writeOutbox(tx, CopyrightHoldDismissed, { reportId: row.id, trackId: row.targetId, at: new Date().toISOString() });
+        }
+        return row;
       });
       return { message: `Report status set to ${status}.`, report: toReport(row!) };
     } catch (err) {

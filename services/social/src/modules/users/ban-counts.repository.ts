@@ -57,13 +57,28 @@ export class BanCountsRepository {
   }
 
   private async tracks(tx: SqlExecutor, userId: number): Promise<TrackCounts[]> {
-    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT r.track_id AS id FROM track_refs r
-        WHERE r.track_id IN (SELECT track_id FROM track_likes WHERE user_id = $1
-                             UNION SELECT track_id FROM track_reposts WHERE user_id = $1
-                             UNION SELECT track_id FROM comments WHERE user_id = $1)
-        ORDER BY r.track_id FOR UPDATE OF r`,
+    const ids = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT track_id AS id FROM track_likes WHERE user_id = $1
+        UNION SELECT track_id FROM track_reposts WHERE user_id = $1
+        UNION SELECT track_id FROM comments WHERE user_id = $1`,
       userId,
+    );
+    return this.recountTracks(
+      tx,
+      ids.map((r) => r.id),
+    );
+  }
+
+  /**
+   * The like, repost and comment counts of the given tracks, recounted from the rows under their
+   * counter rows' locks (taken here in id order); returns every recounted value. Used by the ban
+   * and by the account deletion (ACC-5), which knows the tracks from the rows it removed.
+   */
+  async recountTracks(tx: SqlExecutor, trackIds: readonly number[]): Promise<TrackCounts[]> {
+    if (trackIds.length === 0) return [];
+    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT r.track_id AS id FROM track_refs r WHERE r.track_id = ANY($1::int[]) ORDER BY r.track_id FOR UPDATE OF r`,
+      [...new Set(trackIds)],
     );
     if (locked.length === 0) return [];
     return tx.$queryRawUnsafe<TrackCounts[]>(
@@ -87,12 +102,22 @@ export class BanCountsRepository {
 
   /** replyCount is social's alone (no copy elsewhere), so nothing is returned. */
   private async replyCounts(tx: SqlExecutor, userId: number): Promise<void> {
-    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT p.id FROM comments p
-        WHERE p.id IN (SELECT reply_to_comment_id FROM comments WHERE user_id = $1 AND reply_to_comment_id IS NOT NULL)
-        ORDER BY p.id FOR UPDATE OF p`,
+    const ids = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT DISTINCT reply_to_comment_id AS id FROM comments WHERE user_id = $1 AND reply_to_comment_id IS NOT NULL`,
       userId,
     );
+    await this.recountReplies(
+      tx,
+      ids.map((r) => r.id),
+    );
+  }
+
+  /** The replyCount of the given comments (those still there), under their row locks in id order. */
+  async recountReplies(tx: SqlExecutor, commentIds: readonly number[]): Promise<void> {
+    if (commentIds.length === 0) return;
+    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(`SELECT p.id FROM comments p WHERE p.id = ANY($1::int[]) ORDER BY p.id FOR UPDATE OF p`, [
+      ...new Set(commentIds),
+    ]);
     if (locked.length === 0) return;
     await tx.$executeRawUnsafe(
       `WITH n AS (
@@ -104,12 +129,23 @@ export class BanCountsRepository {
   }
 
   private async playlists(tx: SqlExecutor, userId: number): Promise<PlaylistCounts[]> {
-    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT r.playlist_id AS id FROM playlist_refs r
-        WHERE r.playlist_id IN (SELECT playlist_id FROM playlist_likes WHERE user_id = $1
-                                UNION SELECT playlist_id FROM playlist_reposts WHERE user_id = $1)
-        ORDER BY r.playlist_id FOR UPDATE OF r`,
+    const ids = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT playlist_id AS id FROM playlist_likes WHERE user_id = $1
+        UNION SELECT playlist_id FROM playlist_reposts WHERE user_id = $1`,
       userId,
+    );
+    return this.recountPlaylists(
+      tx,
+      ids.map((r) => r.id),
+    );
+  }
+
+  /** The like and repost counts of the given playlists, as `recountTracks` does for tracks. */
+  async recountPlaylists(tx: SqlExecutor, playlistIds: readonly number[]): Promise<PlaylistCounts[]> {
+    if (playlistIds.length === 0) return [];
+    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT r.playlist_id AS id FROM playlist_refs r WHERE r.playlist_id = ANY($1::int[]) ORDER BY r.playlist_id FOR UPDATE OF r`,
+      [...new Set(playlistIds)],
     );
     if (locked.length === 0) return [];
     return tx.$queryRawUnsafe<PlaylistCounts[]>(
@@ -129,13 +165,24 @@ export class BanCountsRepository {
   }
 
   private async users(tx: SqlExecutor, userId: number): Promise<UserCounts[]> {
-    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT u.user_id AS id FROM user_summaries u
-        WHERE u.user_id IN (SELECT followee_id FROM follows WHERE follower_id = $1
-                            UNION SELECT follower_id FROM follows WHERE followee_id = $1
-                            UNION SELECT $1::int)
-        ORDER BY u.user_id FOR UPDATE OF u`,
+    const ids = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT followee_id AS id FROM follows WHERE follower_id = $1
+        UNION SELECT follower_id FROM follows WHERE followee_id = $1
+        UNION SELECT $1::int`,
       userId,
+    );
+    return this.recountUsers(
+      tx,
+      ids.map((r) => r.id),
+    );
+  }
+
+  /** The follower and following counts of the given users, as `recountTracks` does for tracks. */
+  async recountUsers(tx: SqlExecutor, userIds: readonly number[]): Promise<UserCounts[]> {
+    if (userIds.length === 0) return [];
+    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT u.user_id AS id FROM user_summaries u WHERE u.user_id = ANY($1::int[]) ORDER BY u.user_id FOR UPDATE OF u`,
+      [...new Set(userIds)],
     );
     if (locked.length === 0) return [];
     return tx.$queryRawUnsafe<UserCounts[]>(

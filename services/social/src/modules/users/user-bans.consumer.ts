@@ -7,12 +7,15 @@ import {
   UserUnbanned,
   writeOutbox,
   type EventEnvelope,
+  type EventDefinition,
   type NatsConnection,
   type SqlExecutor,
   type TransactionalClient,
 } from '@msp/events';
-import { BanCountsRepository } from './ban-counts.repository.js';
+import { BanCountsRepository, type Recounted } from './ban-counts.repository.js';
 import { UserBansRepository } from './user-bans.repository.js';
+
+type CountsRecountedData = typeof CountsRecounted extends EventDefinition<infer T> ? T : never;
 
 /**
  * R14: social's copy of identity's bans in `banned_users`. The lists and checks of `user-sql.ts`
@@ -27,7 +30,22 @@ async function setBanned(tx: SqlExecutor, userId: number, banned: boolean, at: s
   const bans = new UserBansRepository();
   const changed = banned ? await bans.insert(tx, userId, at) : await bans.delete(tx, userId);
   if (!changed) return;
-  const { tracks, playlists, users } = await new BanCountsRepository().recount(tx, userId);
+  await publishRecounted(tx, userId, banned ? 'USER_BANNED' : 'USER_UNBANNED', await new BanCountsRepository().recount(tx, userId), event);
+}
+
+export type RecountCause = CountsRecountedData['cause'];
+
+/**
+ * Sends recounted values as `social.counts.recounted.v1` events (chunks of RECOUNT_CHUNK) through
+ * the outbox in the caller's transaction. Also used by the account deletion (deletion module).
+ */
+export async function publishRecounted(
+  tx: SqlExecutor,
+  userId: number | null,
+  cause: RecountCause,
+  { tracks, playlists, users }: Recounted,
+  event: EventEnvelope<unknown>,
+): Promise<void> {
   const chunks = Math.max(Math.ceil(tracks.length / RECOUNT_CHUNK), Math.ceil(playlists.length / RECOUNT_CHUNK), Math.ceil(users.length / RECOUNT_CHUNK));
   const now = new Date().toISOString();
   for (let i = 0; i < chunks; i++) {
@@ -35,7 +53,7 @@ async function setBanned(tx: SqlExecutor, userId: number, banned: boolean, at: s
     await writeOutbox(
       tx,
       CountsRecounted,
-      { userId, cause: banned ? 'USER_BANNED' : 'USER_UNBANNED', tracks: part(tracks), playlists: part(playlists), users: part(users), at: now },
+      { userId, cause, tracks: part(tracks), playlists: part(playlists), users: part(users), at: now },
       { correlationId: event.correlationId ?? event.id },
     );
   }

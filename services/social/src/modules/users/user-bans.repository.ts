@@ -1,19 +1,43 @@
 import type { SqlExecutor } from '@msp/events';
 
-/** Social's copy of identity's bans (`banned_users`, R14). */
+/** Why a user is hidden as for a ban: `is_banned` (R14) or `deletion_pending` (ACC-3). */
+export type HideReason = 'is_banned' | 'deletion_pending';
+
+/**
+ * Social's copy of identity's bans (`banned_users`, R14). A row exists while the user is banned
+ * or their account deletion is scheduled (ACC-3): every hiding check reads only that the row
+ * exists, so both hide the same things. Each reason is set and cleared on its own; the methods
+ * answer whether the row's existence (what others see) changed.
+ */
 export class UserBansRepository {
-  /** True when the user was not banned before. */
+  /** True when the user was not hidden before. */
   async insert(tx: SqlExecutor, userId: number, at: string | null): Promise<boolean> {
-    const inserted = await tx.$executeRawUnsafe(
-      'INSERT INTO banned_users (user_id, banned_at) VALUES ($1, coalesce($2::timestamptz, now())) ON CONFLICT (user_id) DO NOTHING',
-      userId,
-      at,
-    );
-    return inserted > 0;
+    return this.hide(tx, userId, 'is_banned', at);
   }
 
-  /** True when the user was banned before. */
+  /** True when the user is no longer hidden. */
   async delete(tx: SqlExecutor, userId: number): Promise<boolean> {
-    return (await tx.$executeRawUnsafe('DELETE FROM banned_users WHERE user_id = $1', userId)) > 0;
+    return this.unhide(tx, userId, 'is_banned');
+  }
+
+  /** Sets one reason; true when the row did not exist before (the user becomes hidden). */
+  async hide(tx: SqlExecutor, userId: number, reason: HideReason, at: string | null): Promise<boolean> {
+    const rows = await tx.$queryRawUnsafe<Array<{ inserted: boolean }>>(
+      `INSERT INTO banned_users (user_id, banned_at, is_banned, deletion_pending)
+       VALUES ($1, coalesce($2::timestamptz, now()), $3, $4)
+       ON CONFLICT (user_id) DO UPDATE SET ${reason} = true
+       RETURNING (xmax = 0) AS inserted`,
+      userId,
+      at,
+      reason === 'is_banned',
+      reason === 'deletion_pending',
+    );
+    return rows[0]?.inserted === true;
+  }
+
+  /** Clears one reason; true when no reason is left and the row went (the user shows again). */
+  async unhide(tx: SqlExecutor, userId: number, reason: HideReason): Promise<boolean> {
+    await tx.$executeRawUnsafe(`UPDATE banned_users SET ${reason} = false WHERE user_id = $1 AND ${reason}`, userId);
+    return (await tx.$executeRawUnsafe('DELETE FROM banned_users WHERE user_id = $1 AND NOT is_banned AND NOT deletion_pending', userId)) > 0;
   }
 }

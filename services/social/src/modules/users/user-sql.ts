@@ -71,8 +71,8 @@ export function countedCommentSql(c: string): string {
 /**
  * R2 + R7: a track row `t` is visible to the viewer (`viewer` id, `admin` boolean expression)
  * when it is not deleted, its artist still exists and is not banned (R14, admins excepted), no
- * block separates them, and it is the viewer's own, the viewer is an admin, or it is public and
- * FINISHED. `banExempt` (default: `admin`) is true where the artist's ban does not hide the track
+ * block separates them, and it is the viewer's own, the viewer is an admin, or it is public,
+ * FINISHED and not held back (duplicate detection, docs/fingerprints.md). `banExempt` (default: `admin`) is true where the artist's ban does not hide the track
  * (undoing one's own like or repost of it).
  */
 export function trackVisibleSql(t: string, viewer: string, admin: string, banExempt: string = admin): string {
@@ -80,7 +80,7 @@ export function trackVisibleSql(t: string, viewer: string, admin: string, banExe
       AND EXISTS (SELECT 1 FROM user_summaries ax WHERE ax.user_id = ${t}.artist_id AND NOT ax.is_deleted)
       AND ${notBannedSql(`${t}.artist_id`, banExempt)}
       AND NOT ${blockedBetweenSql(viewer, `${t}.artist_id`)}
-      AND (${t}.artist_id = ${viewer} OR ${admin} OR (NOT ${t}.is_private AND ${t}.state = 'FINISHED')))`;
+      AND (${t}.artist_id = ${viewer} OR ${admin} OR (NOT ${t}.is_private AND NOT ${t}.held_back AND ${t}.state = 'FINISHED')))`;
 }
 
 /**

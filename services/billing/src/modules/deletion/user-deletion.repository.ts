@@ -1,0 +1,102 @@
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+
+/** Provider events per statement (and transaction). */
+export const REDACT_BATCH = 300;
+
+/** What billing holds of a user: their subscription (if any) and the provider customers named for them. */
+export interface BillingAccount {
+  subscription: {
+    providerSubscriptionId: string | null;
+    providerCustomerId: string | null;
+    plan: 'free' | 'pro';
+    currentPeriodEnd: Date | null;
+    createdAt: Date;
+  } | null;
+  customerIds: string[];
+}
+
+/**
+ * ACC-5 in billing (docs/account-control.md). Persistence of the account deletion: the user's
+ * subscription becomes an anonymous `retained_billing_records` row (legal retention), their
+ * subscription and customer rows go, and the provider events about them keep only their id and
+ * type (the payloads hold the customer's details).
+ */
+export class BillingDeletionRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async accountOf(userId: number): Promise<BillingAccount> {
+    const [subscription, customer] = await Promise.all([
+      this.prisma.subscription.findUnique({
+        where: { userId },
+        select: { providerSubscriptionId: true, providerCustomerId: true, plan: true, currentPeriodEnd: true, createdAt: true },
+      }),
+      this.prisma.billingCustomer.findUnique({ where: { userId }, select: { providerCustomerId: true } }),
+    ]);
+    const customerIds = [...new Set([customer?.providerCustomerId, subscription?.providerCustomerId].filter((id): id is string => !!id))];
+    return { subscription, customerIds };
+  }
+
+  /**
+   * One transaction, under the user's subscription lock (the webhook worker's and SUB-3/4's):
+   * the retained record (once per provider subscription), then the user's rows.
+   */
+  async retire(userId: number, account: BillingAccount): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext('billing.subscription'), $1::int)`, userId);
+      const s = account.subscription;
+      if (s) {
+        await tx.retainedBillingRecord.createMany({
+          data: [
+            {
+              providerSubscriptionId: s.providerSubscriptionId,
+              providerCustomerId: s.providerCustomerId ?? account.customerIds[0] ?? null,
+              plan: s.plan,
+              status: 'cancelled',
+              currentPeriodEnd: s.currentPeriodEnd,
+              subscribedAt: s.createdAt,
+            },
+          ],
+          skipDuplicates: true,
+        });
+      }
+      await tx.subscription.deleteMany({ where: { userId } });
+      await tx.billingCustomer.deleteMany({ where: { userId } });
+    });
+  }
+
+  /**
+   * One batch of the provider events naming the user (metadata, checkout reference), one of
+   * their customers or their subscription: the payload is reduced to `{id, type, redacted}` and
+   * an unprocessed one is settled as ignored (the account is gone). Answers how many changed.
+   */
+  redactEventsBatch(userId: number, customerIds: string[], subscriptionIds: string[]): Promise<number> {
+    return this.prisma.$executeRawUnsafe(
+      `UPDATE provider_events
+          SET payload = jsonb_build_object('id', payload->'id', 'type', payload->'type', 'redacted', true),
+              processed_at = coalesce(processed_at, now()), outcome = coalesce(outcome, 'ignored')
+        WHERE id IN (
+          SELECT id FROM provider_events
+           WHERE NOT (payload ? 'redacted')
+             AND (payload->'data'->'object'->'metadata'->>'userId' = $1::int::text
+                  OR payload->'data'->'object'->>'client_reference_id' = $1::int::text
+                  OR payload->'data'->'object'->>'customer' = ANY($2::text[])
+                  OR payload->'data'->'object'->>'id' = ANY($3::text[]) OR payload->'data'->'object'->>'id' = ANY($2::text[])
+                  OR payload->'data'->'object'->>'subscription' = ANY($3::text[])
+                  OR payload->'data'->'object'->'parent'->'subscription_details'->>'subscription' = ANY($3::text[]))
+           LIMIT ${REDACT_BATCH})`,
+      userId,
+      customerIds,
+      subscriptionIds,
+    );
+  }
+
+  /** A provider subscription or customer of a deleted account: its later events are ignored. */
+  async isRetired(db: Prisma.TransactionClient | PrismaClient, ids: { subscriptionId: string | null; customerId: string | null }): Promise<boolean> {
+    const or = [
+      ...(ids.subscriptionId ? [{ providerSubscriptionId: ids.subscriptionId }] : []),
+      ...(ids.customerId ? [{ providerCustomerId: ids.customerId }] : []),
+    ];
+    if (or.length === 0) return false;
+    return (await db.retainedBillingRecord.count({ where: { OR: or } })) > 0;
+  }
+}
