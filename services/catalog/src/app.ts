@@ -28,6 +28,8 @@ import { DiscoveryService } from './modules/discovery/discovery.service.js';
 import { DiscoveryRepository } from './modules/discovery/discovery.repository.js';
 import { StationPools } from './modules/discovery/station-pools.js';
 import { startTrendingRefresher } from './modules/discovery/trending-stats.js';
+import { startShortPrefixRefresher } from './modules/discovery/short-prefixes.js';
+import { ShortPrefixesRepository } from './modules/discovery/short-prefixes.repository.js';
 import { startUserBans } from './modules/user-bans/user-bans.consumer.js';
 import { TrackPresenter } from './modules/tracks/track-presenter.js';
 import { startFollowsCopy } from './modules/tracks/follows-copy.consumer.js';
@@ -78,6 +80,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   stopOnClose(await startFollowsCopy({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(await startUserBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(startTrendingRefresher(infra.prisma, app.log));
+  stopOnClose(startShortPrefixRefresher(new ShortPrefixesRepository(infra.pool), app.log, config.SEARCH_PREFIX_REFRESH_MS));
   stopOnClose(await startBanSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   installAdminAudit(app, infra.prisma);
 

@@ -4,6 +4,8 @@ import type { PrismaClient } from '../../generated/prisma/client.js';
 import { playlistSelect, type PlaylistRow } from '../playlists/playlists.repository.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { listedPlaylistSql, listedTrackSql, listedUserSql, stationPoolSql } from './discovery-sql.js';
+import { SharedTtlCache } from '../../shared-cache.js';
+import { SHORT_PREFIX_MAX, ShortPrefixesRepository, type KeptShortPrefixes, type ShortPrefixKind } from './short-prefixes.repository.js';
 import { candidatesQuery, correctable, MAX_COMPLETIONS, type CandidatesQuery, type SearchTerms } from './search-query.js';
 
 export type SearchKind = 'TRACK' | 'USER' | 'PLAYLIST';
@@ -28,6 +30,9 @@ interface KindSql {
   /** Row source with the listing rule of the kind (R2, R6, R7, R14), alias `x`. */
   from: string;
   popularity: string;
+  /** The popularity column and the id column (the order's tie-break). */
+  pop: string;
+  idCol: string;
   columns: string;
   genre: string | null;
 }
@@ -36,19 +41,25 @@ const KINDS: Record<SearchKind, KindSql> = {
   TRACK: {
     from: `tracks x WHERE ${listedTrackSql('x', '$4')}`,
     popularity: 'x.play_count DESC, x.id DESC',
-    columns: 'x.id, x.search_doc, x.search_text, msp_fold(x.title) AS whole',
+    pop: 'x.play_count',
+    idCol: 'x.id',
+    columns: 'x.id, x.search_doc, x.search_text, x.search_title AS whole',
     genre: 'x.genre_key = $7',
   },
   PLAYLIST: {
     from: `playlists x WHERE ${listedPlaylistSql('x', '$4')}`,
     popularity: 'x.like_count DESC, x.id DESC',
+    pop: 'x.like_count',
+    idCol: 'x.id',
     columns: 'x.id, x.search_doc, x.search_text, x.search_text AS whole',
     genre: 'lower(x.genre) = $7',
   },
   USER: {
     from: `user_summaries x WHERE ${listedUserSql('x', '$4')}`,
     popularity: 'x.follower_count DESC, x.user_id DESC',
-    columns: 'x.user_id AS id, x.search_doc, x.search_text, msp_fold(x.username) AS whole, msp_fold(x.display_name) AS whole2',
+    pop: 'x.follower_count',
+    idCol: 'x.user_id',
+    columns: 'x.user_id AS id, x.search_doc, x.search_text, x.search_username AS whole, x.search_display_name AS whole2',
     genre: null,
   },
 };
@@ -61,21 +72,54 @@ const KINDS: Record<SearchKind, KindSql> = {
  * tiers, best first: 3 the whole title or name equals the query, 2 every word exact, 1 the last word
  * as a prefix, 0 through a correction only; inside a tier ts_rank (title and names over tags over
  * genre), the word similarity and the similarity of the whole title or name (the closer, shorter
- * one first). Parameters: $1 exact, $2 prefix, $3 text, $4 viewer, $5 and $6 above, $7 genre;
+ * one first). For a query of one word, the word similarity of a row of tier 2 or 3 is 1 (the word
+ * is one of its words), so it is computed for the lower tiers only; the folded titles and names are stored
+ * (migration `…_search_folded_names`). Parameters: $1 exact, $2 prefix, $3 text, $4 viewer, $5 and $6 above, $7 genre;
  * query texts are folded here as the documents are.
  */
-function hitsSql(kind: SearchKind, withGenre: boolean, anchored: boolean): string {
+function hitsSql(
+  kind: SearchKind,
+  withGenre: boolean,
+  anchored: boolean,
+  oneWord: boolean,
+  shortPrefix: { param: string; maxId: number } | null = null,
+): string {
   const k = KINDS[kind];
   const genre = withGenre && k.genre ? ` AND ${k.genre}` : '';
   const check = anchored ? ` AND ts_match_vq(x.search_doc, to_tsquery('simple', msp_fold($6)))` : '';
+  const candidates = shortPrefix
+    ? shortPrefixCandidatesSql(kind, shortPrefix.param, shortPrefix.maxId)
+    : `SELECT ${k.columns} FROM ${k.from} AND x.search_doc @@ to_tsquery('simple', msp_fold($5))${check}${genre}
+                 ORDER BY ${k.popularity} LIMIT ${SEARCH_CANDIDATES}`;
   const exactWhole = kind === 'USER' ? `c.whole = msp_fold($3) OR c.whole2 = msp_fold($3)` : `c.whole = msp_fold($3)`;
-  return `SELECT '${kind}' AS type, c.id,
-            CASE WHEN ${exactWhole} THEN 3
-                 WHEN c.search_doc @@ to_tsquery('simple', msp_fold($1)) THEN 2
-                 WHEN c.search_doc @@ to_tsquery('simple', msp_fold($2)) THEN 1 ELSE 0 END AS tier,
-            ts_rank(c.search_doc, to_tsquery('simple', msp_fold($6))) + word_similarity(msp_fold($3), c.search_text) + similarity(msp_fold($3), c.whole) AS score
-          FROM (SELECT ${k.columns} FROM ${k.from} AND x.search_doc @@ to_tsquery('simple', msp_fold($5))${check}${genre}
-                 ORDER BY ${k.popularity} LIMIT ${SEARCH_CANDIDATES}) c`;
+  return `SELECT '${kind}' AS type, r.id, r.tier,
+            r.rank + ${oneWord ? 'CASE WHEN r.tier >= 2 THEN 1 ELSE word_similarity(msp_fold($3), r.search_text) END' : 'word_similarity(msp_fold($3), r.search_text)'}
+              + similarity(msp_fold($3), r.whole) AS score
+          FROM (SELECT c.id, c.search_text, c.whole,
+                  CASE WHEN ${exactWhole} THEN 3
+                       WHEN c.search_doc @@ to_tsquery('simple', msp_fold($1)) THEN 2
+                       WHEN c.search_doc @@ to_tsquery('simple', msp_fold($2)) THEN 1 ELSE 0 END AS tier,
+                  ts_rank(c.search_doc, to_tsquery('simple', msp_fold($6))) AS rank
+                FROM (${candidates}) c) r`;
+}
+
+/**
+ * The candidates of a query of one short prefix (`prefixParam`, at most SHORT_PREFIX_MAX letters, no
+ * genre): the kept candidates of the prefix (`search_short_prefixes`, ids up to the refresh's
+ * highest, `maxId`) and the items created since (ids above it: one range of the primary key, the
+ * id written into the statement so that it is planned as one), each checked as it is now (listing
+ * rules, the viewer's blocks, the prefix), the SEARCH_CANDIDATES most popular.
+ */
+function shortPrefixCandidatesSql(kind: SearchKind, prefixParam: string, keptUpTo: number): string {
+  const k = KINDS[kind];
+  const maxId = String(Math.trunc(Number(keptUpTo)) || 0);
+  const match = `x.search_doc @@ to_tsquery('simple', msp_fold($5))`;
+  return `SELECT s.* FROM (
+            SELECT ${k.columns}, ${k.pop} AS pop, ${k.idCol} AS pop_id FROM ${k.from} AND ${match} AND ${k.idCol} <= ${maxId}
+               AND ${k.idCol} IN (SELECT sp.id FROM search_short_prefixes sp WHERE sp.kind = '${kind}' AND sp.prefix = msp_fold(${prefixParam}))
+            UNION ALL
+            SELECT ${k.columns}, ${k.pop}, ${k.idCol} FROM ${k.from} AND ${match} AND ${k.idCol} > ${maxId}) s
+          ORDER BY s.pop DESC, s.pop_id DESC LIMIT ${SEARCH_CANDIDATES}`;
 }
 
 /** Most tracks a station holds on one day (R18: a radio needs hundreds, not a genre's 100,000). */
@@ -116,11 +160,29 @@ function chartSql(genreKey: string | null, genreParam: string): string {
 }
 
 export class DiscoveryRepository {
+  /** The one- and two-letter prefixes whose candidates are kept, per kind (read a minute per replica). */
+  private readonly shortPrefixes = new SharedTtlCache<'all', Map<ShortPrefixKind, KeptShortPrefixes>>(60_000, 1);
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly reads: TrackReadsRepository,
     private readonly pool: pg.Pool,
   ) {}
+
+  /**
+   * The word of a query of one short prefix whose candidates are kept for every kind asked for
+   * (no genre: the kept candidates are the genre-less ones), or null.
+   */
+  private async keptShortPrefix(
+    terms: SearchTerms,
+    kinds: readonly SearchKind[],
+    genreKey: string | null,
+  ): Promise<{ word: string; kept: Map<ShortPrefixKind, KeptShortPrefixes> } | null> {
+    const word = terms.words.length === 1 ? terms.words[0]! : null;
+    if (!word || genreKey !== null || [...word].length > SHORT_PREFIX_MAX) return null;
+    const kept = await this.shortPrefixes.get('all', () => new ShortPrefixesRepository(this.pool).computed());
+    return kinds.every((k) => kept.get(k)?.prefixes.has(word)) ? { word, kept } : null;
+  }
 
   /**
    * DSC-3: one page of hits over the kinds asked for, best first, and the total. The words (the last
@@ -131,7 +193,8 @@ export class DiscoveryRepository {
   async search(terms: SearchTerms, kinds: readonly SearchKind[], viewerId: number, genreKey: string | null, page: number, size: number) {
     const last = terms.words[terms.words.length - 1]!;
     const completions = correctable(last) ? await this.completions(last) : null;
-    const words = await this.searchPass(candidatesQuery(terms, completions), terms, kinds, viewerId, genreKey, page, size);
+    const short = completions === null ? await this.keptShortPrefix(terms, kinds, genreKey) : null;
+    const words = await this.searchPass(candidatesQuery(terms, completions), terms, kinds, viewerId, genreKey, page, size, short);
     if (words.total >= FUZZY_FALLBACK) return words;
     const fixes = await this.corrections(terms.words.filter(correctable));
     if (fixes.size === 0) return words;
@@ -186,10 +249,14 @@ export class DiscoveryRepository {
     genreKey: string | null,
     page: number,
     size: number,
+    shortPrefix: { word: string; kept: Map<ShortPrefixKind, KeptShortPrefixes> } | null = null,
   ): Promise<{ hits: SearchHit[]; total: number }> {
     const withGenre = genreKey !== null;
-    const union = kinds.map((k) => hitsSql(k, withGenre, query.anchor !== null)).join('\n UNION ALL \n');
     const params: unknown[] = [terms.exact, terms.prefix, terms.text, viewerId, query.anchor ?? query.match, query.match, ...(withGenre ? [genreKey] : [])];
+    if (shortPrefix !== null) params.push(shortPrefix.word);
+    const param = `$${params.length}`;
+    const short = (k: SearchKind) => (shortPrefix !== null ? { param, maxId: shortPrefix.kept.get(k)!.maxId } : null);
+    const union = kinds.map((k) => hitsSql(k, withGenre, query.anchor !== null, terms.words.length === 1, short(k))).join('\n UNION ALL \n');
     const n = params.length;
     const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>(
       `SELECT h.type, h.id, count(*) OVER ()::int AS total FROM (${union}) h
