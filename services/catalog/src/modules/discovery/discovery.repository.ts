@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { userSummarySourceSelect } from '@msp/contracts';
+import type { UserSummarySource } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { playlistSelect, type PlaylistRow } from '../playlists/playlists.repository.js';
+import type { PlaylistRow } from '../playlists/playlists.repository.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { listedPlaylistSql, listedTrackSql, listedUserSql, stationPoolSql } from './discovery-sql.js';
 import { SharedTtlCache } from '../../shared-cache.js';
@@ -21,6 +21,12 @@ export interface SearchHit {
  * matches only, so a search never scores hundreds of thousands of rows. Totals count the same set.
  */
 export const SEARCH_CANDIDATES = 200;
+/**
+ * In a search of every kind (ALL), each kind ranks its this many most popular matches: the page
+ * mixes the kinds, so ALL costs about one and a half searches of one kind instead of three (its
+ * total counts at most 3 × this many).
+ */
+export const ALL_CANDIDATES_PER_KIND = 100;
 /** Below this many word (exact or prefix) matches, typo corrections are looked for too. */
 export const FUZZY_FALLBACK = 20;
 /** Corrections taken per query word, the most similar first. */
@@ -82,15 +88,16 @@ function hitsSql(
   withGenre: boolean,
   anchored: boolean,
   oneWord: boolean,
+  limit: number,
   shortPrefix: { param: string; maxId: number } | null = null,
 ): string {
   const k = KINDS[kind];
   const genre = withGenre && k.genre ? ` AND ${k.genre}` : '';
   const check = anchored ? ` AND ts_match_vq(x.search_doc, to_tsquery('simple', msp_fold($6)))` : '';
   const candidates = shortPrefix
-    ? shortPrefixCandidatesSql(kind, shortPrefix.param, shortPrefix.maxId)
+    ? shortPrefixCandidatesSql(kind, shortPrefix.param, shortPrefix.maxId, limit)
     : `SELECT ${k.columns} FROM ${k.from} AND x.search_doc @@ to_tsquery('simple', msp_fold($5))${check}${genre}
-                 ORDER BY ${k.popularity} LIMIT ${SEARCH_CANDIDATES}`;
+                 ORDER BY ${k.popularity} LIMIT ${limit}`;
   const exactWhole = kind === 'USER' ? `c.whole = msp_fold($3) OR c.whole2 = msp_fold($3)` : `c.whole = msp_fold($3)`;
   return `SELECT '${kind}' AS type, r.id, r.tier,
             r.rank + ${oneWord ? 'CASE WHEN r.tier >= 2 THEN 1 ELSE word_similarity(msp_fold($3), r.search_text) END' : 'word_similarity(msp_fold($3), r.search_text)'}
@@ -108,9 +115,9 @@ function hitsSql(
  * genre): the kept candidates of the prefix (`search_short_prefixes`, ids up to the refresh's
  * highest, `maxId`) and the items created since (ids above it: one range of the primary key, the
  * id written into the statement so that it is planned as one), each checked as it is now (listing
- * rules, the viewer's blocks, the prefix), the SEARCH_CANDIDATES most popular.
+ * rules, the viewer's blocks, the prefix), the `limit` most popular.
  */
-function shortPrefixCandidatesSql(kind: SearchKind, prefixParam: string, keptUpTo: number): string {
+function shortPrefixCandidatesSql(kind: SearchKind, prefixParam: string, keptUpTo: number, limit: number): string {
   const k = KINDS[kind];
   const maxId = String(Math.trunc(Number(keptUpTo)) || 0);
   const match = `x.search_doc @@ to_tsquery('simple', msp_fold($5))`;
@@ -119,7 +126,7 @@ function shortPrefixCandidatesSql(kind: SearchKind, prefixParam: string, keptUpT
                AND ${k.idCol} IN (SELECT sp.id FROM search_short_prefixes sp WHERE sp.kind = '${kind}' AND sp.prefix = msp_fold(${prefixParam}))
             UNION ALL
             SELECT ${k.columns}, ${k.pop}, ${k.idCol} FROM ${k.from} AND ${match} AND ${k.idCol} > ${maxId}) s
-          ORDER BY s.pop DESC, s.pop_id DESC LIMIT ${SEARCH_CANDIDATES}`;
+          ORDER BY s.pop DESC, s.pop_id DESC LIMIT ${limit}`;
 }
 
 /** Most tracks a station holds on one day (R18: a radio needs hundreds, not a genre's 100,000). */
@@ -188,7 +195,8 @@ export class DiscoveryRepository {
    * DSC-3: one page of hits over the kinds asked for, best first, and the total. The words (the last
    * as a prefix) first; when they match fewer than FUZZY_FALLBACK items, the words are corrected
    * against the vocabulary (typos) and the search runs again with each word or its corrections.
-   * Every candidate set comes from the GIN indexes and is bounded by SEARCH_CANDIDATES per kind.
+   * Every candidate set comes from the GIN indexes and is bounded by SEARCH_CANDIDATES per kind
+   * (ALL_CANDIDATES_PER_KIND when several kinds are asked for).
    */
   async search(terms: SearchTerms, kinds: readonly SearchKind[], viewerId: number, genreKey: string | null, page: number, size: number) {
     const last = terms.words[terms.words.length - 1]!;
@@ -256,7 +264,11 @@ export class DiscoveryRepository {
     if (shortPrefix !== null) params.push(shortPrefix.word);
     const param = `$${params.length}`;
     const short = (k: SearchKind) => (shortPrefix !== null ? { param, maxId: shortPrefix.kept.get(k)!.maxId } : null);
-    const union = kinds.map((k) => hitsSql(k, withGenre, query.anchor !== null, terms.words.length === 1, short(k))).join('\n UNION ALL \n');
+    const union = kinds
+      .map((k) =>
+        hitsSql(k, withGenre, query.anchor !== null, terms.words.length === 1, kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES, short(k)),
+      )
+      .join('\n UNION ALL \n');
     const n = params.length;
     const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>(
       `SELECT h.type, h.id, count(*) OVER ()::int AS total FROM (${union}) h
@@ -365,13 +377,14 @@ export class DiscoveryRepository {
 
   /** DSC-6: the artist's 3 most frequent genres among its public tracks. */
   async mainGenres(artistId: number): Promise<string[]> {
-    const main = await this.prisma.$queryRawUnsafe<Array<{ genre: string }>>(
-      `SELECT t.genre_key AS genre FROM tracks t
-        WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
-        GROUP BY t.genre_key ORDER BY count(*) DESC, t.genre_key LIMIT 3`,
-      artistId,
-    );
-    return main.map((g) => g.genre);
+    const { rows } = await this.pool.query<{ genre: string }>({
+      name: 'catalog_station_main_genres',
+      text: `SELECT t.genre_key AS genre FROM tracks t
+              WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
+              GROUP BY t.genre_key ORDER BY count(*) DESC, t.genre_key LIMIT 3`,
+      values: [artistId],
+    });
+    return rows.map((g) => g.genre);
   }
 
   /** DSC-7: the artists (the 50 most liked) and genres (the 5 most liked) of the user's liked tracks. */
@@ -391,13 +404,31 @@ export class DiscoveryRepository {
     return this.reads.inOrder(ids, 0);
   }
 
-  playlists(ids: readonly number[]): Promise<PlaylistRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.prisma.playlist.findMany({ where: { id: { in: [...ids] } }, select: playlistSelect });
+  /** A search page's playlists (one named statement; the fields of `playlistSelect`). */
+  async playlists(ids: readonly number[]): Promise<PlaylistRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<PlaylistRow>({
+      name: 'catalog_search_playlists',
+      text: `SELECT p.id, p.owner_id AS "ownerId", p.title, p.playlist_slug AS "playlistSlug", p.description, p.type,
+                    p.is_private AS "isPrivate", p.genre, COALESCE(p.tags, '{}') AS tags, p.secret_token AS "secretToken",
+                    p.cover_key AS "coverKey", p.like_count AS "likeCount", p.repost_count AS "repostCount",
+                    p.created_at AS "createdAt", p.updated_at AS "updatedAt"
+               FROM playlists p WHERE p.id = ANY($1::int[])`,
+      values: [[...ids]],
+    });
+    return rows;
   }
 
-  userSummaries(ids: readonly number[]) {
-    return this.prisma.userSummary.findMany({ where: { userId: { in: [...ids] } }, select: userSummarySourceSelect });
+  /** A search page's users (one named statement; the fields of `userSummarySourceSelect`). */
+  async userSummaries(ids: readonly number[]): Promise<UserSummarySource[]> {
+    const { rows } = await this.pool.query<UserSummarySource>({
+      name: 'catalog_search_user_summaries',
+      text: `SELECT u.user_id AS "userId", u.username, u.display_name AS "displayName", u.avatar_url AS "avatarUrl", u.tier,
+                    u.follower_count AS "followerCount", u.track_count AS "trackCount"
+               FROM user_summaries u WHERE u.user_id = ANY($1::int[])`,
+      values: [[...ids]],
+    });
+    return rows;
   }
 
   userByName(username: string) {
@@ -419,11 +450,11 @@ export class DiscoveryRepository {
 
   /** An artist the caller may see (DSC-6 404 otherwise): present, not banned, no block. */
   async visibleUser(userId: number, viewerId: number): Promise<boolean> {
-    const rows = await this.prisma.$queryRawUnsafe<unknown[]>(
-      `SELECT 1 FROM user_summaries u WHERE u.user_id = $1 AND ${listedUserSql('u', '$2')}`,
-      userId,
-      viewerId,
-    );
+    const { rows } = await this.pool.query({
+      name: 'catalog_visible_user',
+      text: `SELECT 1 FROM user_summaries u WHERE u.user_id = $1 AND ${listedUserSql('u', '$2')}`,
+      values: [userId, viewerId],
+    });
     return rows.length > 0;
   }
 

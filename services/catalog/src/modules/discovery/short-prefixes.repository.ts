@@ -86,6 +86,7 @@ export class ShortPrefixesRepository {
       await client.query('COMMIT');
       return true;
     } catch (err) {
+      // The transaction is lost with the error anyway: the original error is the one worth throwing.
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
