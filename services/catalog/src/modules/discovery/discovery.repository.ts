@@ -35,6 +35,7 @@ export const CORRECTIONS_PER_WORD = 3;
 interface KindSql {
   /** Row source with the listing rule of the kind (R2, R6, R7, R14), alias `x`. */
   from: string;
+  table: string;
   popularity: string;
   /** The popularity column and the id column (the order's tie-break). */
   pop: string;
@@ -46,6 +47,7 @@ interface KindSql {
 const KINDS: Record<SearchKind, KindSql> = {
   TRACK: {
     from: `tracks x WHERE ${listedTrackSql('x', '$4')}`,
+    table: 'tracks',
     popularity: 'x.play_count DESC, x.id DESC',
     pop: 'x.play_count',
     idCol: 'x.id',
@@ -54,6 +56,7 @@ const KINDS: Record<SearchKind, KindSql> = {
   },
   PLAYLIST: {
     from: `playlists x WHERE ${listedPlaylistSql('x', '$4')}`,
+    table: 'playlists',
     popularity: 'x.like_count DESC, x.id DESC',
     pop: 'x.like_count',
     idCol: 'x.id',
@@ -62,6 +65,7 @@ const KINDS: Record<SearchKind, KindSql> = {
   },
   USER: {
     from: `user_summaries x WHERE ${listedUserSql('x', '$4')}`,
+    table: 'user_summaries',
     popularity: 'x.follower_count DESC, x.user_id DESC',
     pop: 'x.follower_count',
     idCol: 'x.user_id',
@@ -78,19 +82,13 @@ const KINDS: Record<SearchKind, KindSql> = {
  * tiers, best first: 3 the whole title or name equals the query, 2 every word exact, 1 the last word
  * as a prefix, 0 through a correction only; inside a tier ts_rank (title and names over tags over
  * genre), the word similarity and the similarity of the whole title or name (the closer, shorter
- * one first). For a query of one word, the word similarity of a row of tier 2 or 3 is 1 (the word
- * is one of its words), so it is computed for the lower tiers only; the folded titles and names are stored
+ * one first). In tiers 2 and 3 every word of the query is a word of the row, so the word similarity
+ * (which there only tells how close together the words stand) is taken as 1 and computed for the
+ * prefix and corrected tiers only; the folded titles and names are stored
  * (migration `…_search_folded_names`). Parameters: $1 exact, $2 prefix, $3 text, $4 viewer, $5 and $6 above, $7 genre;
  * query texts are folded here as the documents are.
  */
-function hitsSql(
-  kind: SearchKind,
-  withGenre: boolean,
-  anchored: boolean,
-  oneWord: boolean,
-  limit: number,
-  shortPrefix: { param: string; maxId: number } | null = null,
-): string {
+function hitsSql(kind: SearchKind, withGenre: boolean, anchored: boolean, limit: number, shortPrefix: { param: string; maxId: number } | null = null): string {
   const k = KINDS[kind];
   const genre = withGenre && k.genre ? ` AND ${k.genre}` : '';
   const check = anchored ? ` AND ts_match_vq(x.search_doc, to_tsquery('simple', msp_fold($6)))` : '';
@@ -100,8 +98,7 @@ function hitsSql(
                  ORDER BY ${k.popularity} LIMIT ${limit}`;
   const exactWhole = kind === 'USER' ? `c.whole = msp_fold($3) OR c.whole2 = msp_fold($3)` : `c.whole = msp_fold($3)`;
   return `SELECT '${kind}' AS type, r.id, r.tier,
-            r.rank + ${oneWord ? 'CASE WHEN r.tier >= 2 THEN 1 ELSE word_similarity(msp_fold($3), r.search_text) END' : 'word_similarity(msp_fold($3), r.search_text)'}
-              + similarity(msp_fold($3), r.whole) AS score
+            r.rank + CASE WHEN r.tier >= 2 THEN 1 ELSE word_similarity(msp_fold($3), r.search_text) END + similarity(msp_fold($3), r.whole) AS score
           FROM (SELECT c.id, c.search_text, c.whole,
                   CASE WHEN ${exactWhole} THEN 3
                        WHEN c.search_doc @@ to_tsquery('simple', msp_fold($1)) THEN 2
@@ -265,9 +262,7 @@ export class DiscoveryRepository {
     const param = `$${params.length}`;
     const short = (k: SearchKind) => (shortPrefix !== null ? { param, maxId: shortPrefix.kept.get(k)!.maxId } : null);
     const union = kinds
-      .map((k) =>
-        hitsSql(k, withGenre, query.anchor !== null, terms.words.length === 1, kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES, short(k)),
-      )
+      .map((k) => hitsSql(k, withGenre, query.anchor !== null, kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES, short(k)))
       .join('\n UNION ALL \n');
     const n = params.length;
     const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>(
