@@ -28,6 +28,8 @@ import { DiscoveryService } from './modules/discovery/discovery.service.js';
 import { DiscoveryRepository } from './modules/discovery/discovery.repository.js';
 import { StationPools } from './modules/discovery/station-pools.js';
 import { startTrendingRefresher } from './modules/discovery/trending-stats.js';
+import { startShortPrefixRefresher } from './modules/discovery/short-prefixes.js';
+import { ShortPrefixesRepository } from './modules/discovery/short-prefixes.repository.js';
 import { startUserBans } from './modules/user-bans/user-bans.consumer.js';
 import { TrackPresenter } from './modules/tracks/track-presenter.js';
 import { startFollowsCopy } from './modules/tracks/follows-copy.consumer.js';
@@ -83,6 +85,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   stopOnClose(await startFollowsCopy({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(await startUserBans({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   stopOnClose(startTrendingRefresher(infra.prisma, app.log));
+  stopOnClose(startShortPrefixRefresher(new ShortPrefixesRepository(infra.pool), app.log, config.SEARCH_PREFIX_REFRESH_MS));
   stopOnClose(await startBanSync({ nc: infra.nc, db: infra.prisma, logger: app.log }));
   installAdminAudit(app, infra.prisma);
 
@@ -174,7 +177,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   await app.register(trackListsModule, { prefix: '/api', reads: tracks });
   await app.register(tracksModule, { prefix: '/api', reads: tracks, lifecycle, uploads, plays, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
   await app.register(soundModule, { prefix: '/api', sound: new SoundService(reads, new SoundRepository(infra.prisma), config.LOUDNESS_TARGET_LUFS) });
-  const playlistRepo = new PlaylistsRepository(infra.prisma);
+  const playlistRepo = new PlaylistsRepository(infra.prisma, reads);
   const playlistPresenter = new PlaylistPresenter(playlistRepo, presenter, social);
   const playlists = new PlaylistsService({ repo: playlistRepo, presenter: playlistPresenter, webBaseUrl: config.WEB_BASE_URL });
   const edits = new PlaylistEditsService({ repo: playlistRepo, reads: playlists, presenter: playlistPresenter, storage: infra.storage });

@@ -6,6 +6,7 @@ import { createEnvelope, ItemLiked, ItemReposted, ItemUnliked, CommentAdded, Use
 import { ErrorResponseSchema } from '@msp/contracts';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
+import { ShortPrefixesRepository } from '../src/modules/discovery/short-prefixes.repository.js';
 
 const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const WEB = 'https://web.example.test';
@@ -181,6 +182,53 @@ describe('DSC-3 search (R18)', () => {
     }
     // NUL is refused in every query string, q included (ARCHITECTURE.md, input discipline).
     expect((await get('/api/search?q=%00')).statusCode).toBe(400);
+  });
+});
+
+describe('DSC-3 search: one- and two-letter prefixes from kept candidates', () => {
+  it('answers as the live search does, for items kept before a refresh and created after it, checked as they are now', async () => {
+    const live = {
+      m: await search('m', '&type=TRACK', as(USERS.listener)),
+      mi: await search('mi', '&type=ALL'),
+      b: await search('b', '&type=USER'),
+    };
+    const repo = new ShortPrefixesRepository(app.infra.pool);
+    for (const kind of ['TRACK', 'PLAYLIST', 'USER'] as const) expect(await repo.refresh(kind, 200, 0)).toBe(true);
+    // Fresh enough: a second refresh of the same age does nothing.
+    expect(await repo.refresh('TRACK', 200, 60_000)).toBe(false);
+    const kept = await repo.computed();
+    expect(kept.get('TRACK')!.prefixes.has('m')).toBe(true);
+    expect(kept.get('TRACK')!.prefixes.has('x')).toBe(true);
+    const rows = await app.infra.pool.query<{ id: number }>(`SELECT id FROM search_short_prefixes WHERE kind = 'TRACK' AND prefix = 'm' ORDER BY rank`);
+    expect(rows.rows.map((r) => r.id)).toContain(t.midnight);
+    expect(rows.rows.map((r) => r.id)).not.toContain(t.midnightPrivate);
+    // The kept candidates are read at most a minute per replica: a new app reads them at once.
+    const fresh = await buildApp(loadCatalogConfig({ ...env.env, WEB_BASE_URL: WEB, SOCIAL_URL: 'http://127.0.0.1:1' }), { logger: false });
+    try {
+      const find = async (q: string, extra = '', headers: Record<string, string> = {}) => {
+        const res = await fresh.inject({ method: 'GET', url: `/api/search?q=${encodeURIComponent(q)}${extra}`, headers });
+        expect(res.statusCode).toBe(200);
+        return res.json() as { content: Array<{ type: string; id: number }>; totalElements: number };
+      };
+      expect(await find('m', '&type=TRACK', as(USERS.listener))).toEqual(live.m);
+      expect(await find('mi', '&type=ALL')).toEqual(live.mi);
+      expect(await find('b', '&type=USER')).toEqual(live.b);
+      // Created after the refresh: found (ids above the refresh's highest are searched live).
+      const late = await track({ title: 'Mañana Late' });
+      expect(ids(await find('m', '&type=TRACK'))).toContain(late);
+      // Kept, then made private: gone at once, also from the total.
+      const before = await find('m', '&type=TRACK');
+      await app.infra.prisma.track.update({ where: { id: t.midnightRunner }, data: { isPrivate: true } });
+      const after = await find('m', '&type=TRACK');
+      expect(ids(after)).not.toContain(t.midnightRunner);
+      expect(after.totalElements).toBe(before.totalElements - 1);
+      await app.infra.prisma.track.update({ where: { id: t.midnightRunner }, data: { isPrivate: false } });
+      await app.infra.prisma.track.delete({ where: { id: late } });
+      // A letter nothing starts: no rows kept, an empty answer without a walk of the catalogue.
+      expect((await find('x', '&type=ALL')).totalElements).toBe(0);
+    } finally {
+      await fresh.close();
+    }
   });
 });
 

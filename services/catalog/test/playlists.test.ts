@@ -460,7 +460,10 @@ describe('PLS-1 playlists of the current user', () => {
       expect(large.body.totalElements).toBe(50);
       expect(large.n).toBeGreaterThanOrEqual(5);
       expect(large.n).toBeLessThanOrEqual(8);
-      expect(large.n).toBe(small.n);
+      // The same statements whatever the size; the tracks' full rows may come from the row cache
+      // (TrackRowCache) the first page filled, which saves one statement.
+      expect(large.n).toBeLessThanOrEqual(small.n);
+      expect(large.n).toBeGreaterThanOrEqual(small.n - 1);
       const first = large.body.content[0]!;
       expect(first.title).toBe('P49');
       expect(first.secretToken).toMatch(/^[A-Za-z0-9_-]{32}$/);

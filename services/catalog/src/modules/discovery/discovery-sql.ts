@@ -30,8 +30,13 @@ export function notHeldBackOfArtistSql(t: string, artistId: string): string {
  * three conditions are written as the partial indexes' predicates so the planner can use them.
  */
 export function listedTrackSql(t: string, viewer: string): string {
+  return `${listedTrackCandidateSql(t)} AND NOT ${blockedSql(viewer, `${t}.artist_id`)}`;
+}
+
+/** `listedTrackSql` but the viewer's blocks: what anybody no block involves may see. */
+export function listedTrackCandidateSql(t: string): string {
   return `${t}.deleted_at IS NULL AND NOT ${t}.is_private AND ${t}.state = 'FINISHED' AND NOT ${t}.held_back
-      AND NOT ${ownerHiddenSql(`${t}.artist_id`)} AND NOT ${blockedSql(viewer, `${t}.artist_id`)}`;
+      AND NOT ${ownerHiddenSql(`${t}.artist_id`)}`;
 }
 
 /**
@@ -47,10 +52,20 @@ export function stationPoolSql(t: string): string {
 
 /** A public playlist `p` whose owner is present and not separated from the viewer (R6, R7). */
 export function listedPlaylistSql(p: string, viewer: string): string {
-  return `NOT ${p}.is_private AND NOT ${ownerHiddenSql(`${p}.owner_id`)} AND NOT ${blockedSql(viewer, `${p}.owner_id`)}`;
+  return `${listedPlaylistCandidateSql(p)} AND NOT ${blockedSql(viewer, `${p}.owner_id`)}`;
+}
+
+/** `listedPlaylistSql` but the viewer's blocks. */
+export function listedPlaylistCandidateSql(p: string): string {
+  return `NOT ${p}.is_private AND NOT ${ownerHiddenSql(`${p}.owner_id`)}`;
 }
 
 /** A user `u` that may be listed: present, not banned, not a placeholder row, no block with the viewer. */
 export function listedUserSql(u: string, viewer: string): string {
-  return `NOT ${u}.is_deleted AND NOT ${u}.is_banned AND ${u}.username NOT LIKE '~%' AND NOT ${blockedSql(viewer, `${u}.user_id`)}`;
+  return `${listedUserCandidateSql(u)} AND NOT ${blockedSql(viewer, `${u}.user_id`)}`;
+}
+
+/** `listedUserSql` but the viewer's blocks. */
+export function listedUserCandidateSql(u: string): string {
+  return `NOT ${u}.is_deleted AND NOT ${u}.is_banned AND ${u}.username NOT LIKE '~%'`;
 }

@@ -1,9 +1,11 @@
 import type pg from 'pg';
-import { userSummarySourceSelect } from '@msp/contracts';
+import type { UserSummarySource } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { playlistSelect, type PlaylistRow } from '../playlists/playlists.repository.js';
+import type { PlaylistRow } from '../playlists/playlists.repository.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { listedPlaylistSql, listedTrackSql, listedUserSql, stationPoolSql } from './discovery-sql.js';
+import { SharedTtlCache } from '../../shared-cache.js';
+import { SHORT_PREFIX_MAX, ShortPrefixesRepository, type KeptShortPrefixes, type ShortPrefixKind } from './short-prefixes.repository.js';
 import { candidatesQuery, correctable, MAX_COMPLETIONS, type CandidatesQuery, type SearchTerms } from './search-query.js';
 
 export type SearchKind = 'TRACK' | 'USER' | 'PLAYLIST';
@@ -19,6 +21,12 @@ export interface SearchHit {
  * matches only, so a search never scores hundreds of thousands of rows. Totals count the same set.
  */
 export const SEARCH_CANDIDATES = 200;
+/**
+ * In a search of every kind (ALL), each kind ranks its this many most popular matches: the page
+ * mixes the kinds, so ALL costs about one and a half searches of one kind instead of three (its
+ * total counts at most 3 × this many).
+ */
+export const ALL_CANDIDATES_PER_KIND = 100;
 /** Below this many word (exact or prefix) matches, typo corrections are looked for too. */
 export const FUZZY_FALLBACK = 20;
 /** Corrections taken per query word, the most similar first. */
@@ -27,7 +35,11 @@ export const CORRECTIONS_PER_WORD = 3;
 interface KindSql {
   /** Row source with the listing rule of the kind (R2, R6, R7, R14), alias `x`. */
   from: string;
+  table: string;
   popularity: string;
+  /** The popularity column and the id column (the order's tie-break). */
+  pop: string;
+  idCol: string;
   columns: string;
   genre: string | null;
 }
@@ -35,20 +47,29 @@ interface KindSql {
 const KINDS: Record<SearchKind, KindSql> = {
   TRACK: {
     from: `tracks x WHERE ${listedTrackSql('x', '$4')}`,
+    table: 'tracks',
     popularity: 'x.play_count DESC, x.id DESC',
-    columns: 'x.id, x.search_doc, x.search_text, msp_fold(x.title) AS whole',
+    pop: 'x.play_count',
+    idCol: 'x.id',
+    columns: 'x.id, x.search_doc, x.search_text, x.search_title AS whole',
     genre: 'x.genre_key = $7',
   },
   PLAYLIST: {
     from: `playlists x WHERE ${listedPlaylistSql('x', '$4')}`,
+    table: 'playlists',
     popularity: 'x.like_count DESC, x.id DESC',
+    pop: 'x.like_count',
+    idCol: 'x.id',
     columns: 'x.id, x.search_doc, x.search_text, x.search_text AS whole',
     genre: 'lower(x.genre) = $7',
   },
   USER: {
     from: `user_summaries x WHERE ${listedUserSql('x', '$4')}`,
+    table: 'user_summaries',
     popularity: 'x.follower_count DESC, x.user_id DESC',
-    columns: 'x.user_id AS id, x.search_doc, x.search_text, msp_fold(x.username) AS whole, msp_fold(x.display_name) AS whole2',
+    pop: 'x.follower_count',
+    idCol: 'x.user_id',
+    columns: 'x.user_id AS id, x.search_doc, x.search_text, x.search_username AS whole, x.search_display_name AS whole2',
     genre: null,
   },
 };
@@ -61,21 +82,48 @@ const KINDS: Record<SearchKind, KindSql> = {
  * tiers, best first: 3 the whole title or name equals the query, 2 every word exact, 1 the last word
  * as a prefix, 0 through a correction only; inside a tier ts_rank (title and names over tags over
  * genre), the word similarity and the similarity of the whole title or name (the closer, shorter
- * one first). Parameters: $1 exact, $2 prefix, $3 text, $4 viewer, $5 and $6 above, $7 genre;
+ * one first). In tiers 2 and 3 every word of the query is a word of the row, so the word similarity
+ * (which there only tells how close together the words stand) is taken as 1 and computed for the
+ * prefix and corrected tiers only; the folded titles and names are stored
+ * (migration `…_search_folded_names`). Parameters: $1 exact, $2 prefix, $3 text, $4 viewer, $5 and $6 above, $7 genre;
  * query texts are folded here as the documents are.
  */
-function hitsSql(kind: SearchKind, withGenre: boolean, anchored: boolean): string {
+function hitsSql(kind: SearchKind, withGenre: boolean, anchored: boolean, limit: number, shortPrefix: { param: string; maxId: number } | null = null): string {
   const k = KINDS[kind];
   const genre = withGenre && k.genre ? ` AND ${k.genre}` : '';
   const check = anchored ? ` AND ts_match_vq(x.search_doc, to_tsquery('simple', msp_fold($6)))` : '';
+  const candidates = shortPrefix
+    ? shortPrefixCandidatesSql(kind, shortPrefix.param, shortPrefix.maxId, limit)
+    : `SELECT ${k.columns} FROM ${k.from} AND x.search_doc @@ to_tsquery('simple', msp_fold($5))${check}${genre}
+                 ORDER BY ${k.popularity} LIMIT ${limit}`;
   const exactWhole = kind === 'USER' ? `c.whole = msp_fold($3) OR c.whole2 = msp_fold($3)` : `c.whole = msp_fold($3)`;
-  return `SELECT '${kind}' AS type, c.id,
-            CASE WHEN ${exactWhole} THEN 3
-                 WHEN c.search_doc @@ to_tsquery('simple', msp_fold($1)) THEN 2
-                 WHEN c.search_doc @@ to_tsquery('simple', msp_fold($2)) THEN 1 ELSE 0 END AS tier,
-            ts_rank(c.search_doc, to_tsquery('simple', msp_fold($6))) + word_similarity(msp_fold($3), c.search_text) + similarity(msp_fold($3), c.whole) AS score
-          FROM (SELECT ${k.columns} FROM ${k.from} AND x.search_doc @@ to_tsquery('simple', msp_fold($5))${check}${genre}
-                 ORDER BY ${k.popularity} LIMIT ${SEARCH_CANDIDATES}) c`;
+  return `SELECT '${kind}' AS type, r.id, r.tier,
+            r.rank + CASE WHEN r.tier >= 2 THEN 1 ELSE word_similarity(msp_fold($3), r.search_text) END + similarity(msp_fold($3), r.whole) AS score
+          FROM (SELECT c.id, c.search_text, c.whole,
+                  CASE WHEN ${exactWhole} THEN 3
+                       WHEN c.search_doc @@ to_tsquery('simple', msp_fold($1)) THEN 2
+                       WHEN c.search_doc @@ to_tsquery('simple', msp_fold($2)) THEN 1 ELSE 0 END AS tier,
+                  ts_rank(c.search_doc, to_tsquery('simple', msp_fold($6))) AS rank
+                FROM (${candidates}) c) r`;
+}
+
+/**
+ * The candidates of a query of one short prefix (`prefixParam`, at most SHORT_PREFIX_MAX letters, no
+ * genre): the kept candidates of the prefix (`search_short_prefixes`, ids up to the refresh's
+ * highest, `maxId`) and the items created since (ids above it: one range of the primary key, the
+ * id written into the statement so that it is planned as one), each checked as it is now (listing
+ * rules, the viewer's blocks, the prefix), the `limit` most popular.
+ */
+function shortPrefixCandidatesSql(kind: SearchKind, prefixParam: string, keptUpTo: number, limit: number): string {
+  const k = KINDS[kind];
+  const maxId = String(Math.trunc(Number(keptUpTo)) || 0);
+  const match = `x.search_doc @@ to_tsquery('simple', msp_fold($5))`;
+  return `SELECT s.* FROM (
+            SELECT ${k.columns}, ${k.pop} AS pop, ${k.idCol} AS pop_id FROM ${k.from} AND ${match} AND ${k.idCol} <= ${maxId}
+               AND ${k.idCol} IN (SELECT sp.id FROM search_short_prefixes sp WHERE sp.kind = '${kind}' AND sp.prefix = msp_fold(${prefixParam}))
+            UNION ALL
+            SELECT ${k.columns}, ${k.pop}, ${k.idCol} FROM ${k.from} AND ${match} AND ${k.idCol} > ${maxId}) s
+          ORDER BY s.pop DESC, s.pop_id DESC LIMIT ${limit}`;
 }
 
 /** Most tracks a station holds on one day (R18: a radio needs hundreds, not a genre's 100,000). */
@@ -116,6 +164,9 @@ function chartSql(genreKey: string | null, genreParam: string): string {
 }
 
 export class DiscoveryRepository {
+  /** The one- and two-letter prefixes whose candidates are kept, per kind (read a minute per replica). */
+  private readonly shortPrefixes = new SharedTtlCache<'all', Map<ShortPrefixKind, KeptShortPrefixes>>(60_000, 1);
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly reads: TrackReadsRepository,
@@ -123,15 +174,32 @@ export class DiscoveryRepository {
   ) {}
 
   /**
+   * The word of a query of one short prefix whose candidates are kept for every kind asked for
+   * (no genre: the kept candidates are the genre-less ones), or null.
+   */
+  private async keptShortPrefix(
+    terms: SearchTerms,
+    kinds: readonly SearchKind[],
+    genreKey: string | null,
+  ): Promise<{ word: string; kept: Map<ShortPrefixKind, KeptShortPrefixes> } | null> {
+    const word = terms.words.length === 1 ? terms.words[0]! : null;
+    if (!word || genreKey !== null || [...word].length > SHORT_PREFIX_MAX) return null;
+    const kept = await this.shortPrefixes.get('all', () => new ShortPrefixesRepository(this.pool).computed());
+    return kinds.every((k) => kept.get(k)?.prefixes.has(word)) ? { word, kept } : null;
+  }
+
+  /**
    * DSC-3: one page of hits over the kinds asked for, best first, and the total. The words (the last
    * as a prefix) first; when they match fewer than FUZZY_FALLBACK items, the words are corrected
    * against the vocabulary (typos) and the search runs again with each word or its corrections.
-   * Every candidate set comes from the GIN indexes and is bounded by SEARCH_CANDIDATES per kind.
+   * Every candidate set comes from the GIN indexes and is bounded by SEARCH_CANDIDATES per kind
+   * (ALL_CANDIDATES_PER_KIND when several kinds are asked for).
    */
   async search(terms: SearchTerms, kinds: readonly SearchKind[], viewerId: number, genreKey: string | null, page: number, size: number) {
     const last = terms.words[terms.words.length - 1]!;
     const completions = correctable(last) ? await this.completions(last) : null;
-    const words = await this.searchPass(candidatesQuery(terms, completions), terms, kinds, viewerId, genreKey, page, size);
+    const short = completions === null ? await this.keptShortPrefix(terms, kinds, genreKey) : null;
+    const words = await this.searchPass(candidatesQuery(terms, completions), terms, kinds, viewerId, genreKey, page, size, short);
     if (words.total >= FUZZY_FALLBACK) return words;
     const fixes = await this.corrections(terms.words.filter(correctable));
     if (fixes.size === 0) return words;
@@ -186,10 +254,16 @@ export class DiscoveryRepository {
     genreKey: string | null,
     page: number,
     size: number,
+    shortPrefix: { word: string; kept: Map<ShortPrefixKind, KeptShortPrefixes> } | null = null,
   ): Promise<{ hits: SearchHit[]; total: number }> {
     const withGenre = genreKey !== null;
-    const union = kinds.map((k) => hitsSql(k, withGenre, query.anchor !== null)).join('\n UNION ALL \n');
     const params: unknown[] = [terms.exact, terms.prefix, terms.text, viewerId, query.anchor ?? query.match, query.match, ...(withGenre ? [genreKey] : [])];
+    if (shortPrefix !== null) params.push(shortPrefix.word);
+    const param = `$${params.length}`;
+    const short = (k: SearchKind) => (shortPrefix !== null ? { param, maxId: shortPrefix.kept.get(k)!.maxId } : null);
+    const union = kinds
+      .map((k) => hitsSql(k, withGenre, query.anchor !== null, kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES, short(k)))
+      .join('\n UNION ALL \n');
     const n = params.length;
     const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>(
       `SELECT h.type, h.id, count(*) OVER ()::int AS total FROM (${union}) h
@@ -298,13 +372,14 @@ export class DiscoveryRepository {
 
   /** DSC-6: the artist's 3 most frequent genres among its public tracks. */
   async mainGenres(artistId: number): Promise<string[]> {
-    const main = await this.prisma.$queryRawUnsafe<Array<{ genre: string }>>(
-      `SELECT t.genre_key AS genre FROM tracks t
-        WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' AND NOT t.held_back
-        GROUP BY t.genre_key ORDER BY count(*) DESC, t.genre_key LIMIT 3`,
-      artistId,
-    );
-    return main.map((g) => g.genre);
+    const { rows } = await this.pool.query<{ genre: string }>({
+      name: 'catalog_station_main_genres',
+      text: `SELECT t.genre_key AS genre FROM tracks t
+              WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' AND NOT t.held_back
+              GROUP BY t.genre_key ORDER BY count(*) DESC, t.genre_key LIMIT 3`,
+      values: [artistId],
+    });
+    return rows.map((g) => g.genre);
   }
 
   /** DSC-7: the artists (the 50 most liked) and genres (the 5 most liked) of the user's liked tracks. */
@@ -324,13 +399,31 @@ export class DiscoveryRepository {
     return this.reads.inOrder(ids, 0);
   }
 
-  playlists(ids: readonly number[]): Promise<PlaylistRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.prisma.playlist.findMany({ where: { id: { in: [...ids] } }, select: playlistSelect });
+  /** A search page's playlists (one named statement; the fields of `playlistSelect`). */
+  async playlists(ids: readonly number[]): Promise<PlaylistRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<PlaylistRow>({
+      name: 'catalog_search_playlists',
+      text: `SELECT p.id, p.owner_id AS "ownerId", p.title, p.playlist_slug AS "playlistSlug", p.description, p.type,
+                    p.is_private AS "isPrivate", p.genre, COALESCE(p.tags, '{}') AS tags, p.secret_token AS "secretToken",
+                    p.cover_key AS "coverKey", p.like_count AS "likeCount", p.repost_count AS "repostCount",
+                    p.created_at AS "createdAt", p.updated_at AS "updatedAt"
+               FROM playlists p WHERE p.id = ANY($1::int[])`,
+      values: [[...ids]],
+    });
+    return rows;
   }
 
-  userSummaries(ids: readonly number[]) {
-    return this.prisma.userSummary.findMany({ where: { userId: { in: [...ids] } }, select: userSummarySourceSelect });
+  /** A search page's users (one named statement; the fields of `userSummarySourceSelect`). */
+  async userSummaries(ids: readonly number[]): Promise<UserSummarySource[]> {
+    const { rows } = await this.pool.query<UserSummarySource>({
+      name: 'catalog_search_user_summaries',
+      text: `SELECT u.user_id AS "userId", u.username, u.display_name AS "displayName", u.avatar_url AS "avatarUrl", u.tier,
+                    u.follower_count AS "followerCount", u.track_count AS "trackCount"
+               FROM user_summaries u WHERE u.user_id = ANY($1::int[])`,
+      values: [[...ids]],
+    });
+    return rows;
   }
 
   userByName(username: string) {
@@ -352,11 +445,11 @@ export class DiscoveryRepository {
 
   /** An artist the caller may see (DSC-6 404 otherwise): present, not banned, no block. */
   async visibleUser(userId: number, viewerId: number): Promise<boolean> {
-    const rows = await this.prisma.$queryRawUnsafe<unknown[]>(
-      `SELECT 1 FROM user_summaries u WHERE u.user_id = $1 AND ${listedUserSql('u', '$2')}`,
-      userId,
-      viewerId,
-    );
+    const { rows } = await this.pool.query({
+      name: 'catalog_visible_user',
+      text: `SELECT 1 FROM user_summaries u WHERE u.user_id = $1 AND ${listedUserSql('u', '$2')}`,
+      values: [userId, viewerId],
+    });
     return rows.length > 0;
   }
 

@@ -193,10 +193,10 @@ export class DiscoveryService {
 
   /**
    * DSC-7: the artists and genres of the caller's likes, minus the tracks they liked. The pool
-   * (their seeds' genre parts and artists' picks, with room for the liked ones) is kept per caller
-   * as long as any pool (an empty one is not kept); the liked tracks are left out at every read
-   * (one probe per pool track), so a like takes its track off the station at once, while new seeds
-   * (a like of another artist or genre) count from the next pool, within a minute.
+   * (their seeds' genre parts and artists' picks, with room for the liked ones, the liked ones
+   * then taken out: one probe per pool track) is kept per caller for the pools' minute (an empty
+   * one is not kept), so a page costs what any station page costs; a new like or a new seed (a like
+   * of another artist or genre) counts from the next pool, within a minute.
    */
   async likesStation(caller: Caller, query: PageQuery): Promise<Page<RadioTrack>> {
     const day = todayUtc();
@@ -207,15 +207,16 @@ export class DiscoveryService {
       // Artists share the station: each gives at most its share of the day's tracks.
       const perArtist = Math.max(1, Math.ceil(STATION_SIZE / Math.max(1, seeds.artists.length)));
       const [own, ...parts] = await Promise.all([this.repo.artistPicks(day, seeds.artists, perArtist), ...seeds.genres.map((g) => this.genrePart(day, g))]);
-      return composeStation([...parts, own!], 2 * STATION_SIZE);
+      const picks = composeStation([...parts, own!], 2 * STATION_SIZE);
+      const liked = await this.repo.likedAmong(
+        caller.userId,
+        picks.map((p) => p.id),
+      );
+      return picks.filter((p) => !liked.has(p.id)).slice(0, STATION_SIZE);
     });
     // No likes yet (or not yet copied from social): not kept, so the first like shows at once.
     if (pool.length === 0) this.deps.stations.forget(key);
-    const liked = await this.repo.likedAmong(
-      caller.userId,
-      pool.map((p) => p.id),
-    );
-    return this.radioPage(pool.filter((p) => !liked.has(p.id)).slice(0, STATION_SIZE), caller, query);
+    return this.radioPage(pool, caller, query);
   }
 
   /**

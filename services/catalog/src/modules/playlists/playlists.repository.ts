@@ -1,6 +1,7 @@
-import { userSummarySourceSelect } from '@msp/contracts';
+import { userSummarySourceSelect, type UserSummarySource } from '@msp/contracts';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import { trackSelect, type TrackRow } from '../tracks/track.mapper.js';
+import type { TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { hiddenOwnerIds, ownerHiddenFragment } from '../user-bans/hidden-owners.repository.js';
 
 /** A transaction handle, opaque to services: they pass it back to repository methods and the outbox. */
@@ -77,7 +78,14 @@ export interface PlaylistAggregate {
 }
 
 export class PlaylistsRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  /**
+   * `reads`: where a page's tracks and people come from (named statements and the row cache of
+   * TrackReadsRepository) instead of Prisma queries; without it (unit wiring), from Prisma.
+   */
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly reads?: Pick<TrackReadsRepository, 'inOrder' | 'summaries'>,
+  ) {}
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.prisma.$transaction(fn);
@@ -206,12 +214,14 @@ export class PlaylistsRepository {
 
   tracksByIds(ids: readonly number[]): Promise<TrackRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
+    if (this.reads) return this.reads.inOrder([...new Set(ids)], 0);
     return this.prisma.track.findMany({ where: { id: { in: [...new Set(ids)] } }, select: trackSelect });
   }
 
-  userSummaries(userIds: readonly number[]) {
+  userSummaries(userIds: readonly number[]): Promise<UserSummarySource[]> {
     if (userIds.length === 0) return Promise.resolve([]);
-    return this.prisma.userSummary.findMany({ where: { userId: { in: [...new Set(userIds)] } }, select: { ...userSummarySourceSelect, isDeleted: true } });
+    if (this.reads) return this.reads.summaries([...new Set(userIds)]);
+    return this.prisma.userSummary.findMany({ where: { userId: { in: [...new Set(userIds)] } }, select: userSummarySourceSelect });
   }
 
   /** Everyone a block separates from the viewer, either way (R7, catalog's copy of social's blocks). */
