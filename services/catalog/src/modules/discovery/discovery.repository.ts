@@ -3,9 +3,10 @@ import type { UserSummarySource } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { PlaylistRow } from '../playlists/playlists.repository.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
-import { listedPlaylistSql, listedTrackSql, listedUserSql, stationPoolSql } from './discovery-sql.js';
+import { blockedSql, listedPlaylistSql, listedTrackSql, listedUserSql, ownerHiddenSql, stationPoolSql } from './discovery-sql.js';
 import { SharedTtlCache } from '../../shared-cache.js';
 import { SHORT_PREFIX_MAX, ShortPrefixesRepository, type KeptShortPrefixes, type ShortPrefixKind } from './short-prefixes.repository.js';
+import { SearchWordStats } from './search-word-stats.js';
 import { candidatesQuery, correctable, MAX_COMPLETIONS, type CandidatesQuery, type SearchTerms } from './search-query.js';
 
 export type SearchKind = 'TRACK' | 'USER' | 'PLAYLIST';
@@ -36,6 +37,8 @@ interface KindSql {
   /** Row source with the listing rule of the kind (R2, R6, R7, R14), alias `x`. */
   from: string;
   table: string;
+  /** The popularity index's predicate (alias `x`). */
+  partial: string;
   popularity: string;
   /** The popularity column and the id column (the order's tie-break). */
   pop: string;
@@ -48,6 +51,7 @@ const KINDS: Record<SearchKind, KindSql> = {
   TRACK: {
     from: `tracks x WHERE ${listedTrackSql('x', '$4')}`,
     table: 'tracks',
+    partial: `x.deleted_at IS NULL AND NOT x.is_private AND x.state = 'FINISHED'`,
     popularity: 'x.play_count DESC, x.id DESC',
     pop: 'x.play_count',
     idCol: 'x.id',
@@ -57,6 +61,7 @@ const KINDS: Record<SearchKind, KindSql> = {
   PLAYLIST: {
     from: `playlists x WHERE ${listedPlaylistSql('x', '$4')}`,
     table: 'playlists',
+    partial: 'NOT x.is_private',
     popularity: 'x.like_count DESC, x.id DESC',
     pop: 'x.like_count',
     idCol: 'x.id',
@@ -66,6 +71,7 @@ const KINDS: Record<SearchKind, KindSql> = {
   USER: {
     from: `user_summaries x WHERE ${listedUserSql('x', '$4')}`,
     table: 'user_summaries',
+    partial: 'true',
     popularity: 'x.follower_count DESC, x.user_id DESC',
     pop: 'x.follower_count',
     idCol: 'x.user_id',
@@ -88,14 +94,17 @@ const KINDS: Record<SearchKind, KindSql> = {
  * (migration `…_search_folded_names`). Parameters: $1 exact, $2 prefix, $3 text, $4 viewer, $5 and $6 above, $7 genre;
  * query texts are folded here as the documents are.
  */
-function hitsSql(kind: SearchKind, withGenre: boolean, anchored: boolean, limit: number, shortPrefix: { param: string; maxId: number } | null = null): string {
-  const k = KINDS[kind];
-  const genre = withGenre && k.genre ? ` AND ${k.genre}` : '';
-  const check = anchored ? ` AND ts_match_vq(x.search_doc, to_tsquery('simple', msp_fold($6)))` : '';
+function hitsSql(
+  kind: SearchKind,
+  withGenre: boolean,
+  anchored: boolean,
+  limit: number,
+  rare: boolean,
+  shortPrefix: { param: string; maxId: number } | null = null,
+): string {
   const candidates = shortPrefix
     ? shortPrefixCandidatesSql(kind, shortPrefix.param, shortPrefix.maxId, limit)
-    : `SELECT ${k.columns} FROM ${k.from} AND x.search_doc @@ to_tsquery('simple', msp_fold($5))${check}${genre}
-                 ORDER BY ${k.popularity} LIMIT ${limit}`;
+    : popularMatchesSql(kind, withGenre, anchored, limit, rare);
   const exactWhole = kind === 'USER' ? `c.whole = msp_fold($3) OR c.whole2 = msp_fold($3)` : `c.whole = msp_fold($3)`;
   return `SELECT '${kind}' AS type, r.id, r.tier,
             r.rank + CASE WHEN r.tier >= 2 THEN 1 ELSE word_similarity(msp_fold($3), r.search_text) END + similarity(msp_fold($3), r.whole) AS score
@@ -105,6 +114,72 @@ function hitsSql(kind: SearchKind, withGenre: boolean, anchored: boolean, limit:
                        WHEN c.search_doc @@ to_tsquery('simple', msp_fold($2)) THEN 1 ELSE 0 END AS tier,
                   ts_rank(c.search_doc, to_tsquery('simple', msp_fold($6))) AS rank
                 FROM (${candidates}) c) r`;
+}
+
+/** How many entries of the popularity index a search walks before it asks the GIN index instead. */
+export const SEARCH_WALK = 50_000;
+/** At most this many GIN matches are sorted by popularity; a query with more walks the popularity index to its end. */
+export const GIN_MATCHES = 20_000;
+
+/** What the walk of a kind's popularity index reads from the index alone (alias `s`), and the listing rule on it. */
+const WALKS: Record<SearchKind, { columns: string; check: string; genre: string | null }> = {
+  TRACK: {
+    columns: 'x.id, x.search_doc, x.artist_id, x.genre_key, x.held_back',
+    check: `NOT s.held_back AND NOT ${ownerHiddenSql('s.artist_id')} AND NOT ${blockedSql('$4', 's.artist_id')}`,
+    genre: 's.genre_key = $7',
+  },
+  PLAYLIST: {
+    columns: 'x.id, x.search_doc, x.owner_id, x.genre',
+    check: `NOT ${ownerHiddenSql('s.owner_id')} AND NOT ${blockedSql('$4', 's.owner_id')}`,
+    genre: 'lower(s.genre) = $7',
+  },
+  USER: {
+    columns: 'x.user_id AS id, x.search_doc, x.is_deleted, x.is_banned, x.username',
+    check: `NOT s.is_deleted AND NOT s.is_banned AND s.username NOT LIKE '~%' AND NOT ${blockedSql('$4', 's.id')}`,
+    genre: null,
+  },
+};
+
+/**
+ * The `limit` most popular matches of the candidates' query, the plan decided by what the query
+ * really matches, not by the planner's estimate of its words' frequency (for rare words and ORs of
+ * corrections that estimate could be far too high, and the planner then walked the whole popularity
+ * index: seconds at 1M tracks; or too low, and it read a common word's whole posting list):
+ * 1. the SEARCH_WALK most popular listable items are walked in the popularity index, which carries
+ *    the search document and what the listing rule reads (an index-only scan, migration
+ *    `…_search_popular_covering`), stopping as soon as `limit` of them match: enough for any query
+ *    matching more than limit / SEARCH_WALK of the items;
+ * 2. otherwise the query is rare, and its matches come from the GIN index alone
+ *    (`msp_search_matches`, migration `…_search_gin_first`: a bitmap scan and nothing else), at most
+ *    GIN_MATCHES of them, sorted by popularity (by primary key, never a walk: the `+ 0`);
+ * 3. a query between the two (more than GIN_MATCHES matches, fewer than limit in the walk) walks the
+ *    popularity index until `limit` matches turned up.
+ * Each step runs only when the one before it did not answer.
+ */
+function popularMatchesSql(kind: SearchKind, withGenre: boolean, anchored: boolean, limit: number, rare: boolean): string {
+  const k = KINDS[kind];
+  const wk = WALKS[kind];
+  const q = `to_tsquery('simple', msp_fold($5))`;
+  const matchOn = (a: string) => `${a}.search_doc @@ ${q}${anchored ? ` AND ts_match_vq(${a}.search_doc, to_tsquery('simple', msp_fold($6)))` : ''}`;
+  const genre = withGenre && k.genre ? ` AND ${k.genre}` : '';
+  const walkGenre = withGenre && wk.genre ? ` AND ${wk.genre}` : '';
+  const ginOrder = k.popularity.replace(`${k.pop} DESC`, `${k.pop} + 0 DESC`);
+  // A rare query (by the words' statistics: `SearchWordStats`) skips the walk.
+  const walk = rare ? 0 : SEARCH_WALK;
+  return `WITH w AS MATERIALIZED (
+              SELECT s.id FROM (SELECT ${wk.columns} FROM ${k.table} x WHERE ${k.partial} ORDER BY ${k.popularity} LIMIT ${walk}) s
+               WHERE ${matchOn('s')}${walkGenre} AND ${wk.check} LIMIT ${limit}),
+            g AS MATERIALIZED (
+              SELECT m.id FROM msp_search_matches('${kind}', ${q}, ${GIN_MATCHES}) m WHERE (SELECT count(*) FROM w) < ${limit})
+          SELECT ${k.columns} FROM (
+              SELECT w.id AS cid FROM w WHERE (SELECT count(*) FROM w) >= ${limit}
+              UNION ALL
+              (SELECT ${k.idCol} FROM ${k.from} AND ${k.idCol} IN (SELECT g.id FROM g) AND ${matchOn('x')}${genre}
+                 AND (SELECT count(*) FROM g) < ${GIN_MATCHES} ORDER BY ${ginOrder} LIMIT ${limit})
+              UNION ALL
+              (SELECT ${k.idCol} FROM ${k.from} AND ${matchOn('x')}${genre}
+                 AND (SELECT count(*) FROM g) >= ${GIN_MATCHES} ORDER BY ${k.popularity} LIMIT ${limit})) ids
+            JOIN ${k.table} x ON ${k.idCol} = ids.cid`;
 }
 
 /**
@@ -166,6 +241,8 @@ function chartSql(genreKey: string | null, genreParam: string): string {
 export class DiscoveryRepository {
   /** The one- and two-letter prefixes whose candidates are kept, per kind (read a minute per replica). */
   private readonly shortPrefixes = new SharedTtlCache<'all', Map<ShortPrefixKind, KeptShortPrefixes>>(60_000, 1);
+  /** The words' frequencies PostgreSQL keeps for the search documents (read every 10 minutes per replica). */
+  private readonly wordStats = new SharedTtlCache<'all', SearchWordStats>(600_000, 1);
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -261,8 +338,18 @@ export class DiscoveryRepository {
     if (shortPrefix !== null) params.push(shortPrefix.word);
     const param = `$${params.length}`;
     const short = (k: SearchKind) => (shortPrefix !== null ? { param, maxId: shortPrefix.kept.get(k)!.maxId } : null);
+    const stats = await this.wordStats.get('all', () => SearchWordStats.read(this.pool));
     const union = kinds
-      .map((k) => hitsSql(k, withGenre, query.anchor !== null, kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES, short(k)))
+      .map((k) =>
+        hitsSql(
+          k,
+          withGenre,
+          query.anchor !== null,
+          kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES,
+          stats.isRare(k, query.anchor ?? query.match),
+          short(k),
+        ),
+      )
       .join('\n UNION ALL \n');
     const n = params.length;
     const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>(
