@@ -4,7 +4,7 @@ export const EXPORT_STATUSES = ['PENDING', 'RUNNING', 'READY', 'FAILED', 'CANCEL
 
 export const ExportIdParamSchema = z.object({ exportId: z.uuid() });
 
-export const ExportCreatedSchema = z.object({ exportId: z.uuid() }).meta({ id: 'ExportCreated' });
+export const ExportCreatedSchema = z.object({ exportId: z.uuid() });
 
 export const AccountExportSchema = z.object({
   id: z.uuid(),
