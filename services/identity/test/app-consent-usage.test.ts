@@ -134,14 +134,29 @@ describe('APP-12 consent page for an account with two-factor sign-in', () => {
   it('accepts a recovery code instead (once), and refuses an attempt from another client', async () => {
     const carol = await userWithTotp('carol-consent@example.com');
     const app = await createApp(carol.headers);
-    const { params } = authorizeParams(app.clientId);
+    const { verifier, params } = authorizeParams(app.clientId);
     const start = async () => mfaTokenOf((await consent({ ...params, email: 'carol-consent@example.com', password: PASSWORD })).body);
 
     const token = await start();
     const [recovery] = carol.recoveryCodes;
     const withRecovery = await consent({ ...params, mfa_token: token, recovery_code: recovery! });
     expect(withRecovery.statusCode, withRecovery.body).toBe(303);
-    expect(new URL(withRecovery.headers.location as string).searchParams.get('code')).toBeTruthy();
+    const location = new URL(withRecovery.headers.location as string);
+    expect(location.searchParams.get('state')).toBe('st');
+    const tokens = await h.app.inject({
+      method: 'POST',
+      url: '/api/oauth/token',
+      headers: FORM,
+      payload: form({
+        grant_type: 'authorization_code',
+        code: location.searchParams.get('code') ?? '',
+        redirect_uri: REDIRECT,
+        client_id: app.clientId,
+        code_verifier: verifier,
+      }),
+    });
+    expect(tokens.statusCode, tokens.body).toBe(200);
+    expect(decodeJwt(tokens.json().access_token)).toMatchObject({ sub: String(carol.userId), azp: app.clientId });
 
     const again = await consent({ ...params, mfa_token: await start(), recovery_code: recovery! }, 'application/json');
     expect(again.json()).toMatchObject({ status: 400, code: 'INVALID_MFA_CODE' });
