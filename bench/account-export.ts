@@ -211,7 +211,21 @@ async function main() {
     ];
     console.log(`\n${lines.join('\n')}`);
   } finally {
-    for (const child of children.values()) child.kill('SIGTERM');
+    // Let the children stop before their databases go (else they log their pools' errors).
+    await Promise.all(
+      [...children.values()].map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            const timer = setTimeout(resolve, 15_000);
+            child.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
     await Promise.allSettled(inProcess.map((a) => a.close()));
     await Promise.allSettled([nats.close(), s3.close()]);
     await Promise.allSettled([...dbs.values()].map((d) => d.drop()));

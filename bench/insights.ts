@@ -29,8 +29,11 @@
  * default 0), Zipf-skewed tracks: plays/s (goal ≥ 5,000/s). Meanwhile a probe plays a track no one
  * else plays every 100 ms and polls its hourly rollup: the rollup lag is the time from sending
  * the play to the rollup showing it (goal p95 ≤ 5 s). At the end the script checks that the
- * rollups of the ingest window equal the log's counted rows. The machine's load average is
- * printed with every phase.
+ * rollups of the ingest window equal the log's counted rows. BENCH_WRITER_SECONDS (0: off) then
+ * drives the play log's group-commit writer directly, without HTTP and Redis, for that long: the
+ * database side's own rate. BENCH_READS=0 skips the read cases; BENCH_CATALOG_NODE_ARGS adds node
+ * arguments to the catalog process (e.g. --cpu-prof). The machine's load average is printed with
+ * every phase.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -56,6 +59,10 @@ const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const INGEST_CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 128);
 const SIGNED_SHARE = Number(process.env.BENCH_SIGNED_SHARE ?? 0);
+/** BENCH_READS=0: the ingest only (no read cases). */
+const READS = process.env.BENCH_READS !== '0';
+/** BENCH_WRITER_SECONDS: also drive the play log's group-commit writer directly (no HTTP, no Redis) for that long. */
+const WRITER_SECONDS = Number(process.env.BENCH_WRITER_SECONDS ?? 0);
 const COMPILED = process.env.BENCH_TSX !== '1';
 const LISTENERS = Math.max(1000, Math.round(500_000 * SCALE));
 const ARTISTS = Math.max(100, Math.round(100_000 * SCALE));
@@ -104,7 +111,9 @@ async function start(env: Record<string, string>, port: number): Promise<ChildPr
   // dependencies, run by node itself. BENCH_TSX=1: the sources through tsx's loader.
   const compiled = COMPILED ? compiledStart(ROOT, 'services/catalog', 'insights') : null;
   const entry = compiled?.entry ?? ['--import', pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, 'src/server.ts'];
-  const child = spawn(process.execPath, [...(compiled?.nodeOptions ?? []), ...entry], {
+  // BENCH_CATALOG_NODE_ARGS: more node arguments for the catalog process (e.g. --cpu-prof).
+  const extra = process.env.BENCH_CATALOG_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...(compiled?.nodeOptions ?? []), ...extra, ...entry], {
     cwd: compiled?.cwd ?? path.join(ROOT, 'services/catalog'),
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -380,16 +389,18 @@ async function main() {
       rows.push(
         `| ${c.name} | ${c.rps.toFixed(0)} | ${c.p50.toFixed(1)} | ${c.p95.toFixed(1)} | ${base ? `${(c.p95 / base.p95).toFixed(1)} ×` : '1 ×'}${goal ? ` (goal ≤ ${goal} ×)` : ''} | ${c.failed} | ${c.load} |`,
       );
-    const trackGet = '/api/tracks/1';
-    const base1 = await read('track GET by id', trackGet, null);
-    report(base1);
-    report(await read('INS-1 most played track, 365 days', `/api/insights/tracks/1?${year}`, HEAVY_ARTIST), base1, 5);
-    const base2 = await read('track GET by id', trackGet, null);
-    report(base2);
-    report(await read('INS-2 heaviest artist, 365 days', `/api/insights/me?${year}`, HEAVY_ARTIST), base2, 10);
-    report(await read('INS-1 most played track, hourly 48 h', `/api/insights/tracks/1?granularity=hour`, HEAVY_ARTIST), base2);
-    console.log('\n| Case | req/s | p50 ms | p95 ms | p95 ÷ track GET | non-2xx | machine |\n| --- | --- | --- | --- | --- | --- | --- |');
-    for (const row of rows) console.log(row);
+    if (READS) {
+      const trackGet = '/api/tracks/1';
+      const base1 = await read('track GET by id', trackGet, null);
+      report(base1);
+      report(await read('INS-1 most played track, 365 days', `/api/insights/tracks/1?${year}`, HEAVY_ARTIST), base1, 5);
+      const base2 = await read('track GET by id', trackGet, null);
+      report(base2);
+      report(await read('INS-2 heaviest artist, 365 days', `/api/insights/me?${year}`, HEAVY_ARTIST), base2, 10);
+      report(await read('INS-1 most played track, hourly 48 h', `/api/insights/tracks/1?granularity=hour`, HEAVY_ARTIST), base2);
+      console.log('\n| Case | req/s | p50 ms | p95 ms | p95 ÷ track GET | non-2xx | machine |\n| --- | --- | --- | --- | --- | --- | --- |');
+      for (const row of rows) console.log(row);
+    }
 
     // Ingest: TRK-17 plays of Zipf-skewed tracks by a different listener each (anonymous: the
     // client address differs; signed in: a different user), many clients at once.
@@ -453,6 +464,42 @@ async function main() {
         `the window's counted plays in the log ${check.logged}, in the hourly rollup ${check.rolled}${check.logged === check.rolled ? ' (equal)' : ' (DIFFERENT)'}`,
     );
     agent.destroy();
+
+    if (WRITER_SECONDS > 0) {
+      // The database side alone: PlayLogRepository.record with 256 plays in flight (same tracks,
+      // same signed-in share), the running catalog folding the pending counts as usual.
+      const { PlayLogRepository } = await import('../services/catalog/src/modules/insights/play-log.repository.ts');
+      const writerPool = createPgPool(DB_URL, 10);
+      const writer = new PlayLogRepository(writerPool);
+      let written = 0;
+      const until = Date.now() + WRITER_SECONDS * 1000;
+      const began = Date.now();
+      await Promise.all(
+        Array.from({ length: 256 }, async (_, k) => {
+          while (Date.now() < until) {
+            const t = pickTrack();
+            const signed = Math.random() < SIGNED_SHARE;
+            await writer.record({
+              at: new Date(),
+              trackId: t,
+              artistId: t <= 200 ? HEAVY_ARTIST : 2 + (t % (ARTISTS - 1)),
+              kind: 'play',
+              listenerId: signed ? 10000001 + Math.floor(Math.random() * LISTENERS) : null,
+              clientHash: signed ? null : `bench-writer-${k}-${written}`,
+              source: 'app',
+              seconds: null,
+              flag: null,
+            });
+            written++;
+          }
+        }),
+      );
+      const elapsed = (Date.now() - began) / 1000;
+      await writerPool.end();
+      console.log(
+        `writer alone (PlayLogRepository.record, 256 in flight, ${Math.round(SIGNED_SHARE * 100)} % signed in): ${written} plays in ${elapsed.toFixed(1)} s = ${(written / elapsed).toFixed(0)} plays/s; ${load()}`,
+      );
+    }
   } finally {
     catalog.kill('SIGTERM');
     await new Promise((r) => catalog.once('exit', r));

@@ -16,7 +16,7 @@ const cwd = process.cwd();
 // instrument.js is preloaded (`node --import ./dist/instrument.js dist/server.js`): with
 // OTEL_EXPORTER_OTLP_ENDPOINT set it turns on the http and pg instrumentations before the app loads.
 const entryPoints = { server: 'src/server.ts', instrument: path.join(root, 'packages/telemetry/src/instrument.ts') };
-if (existsSync(path.join(cwd, 'prisma/migrations'))) entryPoints.migrate = path.join(root, 'packages/db/src/migrate-cli.ts');
+if (existsSync(path.join(cwd, 'prisma/migrations'))) entryPoints.migrate = path.join(root, 'packages/runtime/src/migrate-cli.ts');
 
 /** Bundles @msp/* and relative imports; leaves every other bare import to node_modules. */
 const thirdPartyExternal = {

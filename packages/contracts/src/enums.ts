@@ -40,7 +40,9 @@ export type ReportReason = z.infer<typeof ReportReasonSchema>;
  * DUPLICATE_UPLOAD: your new upload repeats one of your tracks. UPLOAD_HELD_BACK: your new upload
  * repeats another artist's track and is held back pending review. TRACK_COPY_DETECTED: another
  * artist uploaded a copy of your track (docs/fingerprints.md). EXPORT_READY: the export of your data
- * (ACC-1) can be downloaded (actor and resource: yourself; docs/account-control.md).
+ * (ACC-1) can be downloaded (actor and resource: yourself; docs/account-control.md). WEBHOOK_DISABLED:
+ * a webhook of one of your apps failed for 3 days and was disabled (actor and resource: yourself,
+ * `targetTitle` its URL; at most one a day; docs/developer-platform.md "Webhooks").
  */
 export const NotificationTypeSchema = z.enum([
   'FOLLOW',
@@ -53,6 +55,7 @@ export const NotificationTypeSchema = z.enum([
   'UPLOAD_HELD_BACK',
   'TRACK_COPY_DETECTED',
   'EXPORT_READY',
+  'WEBHOOK_DISABLED',
 ]);
 export type NotificationType = z.infer<typeof NotificationTypeSchema>;
 

@@ -1,4 +1,5 @@
 export { createPgPool } from './pool.js';
 export { ensureDatabase, dropDatabase } from './database.js';
-export { migrate, type MigrationResult } from './migrate.js';
+export { migrate, type MigrateOptions, type MigrationResult, type SharedMigration } from './migrate.js';
 export { prepareDatabase } from './prepare.js';
+export { runMigrationCommand } from './migrate-cli.js';

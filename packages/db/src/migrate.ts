@@ -8,6 +8,22 @@ export interface MigrationResult {
   alreadyApplied: number;
 }
 
+/** A migration a package ships for every service's database (e.g. @msp/events' outbox tables): idempotent SQL. */
+export interface SharedMigration {
+  name: string;
+  sql: string;
+}
+
+export interface MigrateOptions {
+  /**
+   * Package migrations, applied after the service's own (whose init migrations created the same
+   * tables before packages shipped them: run first, the package's would make those fail on a new
+   * database). Recorded in `_msp_shared_migrations`, apart from Prisma's table, so
+   * `prisma migrate status` still sees only the service's folder.
+   */
+  shared?: readonly SharedMigration[];
+}
+
 /** Any fixed number: all migrators of the fleet serialise on it per database. */
 const MIGRATION_LOCK_KEY = 72_716_001;
 
@@ -17,7 +33,7 @@ const MIGRATION_LOCK_KEY = 72_716_001;
  * `prisma migrate status` and `prisma migrate deploy` agree with it. A PostgreSQL advisory lock
  * lets several replicas start at once; each migration runs in its own transaction.
  */
-export async function migrate(databaseUrl: string, migrationsDir: string): Promise<MigrationResult> {
+export async function migrate(databaseUrl: string, migrationsDir: string, options: MigrateOptions = {}): Promise<MigrationResult> {
   const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
   const names = entries
     .filter((e) => e.isDirectory())
@@ -65,10 +81,44 @@ export async function migrate(databaseUrl: string, migrationsDir: string): Promi
       }
       applied.push(name);
     }
+    applied.push(...(await applyShared(client, options.shared ?? [])));
     return { applied, alreadyApplied: done.size };
   } finally {
     // The session lock dies with the connection closed next line; an unlock failure changes nothing.
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await client.end();
   }
+}
+
+/** Each shared migration once per database (its checksum recorded), in its own transaction. */
+async function applyShared(client: pg.Client, shared: readonly SharedMigration[]): Promise<string[]> {
+  if (shared.length === 0) return [];
+  await client.query(`CREATE TABLE IF NOT EXISTS "_msp_shared_migrations" (
+    "name" TEXT PRIMARY KEY,
+    "checksum" VARCHAR(64) NOT NULL,
+    "applied_at" TIMESTAMPTZ NOT NULL DEFAULT now()
+  )`);
+  const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM "_msp_shared_migrations"');
+  const done = new Map(rows.map((r) => [r.name, r.checksum]));
+  const applied: string[] = [];
+  for (const { name, sql } of shared) {
+    const checksum = createHash('sha256').update(sql).digest('hex');
+    // Idempotent SQL: a changed one runs again.
+    if (done.get(name) === checksum) continue;
+    await client.query('BEGIN');
+    try {
+      await client.query(sql);
+      await client.query(
+        `INSERT INTO "_msp_shared_migrations" (name, checksum) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`,
+        [name, checksum],
+      );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw new Error(`Migration ${name} failed: ${(error as Error).message}`, { cause: error });
+    }
+    applied.push(name);
+  }
+  return applied;
 }

@@ -1,8 +1,8 @@
 import { ensureDatabase } from './database.js';
-import { migrate, type MigrationResult } from './migrate.js';
+import { migrate, type MigrateOptions, type MigrationResult } from './migrate.js';
 
 /** Development start-up: create the service's database if needed, then apply pending migrations. */
-export async function prepareDatabase(databaseUrl: string, migrationsDir: string): Promise<MigrationResult> {
+export async function prepareDatabase(databaseUrl: string, migrationsDir: string, options: MigrateOptions = {}): Promise<MigrationResult> {
   await ensureDatabase(databaseUrl);
-  return migrate(databaseUrl, migrationsDir);
+  return migrate(databaseUrl, migrationsDir, options);
 }

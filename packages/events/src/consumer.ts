@@ -15,6 +15,12 @@ export type EventHandler<T, Tx extends SqlExecutor> = (data: T, envelope: EventE
 /** A handler for work too long for a database transaction (media processing): it runs outside one. */
 export type LongRunningHandler<T> = (data: T, envelope: EventEnvelope<T>) => Promise<void>;
 
+/**
+ * A handler of many events in one transaction (`onBatch`): the events not processed before, their
+ * payloads validated, in stream order.
+ */
+export type BatchHandler<Tx extends SqlExecutor> = (events: EventEnvelope<unknown>[], tx: Tx) => Promise<void>;
+
 interface Registered<Tx extends SqlExecutor> {
   def: EventDefinition<unknown>;
   handle?: EventHandler<unknown, Tx>;
@@ -53,6 +59,7 @@ export interface ConsumerOptions<Tx extends SqlExecutor> {
  */
 export class DurableConsumer<Tx extends SqlExecutor> {
   private readonly handlers = new Map<string, Registered<Tx>>();
+  private batchHandler: { handle: BatchHandler<Tx>; max: number } | null = null;
   private stopped = false;
   private loop: Promise<void> | null = null;
   private current: { stop(): void; close(): Promise<void | Error> } | null = null;
@@ -82,6 +89,22 @@ export class DurableConsumer<Tx extends SqlExecutor> {
       throw new Error(`${def.type} is not produced by ${this.options.from}`);
     }
     this.handlers.set(def.type, { def: def as EventDefinition<unknown>, longRunning: handle as LongRunningHandler<unknown> });
+    return this;
+  }
+
+  /**
+   * Batch mode, for high-volume consumers whose work per event is one row or a few: the messages
+   * waiting (up to `max`) are handled together, one batch after the other, in ONE transaction with
+   * the record of their ids (one statement), then acknowledged; stream order is kept (one batch at
+   * a time). A batch that fails is handled again message by message, so one bad event is retried
+   * and dead-lettered alone. Replaces `on`/`concurrency` for the types given.
+   */
+  onBatch(defs: EventDefinition<unknown>[], handle: BatchHandler<Tx>, max = 500): this {
+    for (const def of defs) {
+      if (def.producer !== this.options.from) throw new Error(`${def.type} is not produced by ${this.options.from}`);
+      this.handlers.set(def.type, { def });
+    }
+    this.batchHandler = { handle, max };
     return this;
   }
 
@@ -143,8 +166,12 @@ export class DurableConsumer<Tx extends SqlExecutor> {
     while (!this.stopped) {
       try {
         const consumer = await js.consumers.get(stream, this.durable);
-        const messages = await consumer.consume({ max_messages: Math.max(10, concurrency * 2) });
+        const messages = await consumer.consume({ max_messages: this.batchHandler ? this.batchHandler.max * 2 : Math.max(10, concurrency * 2) });
         this.current = messages;
+        if (this.batchHandler) {
+          await this.consumeBatches(messages, this.batchHandler);
+          continue;
+        }
         const inFlight = new Set<Promise<void>>();
         const chains = new Map<string, Promise<void>>();
         for await (const msg of messages) {
@@ -172,6 +199,88 @@ export class DurableConsumer<Tx extends SqlExecutor> {
           this.options.logger.warn({ err: ensureErr, consumer: this.durable }, 'consumer could not be re-created; retrying on the next loop'),
         );
       }
+    }
+  }
+
+  /**
+   * Batch mode: messages are buffered as they arrive; one flush at a time takes what has gathered
+   * (a setImmediate lets a burst land first), so batches grow under load and stay one message when idle.
+   */
+  private async consumeBatches(messages: AsyncIterable<JsMsg>, batch: { handle: BatchHandler<Tx>; max: number }): Promise<void> {
+    const buffer: JsMsg[] = [];
+    let flushing: Promise<void> | null = null;
+    const kick = () => {
+      if (flushing) return;
+      flushing = (async () => {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        try {
+          while (buffer.length > 0) await this.processBatch(buffer.splice(0, batch.max), batch.handle);
+        } catch (err) {
+          this.options.logger.error({ err, consumer: this.durable }, 'event batch crashed; left for redelivery');
+        } finally {
+          flushing = null;
+          if (buffer.length > 0 && !this.stopped) kick();
+        }
+      })();
+    };
+    for await (const msg of messages) {
+      buffer.push(msg);
+      kick();
+      if (this.stopped) break;
+    }
+    // Stopping: what was taken finishes; messages still buffered are redelivered after ackWait.
+    while (flushing) await flushing;
+  }
+
+  private async processBatch(msgs: JsMsg[], handle: BatchHandler<Tx>): Promise<void> {
+    const events: { msg: JsMsg; envelope: EventEnvelope<unknown> }[] = [];
+    for (const msg of msgs) {
+      let envelope: EventEnvelope<unknown>;
+      try {
+        envelope = EnvelopeSchema.parse(msg.json()) as EventEnvelope<unknown>;
+      } catch (err) {
+        await this.deadLetter(msg, 'unknown', `malformed envelope: ${(err as Error).message}`);
+        continue;
+      }
+      const registered = this.handlers.get(envelope.type);
+      if (!registered) {
+        msg.ack();
+        continue;
+      }
+      const parsed = registered.def.schema.safeParse(envelope.data);
+      if (!parsed.success) {
+        await this.deadLetter(msg, envelope.type, `invalid payload: ${parsed.error.message}`);
+        continue;
+      }
+      events.push({ msg, envelope: { ...envelope, data: parsed.data } });
+    }
+    if (events.length === 0) return;
+    try {
+      await this.options.db.$transaction(
+        async (tx) => {
+          const fresh = await tx.$queryRawUnsafe<{ id: string }[]>(
+            `INSERT INTO ${PROCESSED_TABLE} (consumer, event_id, processed_at) SELECT $1, unnest($2::uuid[]), now() ON CONFLICT DO NOTHING RETURNING event_id::text AS id`,
+            this.durable,
+            events.map((e) => e.envelope.id),
+          );
+          const ids = new Set(fresh.map((r) => r.id));
+          const todo = events.filter((e) => ids.delete(e.envelope.id.toLowerCase())).map((e) => e.envelope);
+          if (todo.length > 0) await handle(todo, tx);
+        },
+        { timeout: 30_000, maxWait: 10_000 },
+      );
+    } catch (err) {
+      if (events.length > 1) {
+        // Alone, each is retried (or dead-lettered) on its own count.
+        for (const e of events) await this.processBatch([e.msg], handle);
+        return;
+      }
+      await this.retryOrDeadLetter(events[0]!.msg, events[0]!.envelope, err);
+      return;
+    }
+    for (const e of events) {
+      e.msg.ack();
+      eventMetrics.consumed.inc({ consumer: this.durable, type: e.envelope.type, outcome: 'ok' });
     }
   }
 
@@ -246,21 +355,26 @@ export class DurableConsumer<Tx extends SqlExecutor> {
       eventMetrics.consumed.inc({ consumer: this.durable, type: envelope.type, outcome: 'ok' });
       this.options.logger.debug?.({ consumer: this.durable, type: envelope.type, eventId: envelope.id }, 'event handled');
     } catch (err) {
-      const attempt = msg.info.deliveryCount;
-      const maxDeliver = this.options.maxDeliver ?? 8;
-      eventMetrics.consumed.inc({ consumer: this.durable, type: envelope.type, outcome: 'error' });
-      if (attempt >= maxDeliver) {
-        await this.deadLetter(msg, envelope.type, `failed ${attempt} times: ${(err as Error).message}`);
-        return;
-      }
-      const backoff = this.options.backoffMs ?? [200, 1000, 2000, 5000, 10_000, 30_000];
-      const delay = backoff[Math.min(attempt - 1, backoff.length - 1)] ?? 1000;
-      this.options.logger.warn(
-        { err, consumer: this.durable, type: envelope.type, attempt, requestId: envelope.correlationId ?? envelope.id },
-        'event handling failed; retrying',
-      );
-      msg.nak(delay);
+      await this.retryOrDeadLetter(msg, envelope, err);
     }
+  }
+
+  /** A handling that threw: retried with backoff (a nak with delay), or dead-lettered after `maxDeliver`. */
+  private async retryOrDeadLetter(msg: JsMsg, envelope: EventEnvelope<unknown>, err: unknown): Promise<void> {
+    const attempt = msg.info.deliveryCount;
+    const maxDeliver = this.options.maxDeliver ?? 8;
+    eventMetrics.consumed.inc({ consumer: this.durable, type: envelope.type, outcome: 'error' });
+    if (attempt >= maxDeliver) {
+      await this.deadLetter(msg, envelope.type, `failed ${attempt} times: ${(err as Error).message}`);
+      return;
+    }
+    const backoff = this.options.backoffMs ?? [200, 1000, 2000, 5000, 10_000, 30_000];
+    const delay = backoff[Math.min(attempt - 1, backoff.length - 1)] ?? 1000;
+    this.options.logger.warn(
+      { err, consumer: this.durable, type: envelope.type, attempt, requestId: envelope.correlationId ?? envelope.id },
+      'event handling failed; retrying',
+    );
+    msg.nak(delay);
   }
 
   private async runLongRunning(msg: JsMsg, handle: LongRunningHandler<unknown>, event: EventEnvelope<unknown>): Promise<void> {

@@ -12,9 +12,10 @@ export {
   type DurableWorkerOptions,
   type WorkerLogger,
 } from './durable-worker.js';
-export { DurableConsumer, type ConsumerOptions, type EventHandler, type LongRunningHandler } from './consumer.js';
+export { DurableConsumer, type BatchHandler, type ConsumerOptions, type EventHandler, type LongRunningHandler } from './consumer.js';
 export { connectNats } from './connection.js';
 export { eventMetrics } from './metrics.js';
+export { EVENTS_MIGRATIONS, eventTablesMigration, type SharedMigration } from './migrations.js';
 export { OUTBOX_TABLE, PROCESSED_TABLE, type SqlExecutor, type TransactionalClient } from './sql.js';
 export * from './definitions/index.js';
 export type { NatsConnection } from '@nats-io/transport-node';

@@ -167,6 +167,43 @@ describe('transactional outbox and durable consumer', () => {
     expect(most).toBeGreaterThan(1);
   });
 
+  it('in batch mode, handles what waits in one transaction, in stream order, once, and retries a failing event alone', async () => {
+    const sizes: number[] = [];
+    const consumer = new DurableConsumer<SqlExecutor>({ nc, db, logger: silent, service: 'catalog', name: 'batched', from: 'social', backoffMs: [50] }).onBatch(
+      [Counted],
+      async (events, tx) => {
+        sizes.push(events.length);
+        for (const e of events) {
+          const data = e.data as { key: string; seq: number };
+          if (data.key === 'batch-flaky' && failuresLeft > 0) {
+            failuresLeft -= 1;
+            throw new Error('transient');
+          }
+          await tx.$executeRawUnsafe(
+            'INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int]) ON CONFLICT (key) DO UPDATE SET n = counters.n + 1, seqs = counters.seqs || $2::int',
+            data.key,
+            data.seq,
+          );
+        }
+      },
+    );
+    consumers.push(consumer);
+    // Written while it is down, so they wait together.
+    for (let seq = 1; seq <= 30; seq += 1) await emit(`batch-${seq % 3}`, seq);
+    await new Promise((r) => setTimeout(r, 500));
+    // Fails in its batch (rolled back, the others applied again alone) and once more alone.
+    failuresLeft = 2;
+    await emit('batch-flaky', 1);
+    await consumer.start();
+    for (const k of [0, 1, 2]) {
+      const result = await waitFor(async () => ((await counter(`batch-${k}`))?.n === 10 ? counter(`batch-${k}`) : undefined));
+      expect(result?.seqs).toEqual(Array.from({ length: 10 }, (_, i) => i * 3 + (k === 0 ? 3 : k)));
+    }
+    expect((await waitFor(() => counter('batch-flaky')))?.n).toBe(1);
+    expect(failuresLeft).toBe(0);
+    expect(Math.max(...sizes)).toBeGreaterThan(1);
+  });
+
   it('publishes nothing for a rolled-back transaction', async () => {
     await counterConsumer().start();
     await expect(

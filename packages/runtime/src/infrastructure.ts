@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jets
 import type pg from 'pg';
 import type { ServiceName } from '@msp/contracts';
 import { createPgPool, prepareDatabase } from '@msp/db';
-import { configureStreams, connectNats, ensureStreams, OutboxRelay } from '@msp/events';
+import { configureStreams, connectNats, ensureStreams, EVENTS_MIGRATIONS, OutboxRelay } from '@msp/events';
 import type { ReadinessCheck } from '@msp/http';
 import { ObjectStorage } from '@msp/storage';
 
@@ -66,7 +66,7 @@ export interface Infrastructure<P> {
 export async function startInfrastructure<P extends { $disconnect(): Promise<void> }>(options: InfrastructureOptions<P>): Promise<Infrastructure<P>> {
   const { config, logger, service } = options;
   if (config.DB_AUTO_MIGRATE) {
-    const result = await prepareDatabase(config.DATABASE_URL, options.migrationsDir);
+    const result = await prepareDatabase(config.DATABASE_URL, options.migrationsDir, { shared: EVENTS_MIGRATIONS });
     if (result.applied.length > 0) logger.info({ applied: result.applied }, 'migrations applied');
   }
   const pool = createPgPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, {

@@ -1,23 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServiceName } from '@msp/contracts';
 import {
-  ArtistTrackCountChanged,
-  CountsRecounted,
-  DurableConsumer,
-  UserBlocked,
-  UserFollowed,
-  UserUnfollowed,
   UserDeleted,
   UserDeletionCancelled,
   UserDeletionScheduled,
   UserRegistered,
   UserTierChanged,
   UserUpdated,
+  type DurableConsumer,
   type NatsConnection,
   type SqlExecutor,
   type TransactionalClient,
   type UserSnapshot,
 } from '@msp/events';
+import { followCountsCopy, onEvent, startProjection, trackCountsCopy, type FollowCounts, type FollowCountsCopy, type TrackCountsCopy } from './projection.js';
 
 /**
  * The copy of identity's users that catalog, social, messaging (and later notification) keep to
@@ -69,32 +65,50 @@ export async function startUserProjection<Tx extends SqlExecutor>(options: {
   service: ServiceName;
   keepDeletedRow?: boolean;
 }): Promise<DurableConsumer<Tx>> {
-  const consumer = new DurableConsumer<Tx>({ ...options, name: 'user-projection', from: 'identity' })
-    .on(UserRegistered, (data, _e, tx) => upsertSnapshot(tx, data))
-    .on(UserUpdated, (data, _e, tx) => upsertSnapshot(tx, data))
-    .on(UserTierChanged, async (data, _e, tx) => {
-      await tx.$executeRawUnsafe('UPDATE user_summaries SET tier = $2, updated_at = now() WHERE user_id = $1', data.userId, data.tier);
-    })
-    .on(UserDeletionScheduled, async (data, _e, tx) => {
-      await tx.$executeRawUnsafe('UPDATE user_summaries SET is_deleted = true, updated_at = now() WHERE user_id = $1', data.userId);
-    })
-    .on(UserDeletionCancelled, async (data, _e, tx) => {
-      await tx.$executeRawUnsafe('UPDATE user_summaries SET is_deleted = false, updated_at = now() WHERE user_id = $1', data.userId);
-    })
-    .on(UserDeleted, async (data, _e, tx) => {
-      if (options.keepDeletedRow) {
-        await tx.$executeRawUnsafe('UPDATE user_summaries SET is_deleted = true, updated_at = now() WHERE user_id = $1', data.userId);
-      } else {
-        await tx.$executeRawUnsafe('DELETE FROM user_summaries WHERE user_id = $1', data.userId);
-      }
-    });
-  await consumer.start();
-  return consumer;
+  const setDeleted = (tx: Tx, userId: number, deleted: boolean) =>
+    tx.$executeRawUnsafe('UPDATE user_summaries SET is_deleted = $2, updated_at = now() WHERE user_id = $1', userId, deleted);
+  return startProjection<Tx>(
+    {
+      service: options.service,
+      name: 'user-projection',
+      from: 'identity',
+      steps: [
+        onEvent(UserRegistered, (d, tx: Tx) => upsertSnapshot(tx, d)),
+        onEvent(UserUpdated, (d, tx: Tx) => upsertSnapshot(tx, d)),
+        onEvent(UserTierChanged, (d, tx: Tx) =>
+          tx.$executeRawUnsafe('UPDATE user_summaries SET tier = $2, updated_at = now() WHERE user_id = $1', d.userId, d.tier),
+        ),
+        onEvent(UserDeletionScheduled, (d, tx: Tx) => setDeleted(tx, d.userId, true)),
+        onEvent(UserDeletionCancelled, (d, tx: Tx) => setDeleted(tx, d.userId, false)),
+        onEvent(UserDeleted, (d, tx: Tx) =>
+          options.keepDeletedRow ? setDeleted(tx, d.userId, true) : tx.$executeRawUnsafe('DELETE FROM user_summaries WHERE user_id = $1', d.userId),
+        ),
+      ],
+    },
+    options,
+  );
 }
 
-async function setFollowerCount(tx: SqlExecutor, userId: number, followerCount: number): Promise<void> {
-  await tx.$executeRawUnsafe('UPDATE user_summaries SET follower_count = $2 WHERE user_id = $1 AND follower_count <> $2', userId, followerCount);
-}
+/** The follower counts of `user_summaries` (it keeps no following count), one statement per event. */
+const summaryFollowerCounts: FollowCountsCopy<SqlExecutor> = {
+  async setFollowCounts(tx, counts) {
+    const known = counts.filter((c): c is FollowCounts & { followerCount: number } => c.followerCount !== undefined);
+    if (known.length === 0) return;
+    await tx.$executeRawUnsafe(
+      `UPDATE user_summaries s SET follower_count = c.n
+         FROM unnest($1::int[], $2::int[]) AS c(id, n)
+        WHERE s.user_id = c.id AND s.follower_count <> c.n`,
+      known.map((c) => c.userId),
+      known.map((c) => c.followerCount),
+    );
+  },
+};
+
+const summaryTrackCounts: TrackCountsCopy<SqlExecutor> = {
+  async setTrackCount(tx, userId, trackCount) {
+    await tx.$executeRawUnsafe('UPDATE user_summaries SET track_count = $2 WHERE user_id = $1 AND track_count <> $2', userId, trackCount);
+  },
+};
 
 /**
  * The counts on a User summary that other services own: `followerCount` (social) and `trackCount`
@@ -112,34 +126,15 @@ export async function startUserCountProjections<Tx extends SqlExecutor>(options:
   trackCounts: boolean;
 }): Promise<{ stop(): Promise<void> }> {
   const consumers: DurableConsumer<Tx>[] = [];
+  const { service } = options;
   if (options.followerCounts) {
     consumers.push(
-      new DurableConsumer<Tx>({ ...options, name: 'user-follower-counts', from: 'social' })
-        .on(UserFollowed, (data, _e, tx) => setFollowerCount(tx, data.followeeId, data.followeeFollowerCount))
-        .on(UserUnfollowed, (data, _e, tx) => setFollowerCount(tx, data.followeeId, data.followeeFollowerCount))
-        .on(UserBlocked, async (data, _e, tx) => {
-          for (const c of data.counts) await setFollowerCount(tx, c.userId, c.followerCount);
-        })
-        .on(CountsRecounted, async (data, _e, tx) => {
-          if (data.users.length === 0) return;
-          await tx.$executeRawUnsafe(
-            `UPDATE user_summaries s SET follower_count = c.n
-               FROM unnest($1::int[], $2::int[]) AS c(id, n)
-              WHERE s.user_id = c.id AND s.follower_count <> c.n`,
-            data.users.map((u) => u.userId),
-            data.users.map((u) => u.followerCount),
-          );
-        }),
+      await startProjection<Tx>({ service, name: 'user-follower-counts', from: 'social', steps: followCountsCopy(summaryFollowerCounts) }, options),
     );
   }
   if (options.trackCounts) {
-    consumers.push(
-      new DurableConsumer<Tx>({ ...options, name: 'user-track-counts', from: 'catalog' }).on(ArtistTrackCountChanged, async (data, _e, tx) => {
-        await tx.$executeRawUnsafe('UPDATE user_summaries SET track_count = $2 WHERE user_id = $1 AND track_count <> $2', data.userId, data.trackCount);
-      }),
-    );
+    consumers.push(await startProjection<Tx>({ service, name: 'user-track-counts', from: 'catalog', steps: trackCountsCopy(summaryTrackCounts) }, options));
   }
-  for (const consumer of consumers) await consumer.start();
   return {
     async stop() {
       await Promise.all(consumers.map((c) => c.stop()));

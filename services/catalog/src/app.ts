@@ -130,7 +130,12 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   });
   // Artist insights (docs/insights.md): the play log behind TRK-17/18 and its rollups.
   const playLog = new PlayLogRepository(infra.pool);
-  const counting = new PlayCounting(infra.redis, {
+  // The plays' own Redis connection, auto-pipelined: the judge and bookkeeping calls of the plays
+  // arriving together leave in one write (docs/insights.md, "Counting rules").
+  const playsRedis = infra.redis.duplicate({ enableAutoPipelining: true });
+  playsRedis.on('error', (err: Error) => app.log.warn({ err: err.message }, 'plays redis error'));
+  stopOnClose({ stop: async () => void (await playsRedis.quit().catch(() => playsRedis.disconnect())) });
+  const counting = new PlayCounting(playsRedis, {
     dedupSeconds: config.PLAY_DEDUP_SECONDS,
     floodPerMinute: config.PLAY_FLOOD_PER_MINUTE,
     sweepTracksPerHour: config.PLAY_SWEEP_TRACKS_PER_HOUR,
@@ -141,7 +146,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     await startAccountDeletion({
       nc: infra.nc,
       db: infra.prisma,
-      repo: new AccountDeletionRepository(infra.prisma),
+      repo: new AccountDeletionRepository(infra.prisma, app.log),
       logger: app.log,
       storage: infra.storage,
       redis: infra.redis,
@@ -161,7 +166,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     reads,
     access,
     redis: infra.redis,
-    historyIndex,
+    historyIndex: new HistoryIndex(playsRedis, `${database.host}${database.pathname}`),
     counting,
     playLog,
     clientSalt: config.INSIGHTS_CLIENT_SALT,

@@ -7,6 +7,7 @@ import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing'
 import { buildApp, loadCatalogConfig } from '../src/app.js';
 import { InsightsRepository } from '../src/modules/insights/insights.repository.js';
 import { PlayCounting } from '../src/modules/insights/play-counting.js';
+import { PlayLogRepository } from '../src/modules/insights/play-log.repository.js';
 import { ArtistInsightsSchema, TrackInsightsSchema } from '../src/modules/insights/insights.routes.js';
 
 const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -69,8 +70,19 @@ async function artistInsights(query = '') {
   return ArtistInsightsSchema.strict().parse(res.json());
 }
 
+/**
+ * A track's counted plays as the Track record shows them: `tracks` plus the pending plays the
+ * service folds into it every second (track_play_deltas, docs/insights.md).
+ */
+const COUNTS = `FROM tracks t LEFT JOIN track_play_deltas d ON d.track_id = t.id`;
+const PLAYS = `(t.play_count + coalesce(d.plays, 0))`;
 const playCount = async (trackId: number) =>
-  await app.infra.prisma.track.findUniqueOrThrow({ where: { id: trackId }, select: { playCount: true, completedPlayCount: true } });
+  (
+    await app.infra.pool.query<{ playCount: number; completedPlayCount: number }>(
+      `SELECT ${PLAYS}::int AS "playCount", (t.completed_play_count + coalesce(d.completions, 0))::int AS "completedPlayCount" ${COUNTS} WHERE t.id = $1`,
+      [trackId],
+    )
+  ).rows[0]!;
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -108,8 +120,8 @@ describe('TRK-17 TRK-18 INS-1 INS-2 honest play counting', () => {
 
     expect(await playCount(t1!)).toEqual({ playCount: 3, completedPlayCount: 1 });
     const flood = await app.infra.pool.query<{ counted: number; flagged: number }>(
-      `SELECT sum(play_count)::int AS counted, (SELECT count(*)::int FROM play_events WHERE listener_id = 7003 AND flag = 'flood') AS flagged
-         FROM tracks WHERE id = ANY($1)`,
+      `SELECT sum(${PLAYS})::int AS counted, (SELECT count(*)::int FROM play_events WHERE listener_id = 7003 AND flag = 'flood') AS flagged
+         ${COUNTS} WHERE t.id = ANY($1)`,
       [floodTracks],
     );
     expect(flood.rows[0]).toEqual({ counted: 60, flagged: 10 });
@@ -186,7 +198,7 @@ describe('INS-3 void plays', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ voided: 70, uncounted: 60 });
-    const counted = await app.infra.pool.query<{ n: number }>(`SELECT sum(play_count)::int AS n FROM tracks WHERE id = ANY($1)`, [floodTracks]);
+    const counted = await app.infra.pool.query<{ n: number }>(`SELECT sum(${PLAYS})::int AS n ${COUNTS} WHERE t.id = ANY($1)`, [floodTracks]);
     expect(counted.rows[0]!.n).toBe(0);
     const me = await artistInsights();
     expect(me.totals.plays).toBe(3);
@@ -332,10 +344,23 @@ describe('TRK-17 TRK-18 group commit of concurrent plays', () => {
               (SELECT sum(plays + completions)::int FROM artist_play_days WHERE artist_id = $1) AS artist,
               (SELECT sum(plays + completions)::int FROM track_play_hours h JOIN tracks t ON t.id = h.track_id WHERE t.artist_id = $1) AS hours,
               (SELECT sum(plays)::int FROM track_daily_stats s JOIN tracks t ON t.id = s.track_id WHERE t.artist_id = $1) AS stats,
-              (SELECT sum(play_count + completed_play_count)::int FROM tracks WHERE artist_id = $1) AS counters`,
+              (SELECT sum(${PLAYS} + t.completed_play_count + coalesce(d.completions, 0))::int ${COUNTS} WHERE t.artist_id = $1) AS counters`,
       [artist],
     );
     expect(rollups.rows[0]).toEqual({ days: 103, artist: 103, hours: 103, stats: 101, counters: 103 });
+    // The Track record (TRK-6) shows the exact counts before the fold, and after it.
+    const record = async () => (await app.inject({ method: 'GET', url: `/api/tracks/${hot}` })).json() as { playCount: number; completedPlayCount: number };
+    expect(await record()).toMatchObject({ playCount: 41, completedPlayCount: 2 });
+    // The fold moves the pending counts into `tracks` (counts and trending scores) and leaves none behind.
+    await new PlayLogRepository(db).foldCounts();
+    const folded = await db.query<{ counters: number; trending: number; pending: number }>(
+      `SELECT sum(play_count + completed_play_count)::int AS counters, sum(trending_score)::int AS trending,
+              (SELECT count(*)::int FROM track_play_deltas d JOIN tracks x ON x.id = d.track_id WHERE x.artist_id = $1) AS pending
+         FROM tracks WHERE artist_id = $1`,
+      [artist],
+    );
+    expect(folded.rows[0]).toEqual({ counters: 103, trending: 101, pending: 0 });
+    expect(await record()).toMatchObject({ playCount: 41, completedPlayCount: 2 });
   });
 });
 

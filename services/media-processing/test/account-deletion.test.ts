@@ -118,7 +118,12 @@ describe('ACC-5 identity.user.deleted.v1 in media-processing', () => {
       },
       remove: async () => undefined,
     };
-    const deps = { repo: new MediaAccountDeletionRepository(app.infra.prisma), storageFor: () => storage, settleMs: 10, logger: { info: () => undefined } };
+    const deps = {
+      repo: new MediaAccountDeletionRepository(app.infra.prisma),
+      storageFor: () => storage,
+      settleMs: 10,
+      logger: { info: () => undefined, debug: () => undefined, warn: () => undefined },
+    };
     await deleteUserFromMedia(deps, DOOMED);
     expect(listed).toEqual(['tracks/601/', `public/${publicId}/`, 'tracks/601/', `public/${publicId}/`]);
     expect(await count(`SELECT count(*)::int AS n FROM jobs WHERE artist_id = $1`, DOOMED)).toBe(0);

@@ -21,6 +21,7 @@ import { startPushConsumer } from './modules/push/push.consumer.js';
 import { generateVapidKeys, HttpMobilePushProvider, WebPushSender } from './modules/push/push.providers.js';
 import { setupRealtime } from './modules/realtime/realtime.module.js';
 import { startWebhookConsumers } from './modules/webhooks/webhooks.consumers.js';
+import { startWebhookDisabledNotices } from './modules/webhooks/webhook-disabled.consumer.js';
 import { WebhookDispatcher } from './modules/webhooks/webhooks.dispatcher.js';
 import { WebhooksRepository } from './modules/webhooks/webhooks.repository.js';
 import { webhooksModule } from './modules/webhooks/webhooks.routes.js';
@@ -95,6 +96,7 @@ export async function buildApp(config: NotificationConfig, options: { logger?: b
       retryWindowMs: config.WEBHOOK_RETRY_WINDOW_MS,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       concurrency: config.WEBHOOK_CONCURRENCY,
+      connectionsPerOrigin: config.WEBHOOK_CONNECTIONS_PER_ORIGIN,
       pollMs: config.WEBHOOK_POLL_MS,
       logDays: config.WEBHOOK_LOG_DAYS,
       databaseUrl: config.DATABASE_URL,
@@ -107,6 +109,7 @@ export async function buildApp(config: NotificationConfig, options: { logger?: b
     webhooks: new WebhooksService(webhookRows, webhookPolicy, config.WEBHOOK_LOG_DAYS, () => dispatcher.wake()),
   });
   for (const c of await startWebhookConsumers(deps)) stopOnClose(c);
+  stopOnClose(await startWebhookDisabledNotices({ ...deps, creator: new NotificationCreator(notificationRows) }));
   await dispatcher.start();
   stopOnClose(dispatcher);
   return Object.assign(app, { infra, realtime, vapidPublicKey: vapid.publicKey });

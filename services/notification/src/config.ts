@@ -46,7 +46,9 @@ export const configShape = {
     .default(3 * 86_400_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Deliveries in flight at once per process. */
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(256),
+  /** Keep-alive connections per receiving origin (host and port), at most; more deliveries to it wait for one. */
+  WEBHOOK_CONNECTIONS_PER_ORIGIN: z.coerce.number().int().min(1).max(256).default(16),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   /** The delivery log (APP-21) keeps this many days. */
   WEBHOOK_LOG_DAYS: z.coerce.number().int().min(1).max(365).default(30),

@@ -49,6 +49,20 @@ afterAll(async () => {
 
 describe('ACC-1 request an export of my data (notification)', () => {
   it("writes notification's part, publishes its part-ready event, and removes the part when the export closes", async () => {
+    // A webhook of the user's app with one logged delivery, and another owner's webhook (not exported).
+    const db = app.infra.prisma;
+    await db.$executeRawUnsafe(`INSERT INTO webhook_apps (app_id, owner_id, name, version) VALUES (9101, ${USER}, 'x-app', now()), (9102, 92, 'y-app', now())`);
+    await db.$executeRawUnsafe(
+      `INSERT INTO webhook_endpoints (id, app_id, owner_id, url, events, secret) VALUES
+         (9111, 9101, ${USER}, 'https://x.example/hook', '{track.liked}', 'whsec_never_exported'), (9112, 9102, 92, 'https://y.example/hook', '{}', 's')`,
+    );
+    const eventId = 'a7d1c0de-5b6f-4c1e-9f00-000000009111';
+    await db.$executeRawUnsafe(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, resource_key, body, status, attempts, response_code)
+       VALUES (gen_random_uuid(), 9111, $1::uuid, 'track.liked', 'track:7', '{"id":"x"}', 'DELIVERED', 1, 204),
+              (gen_random_uuid(), 9112, gen_random_uuid(), 'track.liked', 'track:8', '{"id":"y"}', 'DELIVERED', 1, 204)`,
+      eventId,
+    );
     const exportId = '3f1c2a52-8d4e-4e59-9a57-2b1f0d6c7a10';
     await publish(createEnvelope(UserExportRequested, { exportId, userId: USER, requestedAt: new Date().toISOString() }));
     const key = `exports/${exportId}/parts/notification.json`;
@@ -61,8 +75,17 @@ describe('ACC-1 request an export of my data (notification)', () => {
     );
     expect(part.data).toMatchObject({ exportId, objectKey: key, files: [] });
     const res = await fetch(part.data.url);
-    const json = (await res.json()) as Record<string, unknown>;
+    const text = await res.text();
+    const json = JSON.parse(text) as Record<string, unknown>;
     expect(json).toMatchObject({ service: 'notification', userId: USER, exportId, notifications: [], devices: [] });
+    // The webhooks of the user's apps and their delivery log (APP-19, APP-21), never a secret.
+    expect(json.webhooks).toEqual([
+      expect.objectContaining({ id: 9111, appId: 9101, url: 'https://x.example/hook', events: ['track.liked'], status: 'ACTIVE' }),
+    ]);
+    expect(json.webhookDeliveries).toEqual([
+      expect.objectContaining({ webhookId: 9111, eventId, eventType: 'track.liked', status: 'DELIVERED', responseCode: 204, body: '{"id":"x"}' }),
+    ]);
+    expect(text).not.toContain('whsec_never_exported');
     await publish(createEnvelope(UserExportClosed, { exportId, userId: USER, status: 'READY' }));
     await waitFor(async () => (await app.infra.storage.stat(key)) === null, { message: 'part not removed' });
   });

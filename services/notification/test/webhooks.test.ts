@@ -217,7 +217,7 @@ describe('webhook deliveries (APP-21, APP-22)', () => {
     expect((await api('GET', `/apps/${APP}/webhooks/${hook.id}/deliveries`, OWNER)).statusCode).toBe(404);
   });
 
-  it('disables an endpoint failing for the whole retry window and announces it', async () => {
+  it('disables an endpoint failing for the whole retry window and tells its owner (WEBHOOK_DISABLED notification)', async () => {
     answer = (path) => (path === '/broken' ? 500 : 200);
     const hook = await createWebhook('/broken', ['track.liked']);
     await publish(like(OWNER, 41, 1));
@@ -231,6 +231,21 @@ describe('webhook deliveries (APP-21, APP-22)', () => {
     const log = (await api('GET', `/apps/${APP}/webhooks/${hook.id}/deliveries`, OWNER)).json();
     expect(log.content[0]).toMatchObject({ status: 'FAILED', responseCode: 500 });
     expect((await api('POST', `/apps/${APP}/webhooks/${hook.id}/deliveries/${log.content[0].id}/redeliver`, OWNER)).statusCode).toBe(403);
+    // The owner's in-app notice (NOT-1), naming the webhook's URL; it reaches sockets and push like any notification.
+    const notice = await waitFor(
+      async () =>
+        ((await api('GET', '/notifications', OWNER)).json().content as { type: string; targetTitle: string | null }[]).find(
+          (n) => n.type === 'WEBHOOK_DISABLED',
+        ),
+      { timeoutMs: 10_000, message: 'no WEBHOOK_DISABLED notification' },
+    );
+    expect(notice).toMatchObject({
+      type: 'WEBHOOK_DISABLED',
+      user: { id: OWNER },
+      resource: { resourceType: 'USER', resourceId: OWNER },
+      targetTitle: `${base}/broken`,
+      targetUrl: null,
+    });
   }, 30_000);
 
   it('stops for a revoked grant and a suspended app', async () => {

@@ -128,7 +128,9 @@ describe('ACC-3 / ACC-4 deletion scheduled and cancelled in social', () => {
     const comments = await inject({ method: 'GET', url: `/api/tracks/${TRACK}/comments`, headers: as(A) });
     expect((comments.json() as { content: Array<{ user: { id: number } }> }).content.map((c) => c.user.id)).toEqual([A]);
     const events = (await outbox(h.app, 'social.counts.recounted.v1')).filter((e) => e.userId === D);
-    expect(events.map((e) => e.cause)).toEqual(['USER_DELETION_SCHEDULED']);
+    // One event per batch of counters of one kind (tracks, playlists, users), in short transactions.
+    expect(events.length).toBeGreaterThan(0);
+    expect(new Set(events.map((e) => e.cause))).toEqual(new Set(['USER_DELETION_SCHEDULED']));
 
     await processed((await publish(UserDeletionCancelled, { userId: D })).id);
     expect(await counts()).toEqual(BEFORE);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '@nats-io/jetstream';
-import { CopyrightHoldDismissed, createEnvelope, TrackChanged, TrackDuplicateFound } from '@msp/events';
+import { CopyrightHoldDismissed, createEnvelope, TrackChanged, TrackDeleted, TrackDuplicateFound } from '@msp/events';
 import { FeedItemSchema, pageSchema, ReportSchema, type Report } from '@msp/contracts';
 import { waitFor } from '@msp/testing';
 import { as, outbox, seedTrack, seedUsers, startSocial, type Harness } from './support.js';
@@ -9,7 +9,8 @@ import { as, outbox, seedTrack, seedUsers, startSocial, type Harness } from './s
  * Duplicate detection in social (docs/fingerprints.md): catalog's `heldBack` hides a track from
  * feeds and engagement like a private one; catalog.track.duplicate-found.v1 of another artist's
  * track files a COPYRIGHT report with no reporter and the evidence (MOD-4, MOD-6); MOD-7 setting it
- * DISMISSED publishes social.copyright-hold.dismissed.v1, which releases the track in catalog.
+ * DISMISSED publishes social.copyright-hold.dismissed.v1, which releases the track in catalog;
+ * catalog.track.deleted.v1 of the held-back track closes it (RESOLVED, resolution 'track removed').
  */
 let h: Harness;
 const COPIER = 60;
@@ -19,6 +20,7 @@ const ADMIN = 69;
 const COPY = 600;
 const SOURCE = 601;
 const OWN = 602;
+const REMOVED = 603;
 const FeedPage = pageSchema(FeedItemSchema);
 
 async function publish(envelope: { id: string; type: string }) {
@@ -77,6 +79,7 @@ beforeAll(async () => {
   ]);
   await seedTrack(h.app, { id: COPY, artistId: COPIER, title: 'Glacier Copy' });
   await seedTrack(h.app, { id: SOURCE, artistId: ORIGINAL, title: 'Glacier Hymn' });
+  await seedTrack(h.app, { id: REMOVED, artistId: COPIER, title: 'Glacier Copy Again' });
   expect((await h.app.inject({ method: 'POST', url: `/api/users/${COPIER}/follow`, headers: as(FAN) })).statusCode).toBeLessThan(300);
 });
 
@@ -146,5 +149,45 @@ describe('MOD-4, MOD-6, MOD-7 COPYRIGHT report from duplicate detection (catalog
     await publish(snapshot(false));
     await waitFor(async () => !(await h.app.infra.prisma.trackRef.findUniqueOrThrow({ where: { trackId: COPY } })).heldBack, { message: 'released' });
     expect(await feedIds(FAN)).toContain(COPY);
+  });
+});
+
+describe('MOD-11 deleting a held-back track closes its COPYRIGHT report (catalog.track.deleted.v1)', () => {
+  it("sets the platform's report RESOLVED with resolution 'track removed'; a user's report on it stays open", async () => {
+    const byFan = await h.app.inject({
+      method: 'POST',
+      url: `/api/tracks/${REMOVED}/report`,
+      headers: as(FAN),
+      payload: { reason: 'COPYRIGHT', description: 'Sounds like Glacier Hymn.' },
+    });
+    expect(byFan.statusCode).toBe(201);
+    await publish(found(REMOVED, COPIER, false));
+    const onRemoved = async () => (await copyrightReports()).filter((r) => r.targetId === REMOVED);
+    await waitFor(async () => (await onRemoved()).some((r) => r.reporterId === null), { message: 'report filed' });
+    expect((await onRemoved()).every((r) => r.status === 'OPEN' && r.resolution === undefined)).toBe(true);
+
+    const deleted = createEnvelope(TrackDeleted, { trackId: REMOVED, artistId: COPIER, byAdmin: true });
+    await publish(deleted);
+    await waitFor(async () => (await onRemoved()).some((r) => r.reporterId === null && r.status === 'RESOLVED'), { message: 'report closed' });
+    const reports = await onRemoved();
+    expect(reports).toHaveLength(2);
+    const platform = reports.find((r) => r.reporterId === null)!;
+    expect(platform).toMatchObject({ status: 'RESOLVED', resolution: 'track removed', evidence: { matchedTrackId: SOURCE } });
+    expect(reports.find((r) => r.reporterId === FAN)).toMatchObject({ status: 'OPEN' });
+    expect(reports.find((r) => r.reporterId === FAN)?.resolution).toBeUndefined();
+    // Closing is not a dismissal: the track stays held back, no release is published.
+    expect(await outbox(h.app, CopyrightHoldDismissed.type)).not.toContainEqual(expect.objectContaining({ trackId: REMOVED }));
+
+    // An admin's later decision replaces the platform's resolution.
+    const reopened = await h.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/reports/${platform.id}`,
+      headers: as(ADMIN, 'ADMIN'),
+      payload: { status: 'IN_REVIEW' },
+    });
+    expect(reopened.statusCode).toBe(200);
+    const report = ReportSchema.strict().parse(reopened.json().report);
+    expect(report.status).toBe('IN_REVIEW');
+    expect(report.resolution).toBeUndefined();
   });
 });

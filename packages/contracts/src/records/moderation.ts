@@ -51,6 +51,12 @@ export const ReportSchema = z.object({
   commentAuthor: z.string().nullable(),
   /** Reports filed by duplicate detection only: what matched. */
   evidence: ReportEvidenceSchema.optional(),
+  /**
+   * Why the platform closed the report itself: `track removed` when the held-back track of a
+   * duplicate-detection report was deleted (status RESOLVED). Absent otherwise, and once an admin
+   * sets the status (MOD-7).
+   */
+  resolution: z.string().optional(),
 });
 export type Report = z.infer<typeof ReportSchema>;
 

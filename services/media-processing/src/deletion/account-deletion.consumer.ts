@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DurableConsumer, UserDeleted, type NatsConnection, type SqlExecutor, type TransactionalClient } from '@msp/events';
+import { removeInBatches, type Logger } from '@msp/runtime';
 import type { ObjectStorage } from '@msp/storage';
 import type { JobRunnerLogger } from '../jobs/job-runner.js';
 import type { DoomedJob, MediaAccountDeletionRepository } from './account-deletion.repository.js';
@@ -15,7 +16,7 @@ export interface MediaAccountDeletionDeps {
    * objects of jobs that were running are removed again after it.
    */
   settleMs: number;
-  logger: Pick<JobRunnerLogger, 'info'>;
+  logger: Pick<Logger, 'info' | 'debug' | 'warn'>;
 }
 
 /** Every object a job's runs can have written, and its inputs: original, cover, renditions, public assets. */
@@ -33,14 +34,19 @@ async function removeObjects(deps: MediaAccountDeletionDeps, job: DoomedJob): Pr
  */
 export async function deleteUserFromMedia(deps: MediaAccountDeletionDeps, userId: number): Promise<void> {
   const running: DoomedJob[] = [];
-  for (;;) {
-    const jobs = await deps.repo.nextJobs(userId, JOB_BATCH);
-    if (jobs.length === 0) break;
-    for (const job of jobs) await removeObjects(deps, job);
-    for (const trackId of new Set(jobs.map((j) => j.trackId))) await deps.repo.deleteTrackFingerprints(trackId);
-    await deps.repo.deleteJobs(jobs.map((j) => j.id));
-    running.push(...jobs.filter((j) => j.running));
-  }
+  await removeInBatches(
+    async () => {
+      const jobs = await deps.repo.nextJobs(userId, JOB_BATCH);
+      if (jobs.length === 0) return 0;
+      for (const job of jobs) await removeObjects(deps, job);
+      // One short transaction per track: a track's fingerprint has thousands of index rows.
+      for (const trackId of new Set(jobs.map((j) => j.trackId))) await deps.repo.deleteTrackFingerprints(trackId);
+      await deps.repo.deleteJobs(jobs.map((j) => j.id));
+      running.push(...jobs.filter((j) => j.running));
+      return jobs.length;
+    },
+    { name: 'media-processing.jobs', logger: deps.logger, context: { userId } },
+  );
   if (running.length > 0) {
     // A run in progress may have written more before its heartbeat stopped it.
     await sleep(deps.settleMs);

@@ -1,5 +1,5 @@
 import { Counter, Histogram } from 'prom-client';
-import { fingerprintFile, MIN_FINGERPRINT_SECONDS } from './fingerprint.js';
+import { fingerprintFile, MIN_FINGERPRINT_SECONDS, type ComputedFingerprint } from './fingerprint.js';
 import type { CandidateRow, DuplicateRecord, FingerprintDb, FingerprintRepository } from './fingerprint.repository.js';
 import { align, indexKeys, isSameAudio, itemSeconds, queryKeys, type Alignment } from './matcher.js';
 
@@ -92,6 +92,8 @@ export interface FingerprintUpload {
   /** The decoded original (the run's scratch copy). */
   file: string;
   durationSeconds: number;
+  /** The fingerprint the transcode computed from its own decode; without it the step decodes `file` itself. */
+  computed?: ComputedFingerprint | undefined;
 }
 
 export type FingerprintOutcome = 'stored' | 'duplicate' | 'too_short' | 'failed';
@@ -122,10 +124,7 @@ export class FingerprintStep {
   }
 
   private async attempt(upload: FingerprintUpload, signal?: AbortSignal): Promise<FingerprintOutcome> {
-    const fp =
-      upload.durationSeconds < MIN_FINGERPRINT_SECONDS
-        ? null
-        : await fingerprintFile(upload.file, { ffmpeg: this.ffmpeg, signal, maxSeconds: this.maxSeconds });
+    const fp = upload.durationSeconds < MIN_FINGERPRINT_SECONDS ? null : await this.fingerprintOf(upload, signal);
     if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
     if (!fp) {
       await this.repo.inWriteTransaction((tx) => this.repo.remove(tx, upload.trackId));
@@ -145,6 +144,14 @@ export class FingerprintStep {
     if (!duplicate) return 'stored';
     this.logger.info({ ...duplicate.record, newEvent: duplicate.recorded }, 'upload repeats the audio of another track');
     return 'duplicate';
+  }
+
+  /** What the transcode computed (its failure is this step's), else a decode of the file. */
+  private async fingerprintOf(upload: FingerprintUpload, signal?: AbortSignal): Promise<Uint32Array | null> {
+    const computed = upload.computed;
+    if (!computed) return fingerprintFile(upload.file, { ffmpeg: this.ffmpeg, signal, maxSeconds: this.maxSeconds });
+    if ('error' in computed) throw computed.error;
+    return computed.fingerprint;
   }
 }
 

@@ -68,6 +68,62 @@ export async function fingerprintFile(file: string, options: FingerprintOptions)
   }
 }
 
+/** What the transcode's own decode gave the fingerprint step: the raw fingerprint (null when too short), or the failure. */
+export type ComputedFingerprint = { fingerprint: Uint32Array | null } | { error: unknown };
+
+/**
+ * The fingerprint of PCM (16-bit mono at {@link SAMPLE_RATE}) that another ffmpeg run writes on one
+ * of its pipes: the transcode's single decode of the original feeds it (src/media/pipeline.ts), so
+ * the original is not decoded a second time. The same PCM as {@link fingerprintFile} decodes, so the
+ * same fingerprint. A Chromaprint failure never fails that run: the pipe is drained to its end and
+ * the failure is kept for the step, which counts it (docs/fingerprints.md).
+ */
+export class PcmFingerprint {
+  private fp: Fingerprinter | null = null;
+  private failure: { error: unknown } | null = null;
+
+  /** Reads the pipe to its end; never rejects. */
+  async read(stream: Readable): Promise<void> {
+    try {
+      this.fp = await Fingerprinter.start();
+    } catch (error) {
+      this.failure = { error };
+    }
+    try {
+      for await (const chunk of stream) {
+        if (this.failure || !this.fp) continue;
+        try {
+          this.fp.feed(chunk as Buffer);
+        } catch (error) {
+          this.failure = { error };
+          resetChromaprint();
+        }
+      }
+    } catch (error) {
+      this.failure ??= { error };
+    }
+  }
+
+  /** Once the run has ended: the fingerprint (null under {@link MIN_FINGERPRINT_ITEMS}) or the failure. Frees the context. */
+  result(): ComputedFingerprint {
+    try {
+      if (this.failure) return this.failure;
+      if (!this.fp) return { error: new Error('the fingerprint was not started') };
+      const raw = this.fp.finish();
+      return { fingerprint: raw.length >= MIN_FINGERPRINT_ITEMS ? raw : null };
+    } catch (error) {
+      resetChromaprint();
+      return { error };
+    } finally {
+      this.close();
+    }
+  }
+
+  close(): void {
+    this.fp?.close();
+  }
+}
+
 /** Little-endian bytes, as stored in `track_fingerprint.fingerprint`. */
 export function fingerprintToBytes(fp: Uint32Array): Buffer {
   const out = Buffer.allocUnsafe(fp.length * 4);

@@ -15,8 +15,14 @@ export const KEY_BITS = 24;
 const INDEX_ROWS_TARGET = 32;
 /** Sparsest sampling of a long track: 1 key in 32, about one entry every 4 s. */
 export const MAX_LEVEL = 5;
-/** At most this many keys are looked up for one query (the sparsest-sampled levels first). */
-export const MAX_QUERY_KEYS = 128;
+/**
+ * At most this many keys are looked up for one query (the sparsest-sampled levels first). Each key
+ * is one descent of the index, the bulk of a lookup's cost. Twice INDEX_ROWS_TARGET: a track of the
+ * query's own length is stored at a level that leaves it fewer than 64 run starts, so the query
+ * probes every key such a copy stored; a long query probes its level-5 keys of about its first
+ * 4 minutes (docs/fingerprints.md).
+ */
+export const MAX_QUERY_KEYS = 2 * INDEX_ROWS_TARGET;
 /** Offsets tried on each side of a candidate's indexed offset (the keys of a copy shift by a few items). */
 const ALIGN_RADIUS = 4;
 /** Bit errors per 32-bit sub-fingerprint are averaged over this many items (about 2 s). */

@@ -6,7 +6,7 @@ import { withSpan } from '@msp/telemetry';
 import { jobMetrics } from './metrics.js';
 import type { FingerprintStep } from '../fingerprint/fingerprint.service.js';
 import type { MediaBinaries } from '../media/ffmpeg.js';
-import { processUpload, UndecodableMediaError } from '../media/pipeline.js';
+import { processUpload, UndecodableMediaError, type PipelineContext } from '../media/pipeline.js';
 import type { ClaimedJob, JobsRepository } from './jobs.repository.js';
 
 export interface JobRunnerLogger {
@@ -268,11 +268,11 @@ export class JobRunner {
   }
 
   /** The run's fingerprint step; it only throws when the run is aborted. */
-  private fingerprintFor(job: ClaimedJob, signal: AbortSignal): ((original: string, durationSeconds: number) => Promise<void>) | undefined {
+  private fingerprintFor(job: ClaimedJob, signal: AbortSignal): PipelineContext['fingerprint'] {
     const step = this.options.fingerprint;
     if (!step) return undefined;
-    return async (file, durationSeconds) => {
-      await step.run({ trackId: job.track_id, uploadId: job.upload_id, attempt: job.attempt, file, durationSeconds }, signal);
+    return async (file, durationSeconds, computed) => {
+      await step.run({ trackId: job.track_id, uploadId: job.upload_id, attempt: job.attempt, file, durationSeconds, computed }, signal);
     };
   }
 

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ObjectStorage } from '@msp/storage';
+import { PcmFingerprint, type ComputedFingerprint } from '../fingerprint/fingerprint.js';
+import { SAMPLE_RATE as FINGERPRINT_SAMPLE_RATE } from '../fingerprint/chromaprint.js';
 import { jobMetrics } from '../jobs/metrics.js';
 import type { MediaBinaries } from './ffmpeg.js';
 import { hlsOptions, LADDER, masterPlaylist, rungStats, type Rung } from './hls-ladder.js';
@@ -53,8 +55,12 @@ export interface PipelineContext {
   /** Reports an UploadStep (docs/api.md "Enums"); awaited, so steps reach catalog in order. */
   progress: (stepName: string, progress: number) => Promise<void>;
   logger?: { warn(obj: object, msg: string): void };
-  /** The fingerprint step (src/fingerprint/): the downloaded original once probed; it never fails the run. */
-  fingerprint?: (original: string, durationSeconds: number) => Promise<void>;
+  /**
+   * The fingerprint step (src/fingerprint/), called once the audio is known to decode, with the
+   * fingerprint the transcode computed from its own decode; it never fails the run. When set, the
+   * transcode also writes the PCM Chromaprint reads.
+   */
+  fingerprint?: (original: string, durationSeconds: number, computed?: ComputedFingerprint) => Promise<void>;
 }
 
 /** R4: progressive AAC in MP4 at 256 kbps (the ladder's top rung, same encode); adaptive HLS (hls-ladder.ts); 30-s preview. */
@@ -153,7 +159,7 @@ export async function processUpload(input: PipelineInput, ctx: PipelineContext):
     const loudness = await measuredLoudness(encoded.loudnessFile, input, ctx);
     await writeMasterPlaylist(encoded.hlsDir);
     // The original's fingerprint, once the audio is known to decode (an undecodable upload fails above).
-    await ctx.fingerprint?.(original, source.durationSeconds);
+    await ctx.fingerprint?.(original, source.durationSeconds, encoded.fingerprint);
 
     await ctx.progress('Generating preview', 60);
     const preview = await cutPreview(encoded.full, dir, ctx);
@@ -215,6 +221,8 @@ interface Encoded {
   waveform: WaveformBuilder;
   /** ebur128's metadata, or null when the run went without the measurement. */
   loudnessFile: string | null;
+  /** Chromaprint's fingerprint of the same decode (only when the run has a fingerprint step). */
+  fingerprint?: ComputedFingerprint;
 }
 
 /** What the renditions need of the decoded original: stereo at most, 48 kHz at most. */
@@ -233,8 +241,9 @@ function hlsArgs(dir: string, rung: Rung): string[] {
 /**
  * The transcode: the first audio stream of the original, decoded once (at most `maxDurationSeconds`
  * of it, whatever a header claims) and split in the filter graph into the analysis branch
- * (loudness.ts), the waveform's mono 8 kHz PCM (stdout) and the renditions: each rung of the
- * ladder encoded once, the top one written both as the progressive MP4 and as its HLS rung (tee).
+ * (loudness.ts), the waveform's mono 8 kHz PCM (stdout), the fingerprint's mono 11,025 Hz PCM (pipe
+ * 3, read by Chromaprint as it comes) and the renditions: each rung of the ladder encoded once, the
+ * top one written both as the progressive MP4 and as its HLS rung (tee).
  * Every rung encodes the same samples with the same AAC frame size, so the HLS muxers cut their
  * 6-s segments at the same frames. When the run fails with the measurement, it runs once more
  * without it: a measurement never fails an upload.
@@ -266,8 +275,9 @@ async function transcodeOnce(
   ctx: PipelineContext,
 ): Promise<Encoded> {
   const waveform = new WaveformBuilder();
+  const fingerprint = ctx.fingerprint ? new PcmFingerprint() : null;
   const rungs = LADDER.map((rung, i) => ({ rung, label: `r${i}` }));
-  const branches = ['wave', 'mix', ...(out.loudnessFile ? ['loud'] : [])];
+  const branches = ['wave', 'mix', ...(out.loudnessFile ? ['loud'] : []), ...(fingerprint ? ['fp'] : [])];
   const graph = [
     `[0:a:0]asplit=${branches.length}${branches.map((b) => `[${b}]`).join('')}`,
     `[mix]${renditionFormat(source)},asplit=${rungs.length}${rungs.map((r) => `[${r.label}]`).join('')}`,
@@ -302,18 +312,28 @@ async function transcodeOnce(
     '-f',
     's16le',
     'pipe:1',
+    // The same PCM as fingerprintFile decodes (first audio stream, mono, 11,025 Hz), on fd 3.
+    ...(fingerprint ? ['-map', '[fp]', '-ac', '1', '-ar', String(FINGERPRINT_SAMPLE_RATE), '-f', 's16le', 'pipe:3'] : []),
   ];
   try {
     await runMedia(ctx.binaries.ffmpeg.path, args, {
       signal: ctx.signal,
       timeoutMs: COMMAND_TIMEOUT_MS,
       onStdout: (stdout) => waveform.consume(stdout),
+      pipes: fingerprint ? [(pcm) => fingerprint.read(pcm)] : [],
     });
   } catch (err) {
+    fingerprint?.close();
     if (ctx.signal.aborted || out.loudnessFile) throw err;
     throw new UndecodableMediaError('the audio could not be decoded', { cause: err });
   }
-  return { full: out.full, hlsDir: out.hlsDir, waveform, loudnessFile: out.loudnessFile };
+  return {
+    full: out.full,
+    hlsDir: out.hlsDir,
+    waveform,
+    loudnessFile: out.loudnessFile,
+    ...(fingerprint ? { fingerprint: fingerprint.result() } : {}),
+  };
 }
 
 /** The measurement, or null (logged and counted) when its output cannot be read. */

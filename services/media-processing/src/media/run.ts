@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 
 export class MediaCommandError extends Error {
@@ -17,6 +17,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Receives stdout as it is produced (e.g. PCM for the waveform); otherwise stdout is collected. */
   onStdout?: (stdout: Readable) => Promise<void>;
+  /**
+   * More output pipes: the i-th one is the child's file descriptor 3 + i (ffmpeg writes it as
+   * `pipe:3`, `pipe:4`…). Each reader must consume its stream to the end, or the child blocks.
+   */
+  pipes?: ReadonlyArray<(stream: Readable) => Promise<void>>;
   timeoutMs?: number;
 }
 
@@ -32,10 +37,16 @@ export function runMedia(file: string, args: readonly string[], options: RunOpti
       reject(new MediaCommandError('aborted', null, ''));
       return;
     }
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const pipes = options.pipes ?? [];
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe', ...pipes.map(() => 'pipe' as const)] }) as ChildProcessByStdio<
+      null,
+      Readable,
+      Readable
+    >;
     let stderr = '';
     const stdout: Buffer[] = [];
     let streamed: Promise<void> = Promise.resolve();
+    const extra = pipes.map((read, i) => read(child.stdio[3 + i] as Readable));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_KEEP);
@@ -54,7 +65,7 @@ export function runMedia(file: string, args: readonly string[], options: RunOpti
     child.on('close', (code) => {
       if (timer) clearTimeout(timer);
       options.signal?.removeEventListener('abort', kill);
-      streamed.then(
+      Promise.all([streamed, ...extra]).then(
         () => {
           if (code === 0) resolve(Buffer.concat(stdout).toString('utf8'));
           else reject(new MediaCommandError(options.signal?.aborted ? 'aborted' : `exit ${code}`, code, stderr.trim()));

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { DurableConsumer, UserDeleted, type NatsConnection, type SqlExecutor, type TransactionalClient } from '@msp/events';
+import { removeInBatches } from '@msp/runtime';
 import type { StripeClient } from '../payments/stripe.client.js';
 import type { BillingDeletionRepository } from './user-deletion.repository.js';
 
@@ -26,11 +27,12 @@ export async function startUserDeletion<Tx extends SqlExecutor>(options: {
       const subscriptionIds = account.subscription?.providerSubscriptionId ? [account.subscription.providerSubscriptionId] : [];
       for (const id of subscriptionIds) await stripe.cancelNow(id);
       for (const id of account.customerIds) await stripe.deleteCustomer(id);
-      const redact = async () => {
-        while ((await repo.redactEventsBatch(userId, account.customerIds, subscriptionIds)) > 0) {
-          // next batch
-        }
-      };
+      const redact = () =>
+        removeInBatches<string>((after) => repo.redactEventsBatch(userId, account.customerIds, subscriptionIds, after), {
+          name: 'billing.provider_events',
+          logger: options.logger,
+          context: { userId },
+        });
       await redact();
       await repo.retire(userId, account);
       // Events stored while the rows went (the provider's answer to the cancellation, say).

@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 
-/** Provider events per statement (and transaction). */
-export const REDACT_BATCH = 300;
+/** Provider events one statement looks at (in id order), whether or not they name the user. */
+export const REDACT_SCAN = 2000;
 
 /** What billing holds of a user: their subscription (if any) and the provider customers named for them. */
 export interface BillingAccount {
@@ -67,27 +67,38 @@ export class BillingDeletionRepository {
   /**
    * One batch of the provider events naming the user (metadata, checkout reference), one of
    * their customers or their subscription: the payload is reduced to `{id, type, redacted}` and
-   * an unprocessed one is settled as ignored (the account is gone). Answers how many changed.
+   * an unprocessed one is settled as ignored (the account is gone). Looks at the REDACT_SCAN
+   * events after `afterId` (a keyset on the primary key: one pass over the inbox, not a scan of
+   * the whole table per batch). Answers how many changed and the last id looked at (null at the end).
    */
-  redactEventsBatch(userId: number, customerIds: string[], subscriptionIds: string[]): Promise<number> {
-    return this.prisma.$executeRawUnsafe(
-      `UPDATE provider_events
-          SET payload = jsonb_build_object('id', payload->'id', 'type', payload->'type', 'redacted', true),
-              processed_at = coalesce(processed_at, now()), outcome = coalesce(outcome, 'ignored')
-        WHERE id IN (
-          SELECT id FROM provider_events
-           WHERE NOT (payload ? 'redacted')
-             AND (payload->'data'->'object'->'metadata'->>'userId' = $1::int::text
-                  OR payload->'data'->'object'->>'client_reference_id' = $1::int::text
-                  OR payload->'data'->'object'->>'customer' = ANY($2::text[])
-                  OR payload->'data'->'object'->>'id' = ANY($3::text[]) OR payload->'data'->'object'->>'id' = ANY($2::text[])
-                  OR payload->'data'->'object'->>'subscription' = ANY($3::text[])
-                  OR payload->'data'->'object'->'parent'->'subscription_details'->>'subscription' = ANY($3::text[]))
-           LIMIT ${REDACT_BATCH})`,
+  async redactEventsBatch(
+    userId: number,
+    customerIds: string[],
+    subscriptionIds: string[],
+    afterId: string | undefined,
+  ): Promise<{ removed: number; next: string | null }> {
+    const [row] = await this.prisma.$queryRawUnsafe<Array<{ scanned: number; last: string | null; changed: number }>>(
+      `WITH s AS (SELECT id, payload FROM provider_events WHERE id > $4 ORDER BY id LIMIT ${REDACT_SCAN}),
+            u AS (
+              UPDATE provider_events e
+                 SET payload = jsonb_build_object('id', e.payload->'id', 'type', e.payload->'type', 'redacted', true),
+                     processed_at = coalesce(e.processed_at, now()), outcome = coalesce(e.outcome, 'ignored')
+                FROM s
+               WHERE e.id = s.id AND NOT (s.payload ? 'redacted')
+                 AND (s.payload->'data'->'object'->'metadata'->>'userId' = $1::int::text
+                      OR s.payload->'data'->'object'->>'client_reference_id' = $1::int::text
+                      OR s.payload->'data'->'object'->>'customer' = ANY($2::text[])
+                      OR s.payload->'data'->'object'->>'id' = ANY($3::text[]) OR s.payload->'data'->'object'->>'id' = ANY($2::text[])
+                      OR s.payload->'data'->'object'->>'subscription' = ANY($3::text[])
+                      OR s.payload->'data'->'object'->'parent'->'subscription_details'->>'subscription' = ANY($3::text[]))
+              RETURNING 1)
+       SELECT (SELECT count(*)::int FROM s) AS scanned, (SELECT max(id) FROM s) AS last, (SELECT count(*)::int FROM u) AS changed`,
       userId,
       customerIds,
       subscriptionIds,
+      afterId ?? '',
     );
+    return { removed: row?.changed ?? 0, next: row && row.scanned === REDACT_SCAN ? row.last : null };
   }
 
   /** A provider subscription or customer of a deleted account: its later events are ignored. */

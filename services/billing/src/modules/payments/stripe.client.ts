@@ -1,16 +1,12 @@
 import Stripe from 'stripe';
 import { AppError } from '@msp/errors';
 import { stripeApiAddress, type BillingConfig } from '../../config.js';
+import { MissingCustomerError } from './provider-errors.js';
+
+export { MissingCustomerError };
 
 /** What billing needs of a provider subscription after SUB-3/SUB-4. */
 export type ProviderSubscription = Stripe.Subscription;
-
-/** The stored customer no longer exists at the provider (deleted there, or a restarted stand-in). */
-export class MissingCustomerError extends Error {
-  constructor(readonly customerId: string) {
-    super(`No such customer: ${customerId}`);
-  }
-}
 
 /**
  * The only code that talks to Stripe: the official library, pointed by configuration at Stripe

@@ -2,7 +2,7 @@ import { SubscriptionTierChanged, writeOutbox } from '@msp/events';
 import type { BillingDeletionRepository } from '../deletion/user-deletion.repository.js';
 import type { ProviderChange } from '../webhooks/provider-events.js';
 import { isProStatus } from './subscription-status.mapper.js';
-import { type SubscriptionsRepository, type StoredSubscription, type SubscriptionWrite, type Tx } from './subscriptions.repository.js';
+import type { StoredSubscription, SubscriptionStateStore, SubscriptionWrite, Tx } from './subscriptions.repository.js';
 
 /** What applying one piece of provider state did (kept on the stored event). */
 export type ApplyOutcome = 'applied' | 'stale' | 'unmatched' | 'ignored';
@@ -22,7 +22,7 @@ export interface ApplyContext {
  */
 export class SubscriptionSync {
   constructor(
-    private readonly repo: SubscriptionsRepository,
+    private readonly repo: SubscriptionStateStore,
     private readonly retired?: Pick<BillingDeletionRepository, 'isRetired'>,
   ) {}
 

@@ -39,6 +39,12 @@ export interface SubscriptionWrite {
   tierVersion?: number;
 }
 
+/** What SubscriptionSync needs of this repository (unit tests give fakes). */
+export type SubscriptionStateStore = Pick<SubscriptionsRepository, 'findByUser' | 'userOfSubscription' | 'userOfCustomer' | 'lockUser' | 'create' | 'update'>;
+
+/** What SubscriptionsService needs of this repository (unit tests give fakes). */
+export type SubscriptionsStore = Pick<SubscriptionsRepository, 'transaction' | 'findByUser' | 'findCustomer' | 'replaceCustomer' | 'saveCustomer'>;
+
 export class SubscriptionsRepository {
   constructor(private readonly prisma: PrismaClient) {}
 

@@ -1,16 +1,17 @@
 import type { CheckoutSession, InternalSubscription, SubscriptionChangeResult, SubscriptionStatusResponse } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import { MissingCustomerError, type StripeClient } from '../payments/stripe.client.js';
+import { MissingCustomerError } from '../payments/provider-errors.js';
+import type { StripeClient } from '../payments/stripe.client.js';
 import { subscriptionChange } from '../webhooks/provider-events.js';
 import { isProStatus, toSubscriptionStatus } from './subscription-status.mapper.js';
 import type { SubscriptionSync } from './subscription-sync.service.js';
-import type { StoredSubscription, SubscriptionsRepository } from './subscriptions.repository.js';
+import type { StoredSubscription, SubscriptionsStore } from './subscriptions.repository.js';
 
 /** SUB-1…SUB-4 and the internal subscription read. Collaborators are given (app.ts wires them). */
 export class SubscriptionsService {
   constructor(
-    private readonly repo: SubscriptionsRepository,
-    private readonly sync: SubscriptionSync,
+    private readonly repo: SubscriptionsStore,
+    private readonly sync: Pick<SubscriptionSync, 'apply'>,
     private readonly stripe: Pick<StripeClient, 'createCustomer' | 'createCheckoutSession' | 'setCancelAtPeriodEnd'>,
   ) {}
 

@@ -10,6 +10,9 @@ export interface ClaimedEvent {
 }
 
 /** The SUB-5 inbox (`provider_events`). */
+/** What WebhooksService needs of this repository (unit tests give fakes). */
+export type WebhookEventsStore = Pick<WebhooksRepository, 'insert'>;
+
 export class WebhooksRepository {
   constructor(private readonly prisma: PrismaClient) {}
 

@@ -1,7 +1,7 @@
 import { AppError } from '@msp/errors';
 import type { StripeClient } from '../payments/stripe.client.js';
 import { HANDLED_EVENT_TYPES, ProviderEventSchema } from './provider-events.js';
-import type { WebhooksRepository } from './webhooks.repository.js';
+import type { WebhookEventsStore } from './webhooks.repository.js';
 
 /**
  * SUB-5 receipt (R17): verify, store once, answer. The work is done from the stored event by the
@@ -10,8 +10,8 @@ import type { WebhooksRepository } from './webhooks.repository.js';
  */
 export class WebhooksService {
   constructor(
-    private readonly stripe: StripeClient,
-    private readonly repo: WebhooksRepository,
+    private readonly stripe: Pick<StripeClient, 'verifyEvent'>,
+    private readonly repo: WebhookEventsStore,
     private readonly wake: () => void,
   ) {}
 

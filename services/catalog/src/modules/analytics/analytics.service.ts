@@ -1,5 +1,5 @@
 import type { PlatformMetrics } from '@msp/contracts';
-import type { AnalyticsRepository } from './analytics.repository.js';
+import type { AnalyticsStore } from './analytics.repository.js';
 
 const num = (v: bigint | number | null | undefined) => Math.max(0, Number(v ?? 0));
 
@@ -10,7 +10,7 @@ const num = (v: bigint | number | null | undefined) => Math.max(0, Number(v ?? 0
  */
 export class AnalyticsService {
   constructor(
-    private readonly repo: AnalyticsRepository,
+    private readonly repo: AnalyticsStore,
     private readonly storageCapacityBytes: number,
   ) {}
 

@@ -17,4 +17,12 @@ export const banStates = {
       at,
     );
   },
+
+  async ban(tx: SqlExecutor, { userId, reason, occurredAt }: { userId: number; reason: string | null; occurredAt: string }): Promise<void> {
+    await banStates.set(tx, userId, true, reason, occurredAt);
+  },
+
+  async unban(tx: SqlExecutor, { userId, occurredAt }: { userId: number; occurredAt: string }): Promise<void> {
+    await banStates.set(tx, userId, false, null, occurredAt);
+  },
 };

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import { DurableConsumer, UserDeleted, type NatsConnection, type SqlExecutor, type TransactionalClient } from '@msp/events';
+import { removeInBatches } from '@msp/runtime';
 import type { ObjectStorage } from '@msp/storage';
 import type { HistoryIndex } from '../tracks/history-index.js';
 import type { AccountDeletionRepository } from './account-deletion.repository.js';
@@ -15,7 +16,7 @@ export interface AccountDeletionDeps {
   storage: Pick<ObjectStorage, 'list' | 'remove'>;
   redis: Redis;
   historyIndex: Pick<HistoryIndex, 'forget'>;
-  logger: Pick<FastifyBaseLogger, 'info'>;
+  logger: Pick<FastifyBaseLogger, 'info' | 'debug' | 'warn'>;
   /** How long to wait for the user projection to take the deletion before failing (redelivered later). */
   projectionWaitMs?: number;
 }
@@ -41,9 +42,10 @@ export async function deleteUserFromCatalog(deps: AccountDeletionDeps, userId: n
   await repo.deletePublishedEventsOf(userId);
   // The artist's side of the play log first: its rows are found by artist, not by track.
   await repo.deletePlaysOfArtist(userId);
-  for (;;) {
+  const removal = (name: string) => ({ name: `catalog.${name}`, logger: deps.logger, context: { userId } });
+  await removeInBatches(async () => {
     const tracks = await repo.nextTracks(userId, TRACK_BATCH);
-    if (tracks.length === 0) break;
+    if (tracks.length === 0) return 0;
     const ids = tracks.map((t) => t.id);
     await repo.deleteTrackDependents(ids);
     // Objects before the rows that name them: a crash here leaves rows that the retry finds again.
@@ -51,16 +53,18 @@ export async function deleteUserFromCatalog(deps: AccountDeletionDeps, userId: n
     for (const id of ids) keys.push(...(await storage.list(`tracks/${id}/`)));
     for (let i = 0; i < keys.length; i += 1000) await storage.remove(keys.slice(i, i + 1000));
     await repo.deleteTracks(userId, ids);
-  }
-  for (;;) {
+    return ids.length;
+  }, removal('tracks'));
+  await removeInBatches(async () => {
     const playlists = await repo.nextPlaylists(userId, PLAYLIST_BATCH);
-    if (playlists.length === 0) break;
+    if (playlists.length === 0) return 0;
     await storage.remove(playlists.map((p) => p.coverKey).filter((k): k is string => !!k));
     await repo.deletePlaylists(
       userId,
       playlists.map((p) => p.id),
     );
-  }
+    return playlists.length;
+  }, removal('playlists'));
   await repo.deleteEngagementsOf(userId);
   await repo.anonymiseListenerPlays(userId);
   await repo.deleteUserKeyedRows(userId);

@@ -1,9 +1,12 @@
 import { PlaylistDeleted, TrackDeleted, writeOutbox } from '@msp/events';
+import { removeInBatches, type Logger } from '@msp/runtime';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { TRENDING_DAYS, TRENDING_WEIGHTS } from '../discovery/trending-rules.js';
 
 /** Rows one statement deletes or rewrites at most: each batch commits on its own, a few ms long. */
 export const ROW_BATCH = 300;
+/** Outbox rows one statement looks at (by `seq`, in order), whether or not they name the user. */
+export const OUTBOX_SCAN = 2000;
 
 const WINDOW_START = `((now() AT TIME ZONE 'utc')::date - ${TRENDING_DAYS - 1})`;
 
@@ -20,17 +23,24 @@ export interface DoomedTrack {
  * still there), so a restart repeats the work left and nothing else.
  */
 export class AccountDeletionRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly logger?: Pick<Logger, 'debug' | 'warn'>,
+  ) {}
 
-  /** Runs `sql` (which must touch at most ROW_BATCH rows and answer `n`) until it touches none. */
+  /**
+   * Runs `sql` (which must touch at most ROW_BATCH rows and answer `n`) until it touches none,
+   * each run committed on its own (`removeInBatches`).
+   */
   private async drain(sql: string, ...params: unknown[]): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const rows = await this.prisma.$queryRawUnsafe<Array<{ n: number }>>(sql, ...params);
-      const n = Number(rows[0]?.n ?? 0);
-      total += n;
-      if (n === 0) return total;
-    }
+    const summary = await removeInBatches(
+      async () => {
+        const rows = await this.prisma.$queryRawUnsafe<Array<{ n: number }>>(sql, ...params);
+        return Number(rows[0]?.n ?? 0);
+      },
+      { name: 'catalog.account-deletion', logger: this.logger },
+    );
+    return summary.removed;
   }
 
   /** Deletes the rows of `table` matching `where` (parameters from $1), ROW_BATCH at a time. */
@@ -106,8 +116,6 @@ export class AccountDeletionRepository {
       await this.deleteWhere('artist_listener_totals', 'artist_id = $1', userId);
       await this.deleteWhere('artist_listener_totals', 'listener_id = $1', userId);
     }
-    await this.deleteWhere('artist_listener_totals', 'artist_id = $1', userId);
-    await this.deleteWhere('artist_listener_totals', 'listener_id = $1', userId);
     await this.deleteWhere('follow_days', 'user_id = $1', userId);
     await this.deleteWhere('listening_history', 'user_id = $1', userId);
     await this.deleteWhere('user_follows', 'follower_id = $1', userId);
@@ -227,14 +235,28 @@ export class AccountDeletionRepository {
 
   /**
    * Published outbox events about the user (kept a few days for the relay): the upload status
-   * events carry the uploader's Track record, with the username. Unpublished ones are left to the relay.
+   * events carry the uploader's Track record, with the username. One pass over the outbox in
+   * commit order, OUTBOX_SCAN rows a statement (a keyset on `seq`), not a scan of the whole table
+   * per batch. Unpublished ones are left to the relay.
    */
-  deletePublishedEventsOf(userId: number): Promise<number> {
-    return this.deleteWhere(
-      'outbox_event',
-      `published_at IS NOT NULL AND (payload->'data'->>'artistId' = $1 OR payload->'data'->>'ownerId' = $1 OR payload->'data'->>'userId' = $1)`,
-      String(userId),
+  async deletePublishedEventsOf(userId: number): Promise<number> {
+    const summary = await removeInBatches<bigint>(
+      async (afterSeq) => {
+        const [row] = await this.prisma.$queryRawUnsafe<Array<{ scanned: number; last: bigint | null; removed: number }>>(
+          `WITH s AS (SELECT seq, published_at, payload FROM outbox_event WHERE seq > $2 ORDER BY seq LIMIT ${OUTBOX_SCAN}),
+                d AS (DELETE FROM outbox_event o USING s
+                       WHERE o.seq = s.seq AND s.published_at IS NOT NULL
+                         AND $1 IN (s.payload->'data'->>'artistId', s.payload->'data'->>'ownerId', s.payload->'data'->>'userId')
+                      RETURNING 1)
+           SELECT (SELECT count(*)::int FROM s) AS scanned, (SELECT max(seq) FROM s) AS last, (SELECT count(*)::int FROM d) AS removed`,
+          String(userId),
+          afterSeq ?? 0n,
+        );
+        return { removed: row?.removed ?? 0, next: row && row.scanned === OUTBOX_SCAN ? row.last : null };
+      },
+      { name: 'catalog.outbox_event', logger: this.logger, context: { userId } },
     );
+    return summary.removed;
   }
 
   /**

@@ -513,15 +513,15 @@ export class DiscoveryRepository {
     return rows;
   }
 
-  userByName(username: string) {
+  userByName(username: string): Promise<{ userId: number; isBanned: boolean } | null> {
     return this.prisma.userSummary.findFirst({ where: { username, isDeleted: false }, select: { userId: true, isBanned: true } });
   }
 
-  trackBySlug(trackSlug: string, artistId: number) {
+  trackBySlug(trackSlug: string, artistId: number): Promise<{ id: number; secretToken: string } | null> {
     return this.prisma.track.findFirst({ where: { trackSlug, artistId }, select: { id: true, secretToken: true } });
   }
 
-  playlistBySlug(playlistSlug: string, ownerId: number) {
+  playlistBySlug(playlistSlug: string, ownerId: number): Promise<{ id: number; secretToken: string } | null> {
     return this.prisma.playlist.findFirst({ where: { playlistSlug, ownerId }, select: { id: true, secretToken: true } });
   }
 
@@ -552,3 +552,25 @@ export class DiscoveryRepository {
     return new Set(rows.map((r) => r.id));
   }
 }
+
+/** What DiscoveryService reads (unit tests give a fake). */
+export type DiscoveryStore = Pick<
+  DiscoveryRepository,
+  | 'search'
+  | 'rowsInOrder'
+  | 'playlists'
+  | 'userSummaries'
+  | 'trendingPage'
+  | 'trendingCount'
+  | 'userByName'
+  | 'trackBySlug'
+  | 'playlistBySlug'
+  | 'hasBlocked'
+  | 'genrePicks'
+  | 'visibleUser'
+  | 'mainGenres'
+  | 'artistPicks'
+  | 'likeSeeds'
+  | 'likedAmong'
+  | 'blocksOf'
+>;

@@ -18,7 +18,7 @@ import type { TrackPresenter } from '../tracks/track-presenter.js';
 import { toRadioTrack } from '../tracks/track.mapper.js';
 import type { TrackReadsService } from '../tracks/track-reads.service.js';
 import { todayUtc } from '../uploads/upload-fields.js';
-import { composeStation, STATION_SIZE, type DiscoveryRepository, type SearchKind, type StationPick } from './discovery.repository.js';
+import { composeStation, STATION_SIZE, type DiscoveryStore, type SearchKind, type StationPick } from './discovery.repository.js';
 import type { StationPools } from './station-pools.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { parseLink } from './resolve-link.js';
@@ -27,14 +27,14 @@ import { pageTotal } from '../tracks/track-reads.service.js';
 import { searchTerms } from './search-query.js';
 
 export interface DiscoveryServiceDeps {
-  repo: DiscoveryRepository;
-  reads: TrackReadsRepository;
+  repo: DiscoveryStore;
+  reads: Pick<TrackReadsRepository, 'inOrder'>;
   stations: StationPools;
-  tracks: TrackReadsService;
-  playlists: PlaylistsService;
-  trackPresenter: TrackPresenter;
-  playlistPresenter: PlaylistPresenter;
-  social: SocialClient;
+  tracks: Pick<TrackReadsService, 'get' | 'byToken'>;
+  playlists: Pick<PlaylistsService, 'get' | 'byToken'>;
+  trackPresenter: Pick<TrackPresenter, 'present'>;
+  playlistPresenter: Pick<PlaylistPresenter, 'presentListWithContext'>;
+  social: Pick<SocialClient, 'viewerContext'>;
   webBaseUrl: string;
   /** The chart's length per genre for viewers without blocks (default: a minute per replica). */
   chartLengths?: SharedTtlCache<string, number>;
@@ -50,7 +50,7 @@ const emptyRef = { track: null, playlist: null, user: null, repostedBy: null, re
 
 /** DSC-2 … DSC-7: trending, search, resolve and stations. Visibility is decided in SQL before paging. */
 export class DiscoveryService {
-  private readonly repo: DiscoveryRepository;
+  private readonly repo: DiscoveryStore;
 
   /** The chart's length per genre ('' for all) for viewers no block involves, kept a minute per replica. */
   private readonly chartLengths: SharedTtlCache<string, number>;

@@ -143,8 +143,8 @@ export class InsightsRepository {
 
   /**
    * The artist's 10 most played tracks over the days. Exact, without summing every track's days:
-   * the tracks are read by their all-time counted plays (`tracks.play_count`, which no range can
-   * exceed), a page at a time, each one's plays in the range summed from trending's day counters
+   * the tracks are read by their all-time counted plays (`tracks.play_count` plus the plays not
+   * folded into it yet, `track_play_deltas`: no range can exceed it), a page at a time, each one's plays in the range summed from trending's day counters
    * (`track_daily_stats`: one row per track and day); the search stops once the 10th best has more
    * plays in the range than the next track has in all. After TOP_TRACK_PAGES pages, every track's
    * days are summed instead (`topTracksBySum`).
@@ -154,7 +154,9 @@ export class InsightsRepository {
     for (let page = 0; page < TOP_TRACK_PAGES; page++) {
       type Candidate = TopTrack & { total: number };
       const { rows }: pg.QueryResult<Candidate> = await this.pool.query<Candidate>(
-        `WITH t AS (SELECT id, title, play_count FROM tracks WHERE artist_id = $1 AND play_count > 0 ORDER BY play_count DESC, id LIMIT $4 OFFSET $5)
+        `WITH t AS (SELECT t.id, t.title, t.play_count + coalesce(d.plays, 0) AS play_count
+                      FROM tracks t LEFT JOIN track_play_deltas d ON d.track_id = t.id
+                     WHERE t.artist_id = $1 AND t.play_count + coalesce(d.plays, 0) > 0 ORDER BY 3 DESC, 1 LIMIT $4 OFFSET $5)
          SELECT t.id AS "trackId", t.title, t.play_count AS total,
                 (SELECT coalesce(sum(s.plays), 0) FROM track_daily_stats s WHERE s.track_id = t.id AND s.day BETWEEN $2::date AND $3::date)::int AS plays
            FROM t ORDER BY t.play_count DESC, t.id`,

@@ -85,6 +85,9 @@ interface JudgeCommand {
 }
 
 export class PlayCounting {
+  /** Members of the trailing-minute set: this process's random prefix and a sequence (unique across replicas, no random bytes per play). */
+  private readonly member = { prefix: randomBytes(6).toString('hex'), next: 0 };
+
   constructor(
     private readonly redis: Redis,
     private readonly limits: PlayCountingLimits,
@@ -100,7 +103,7 @@ export class PlayCounting {
       `catalog:plays:tracks:${input.who}`,
       `catalog:${input.kind}:${input.trackId}:${input.who}`,
       now,
-      `${now}:${randomBytes(4).toString('hex')}`,
+      `${now}:${this.member.prefix}:${this.member.next++}`,
       input.kind,
       input.trackId,
       this.limits.floodPerMinute,
@@ -112,11 +115,10 @@ export class PlayCounting {
 
   /** Remembers which track a play id belongs to, for progress events naming it (6 h). */
   async rememberPlay(playId: string, trackId: number, who: string): Promise<void> {
-    await this.redis
-      .multi()
-      .set(`catalog:play:${playId}`, String(trackId), 'EX', 21_600)
-      .set(`catalog:lastplay:${trackId}:${who}`, playId, 'EX', 21_600)
-      .exec();
+    await Promise.all([
+      this.redis.set(`catalog:play:${playId}`, String(trackId), 'EX', 21_600),
+      this.redis.set(`catalog:lastplay:${trackId}:${who}`, playId, 'EX', 21_600),
+    ]);
   }
 
   /**

@@ -27,9 +27,10 @@ const WINDOW_START = `((now() AT TIME ZONE 'utc')::date - ${TRENDING_DAYS - 1})`
  * The rollup changes of a set of play events, as CTEs reading `changed` (rows of track_id,
  * artist_id, kind, listener_id, source, played_at, counted) and adding `sign` × each counted
  * play or completion to: the per-day-and-source rollup, the per-hour rollup (last 48 h only), the
- * track's playCount/completedPlayCount and trending score, trending's day counters, the
- * artist's day, the artist's listener days and listener totals. Counts never go below zero. Used by the ingest (+1 for one new row),
- * the admin void (−1) and a ban or unban (−1/+1): every count is the log's counted rows.
+ * track's pending playCount/completedPlayCount (`track_play_deltas`, folded into `tracks` with the
+ * trending score by `foldCounts`), trending's day counters, the artist's day, the artist's
+ * listener days and listener totals. Counts never go below zero. Used by the ingest (+1 for one
+ * new row), the admin void (−1) and a ban or unban (−1/+1): every count is the log's counted rows.
  */
 function rollupCtes(sign: 1 | -1): string {
   /** Adds (sign 1, an upsert) or takes away (sign −1, an update never below zero) grouped counts. */
@@ -72,16 +73,11 @@ function rollupCtes(sign: 1 | -1): string {
     ],
     `played_at >= now() - interval '48 hours'`,
   )},
-  per_track AS (
-    SELECT track_id, ${plays} AS p, ${completions} AS cp,
-           count(*) FILTER (WHERE kind = 'P' AND (played_at AT TIME ZONE 'UTC')::date >= ${WINDOW_START}) AS recent
-      FROM c GROUP BY 1),
-  tracks_done AS (
-    UPDATE tracks t
-       SET play_count = GREATEST(t.play_count + ${sign} * x.p, 0),
-           completed_play_count = GREATEST(t.completed_play_count + ${sign} * x.cp, 0),
-           trending_score = GREATEST(t.trending_score + ${sign} * x.recent * ${TRENDING_WEIGHTS.plays}, 0)
-      FROM per_track x WHERE t.id = x.track_id),
+  per_track AS (SELECT track_id, ${plays} AS p, ${completions} AS cp FROM c GROUP BY 1),
+  deltas AS (
+    INSERT INTO track_play_deltas (track_id, plays, completions)
+    SELECT track_id, ${sign} * p, ${sign} * cp FROM per_track ORDER BY 1
+    ON CONFLICT (track_id) DO UPDATE SET plays = track_play_deltas.plays + EXCLUDED.plays, completions = track_play_deltas.completions + EXCLUDED.completions),
   ${apply(
     'artist_days',
     'artist_play_days',
@@ -107,11 +103,10 @@ function rollupCtes(sign: 1 | -1): string {
 
 /**
  * One batch of plays (the group-commit writer below), in one statement: `input` numbers the rows
- * (their ids drawn from the log's identity), `locked` takes the batch's `tracks` rows in id order
- * before anything else (`changed` waits for it), `changed` inserts them all (a row is held when its
+ * (their ids drawn from the log's identity), `changed` inserts them all (a row is held when its
  * listener is banned, R14), the rollup CTEs add every counted one (each in key order, the CTEs in
  * the same order in every batch: two batches in flight lock shared rows in the same order and
- * cannot deadlock), `history` records each signed-in listener's latest play of each track in their
+ * cannot deadlock; no `tracks` row is written, see `foldCounts`), `history` records each signed-in listener's latest play of each track in their
  * listening history (USR-17) unless they turned it off (R8: `showHistory`), and the answer maps
  * each input row (its ordinal) to its id and whether it counted.
  */
@@ -121,12 +116,12 @@ WITH input AS MATERIALIZED (
     FROM unnest($1::timestamptz[], $2::int[], $3::int[], $4::char(1)[], $5::int[], $6::text[], $7::text[], $8::int[], $9::text[])
          WITH ORDINALITY AS u(played_at, track_id, artist_id, kind, listener_id, client_hash, source, seconds, flag, ord)
 ),
-locked AS (SELECT id FROM tracks WHERE id IN (SELECT track_id FROM input) ORDER BY id FOR NO KEY UPDATE),
 changed AS (
   INSERT INTO play_events (id, played_at, track_id, artist_id, kind, listener_id, client_hash, source, seconds, flag, held)
-  SELECT i.id, i.played_at, i.track_id, i.artist_id, i.kind, i.listener_id, i.client_hash, i.source, i.seconds, i.flag, coalesce(b.is_banned, false)
-    FROM input i LEFT JOIN user_summaries b ON b.user_id = i.listener_id
-   WHERE (SELECT count(*) FROM locked) >= 0
+  SELECT i.id, i.played_at, i.track_id, i.artist_id, i.kind, i.listener_id, i.client_hash, i.source, i.seconds, i.flag,
+         -- A probe by key per signed-in play (a join would read the whole projection for a large batch).
+         i.listener_id IS NOT NULL AND coalesce((SELECT b.is_banned FROM user_summaries b WHERE b.user_id = i.listener_id), false)
+    FROM input i
   RETURNING id, track_id, artist_id, kind, listener_id, source, played_at, (flag IS NULL AND NOT held) AS counted
 ),${rollupCtes(1)},
   history AS (
@@ -161,6 +156,35 @@ const RELEASE_SQL = adjust(
   `UPDATE play_events SET held = false WHERE listener_id = $1 AND held ${RETURNING}, (flag IS NULL AND void_id IS NULL) AS counted`,
   1,
 );
+
+const TRENDING_SCORE = (Object.keys(TRENDING_WEIGHTS) as Array<keyof typeof TRENDING_WEIGHTS>).map((k) => `st.${k} * ${TRENDING_WEIGHTS[k]}`).join(' + ');
+
+/**
+ * Folds the pending counts (`track_play_deltas`) into `tracks` in one statement (one transaction):
+ * takes the pending rows at least `$1` ms old or holding at least `$2` plays (or completions) in
+ * track order (the order the play statements upsert them in: no
+ * deadlock), adds them to `play_count`/`completed_play_count`, recomputes those tracks' trending
+ * scores from trending's day counters (R18, as discovery's recompute does) and deletes the rows. A
+ * read adds the pending row to the track's counts (track-reads.repository), so it sees every
+ * counted play exactly once before, during and after a fold. Rows a batch commits meanwhile wait
+ * for the next fold.
+ */
+const FOLD_SQL = `
+WITH d AS (SELECT track_id, plays, completions FROM track_play_deltas
+            WHERE since <= now() - $1::int * interval '1 millisecond' OR abs(plays) >= $2 OR abs(completions) >= $2
+            ORDER BY track_id FOR UPDATE),
+gone AS (DELETE FROM track_play_deltas x USING d WHERE x.track_id = d.track_id),
+s AS (SELECT st.track_id, GREATEST(sum(${TRENDING_SCORE}), 0)::int AS score
+        FROM track_daily_stats st JOIN d ON d.track_id = st.track_id WHERE st.day >= ${WINDOW_START} GROUP BY 1),
+folded AS (
+  UPDATE tracks t
+     SET play_count = GREATEST(t.play_count + d.plays, 0),
+         completed_play_count = GREATEST(t.completed_play_count + d.completions, 0),
+         trending_score = coalesce(s.score, 0)
+    FROM d LEFT JOIN s ON s.track_id = d.track_id
+   WHERE t.id = d.track_id
+  RETURNING t.id)
+SELECT count(*)::int AS n FROM folded`;
 
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
@@ -324,6 +348,21 @@ export class PlayLogRepository {
     }
   }
 
+  /**
+   * Folds the pending counts into `tracks` (FOLD_SQL): the rows at least `maxAgeMs` old or holding
+   * at least `minPlays` plays (by default every row); answers how many tracks changed.
+   */
+  async foldCounts(maxAgeMs = 0, minPlays = 0): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.pool.query<{ n: number }>({ name: 'catalog_play_fold', text: FOLD_SQL, values: [maxAgeMs, minPlays] })).rows[0]?.n ?? 0;
+      } catch (err) {
+        if (attempt >= 5 || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+        await new Promise((r) => setTimeout(r, 5 * attempt));
+      }
+    }
+  }
+
   /** Drops hourly rollups older than 48 hours. */
   async pruneHours(): Promise<void> {
     await this.pool.query(`DELETE FROM track_play_hours WHERE hour < now() - interval '49 hours'`);
@@ -335,17 +374,29 @@ export async function holdPlays(tx: SqlExecutor, userId: number, banned: boolean
   await tx.$queryRawUnsafe(banned ? HOLD_SQL : RELEASE_SQL, userId);
 }
 
-/** Partitions a week ahead (at start, then hourly) and the 48-hour prune of hourly rollups (every 10 minutes). */
+/** When a track's pending counts are folded into `tracks` (`foldCounts`, checked every second). */
+export const PLAY_FOLD = { maxAgeMs: 5_000, minPlays: 100 } as const;
+
+/**
+ * Partitions a week ahead (at start, then hourly), the 48-hour prune of hourly rollups (every 10
+ * minutes) and the fold of pending counts into `tracks` (PLAY_FOLD, checked every second, one
+ * fold at a time).
+ */
 export function startPlayLogMaintenance(playLog: PlayLogRepository, logger: { warn(obj: object, msg: string): void }): { stop(): Promise<void> } {
   const run = (what: string, job: () => Promise<void>) =>
     job().catch((err: unknown) => logger.warn({ err: (err as Error).message }, `play log ${what} failed; will retry`));
   const ahead = () => run('partitions', () => playLog.ensurePartitions(new Date(), 8));
   void ahead();
-  const timers = [setInterval(ahead, 3_600_000), setInterval(() => void run('prune', () => playLog.pruneHours()), 600_000)];
+  let folding: Promise<void> | null = null;
+  const fold = () => {
+    folding ??= run('fold', async () => void (await playLog.foldCounts(PLAY_FOLD.maxAgeMs, PLAY_FOLD.minPlays))).finally(() => (folding = null));
+  };
+  const timers = [setInterval(ahead, 3_600_000), setInterval(() => void run('prune', () => playLog.pruneHours()), 600_000), setInterval(fold, 1_000)];
   for (const timer of timers) timer.unref();
   return {
     async stop() {
       for (const timer of timers) clearInterval(timer);
+      await folding;
     },
   };
 }

@@ -11,8 +11,8 @@ import type { PlaylistsRepository } from '../playlists/playlists.repository.js';
  */
 export class InternalPlaylistsService {
   constructor(
-    private readonly repo: PlaylistsRepository,
-    private readonly presenter: PlaylistPresenter,
+    private readonly repo: Pick<PlaylistsRepository, 'findManyByIds' | 'hiddenOwners'>,
+    private readonly presenter: Pick<PlaylistPresenter, 'presentList'>,
   ) {}
 
   async render(request: InternalPlaylistsRequest): Promise<Playlist[]> {

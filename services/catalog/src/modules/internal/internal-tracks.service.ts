@@ -15,8 +15,8 @@ import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repo
  */
 export class InternalTracksService {
   constructor(
-    private readonly reads: TrackReadsRepository,
-    private readonly presenter: TrackPresenter,
+    private readonly reads: Pick<TrackReadsRepository, 'inOrder'>,
+    private readonly presenter: Pick<TrackPresenter, 'present'>,
   ) {}
 
   async render(request: InternalTracksRequest): Promise<Track[]> {

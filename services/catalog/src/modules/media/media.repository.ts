@@ -36,3 +36,6 @@ export class MediaRepository {
     return result.rows[0] ?? null;
   }
 }
+
+/** What MediaService needs (unit tests give a fake). */
+export type MediaTracks = Pick<MediaRepository, 'track'>;

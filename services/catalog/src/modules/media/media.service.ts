@@ -1,7 +1,7 @@
 import { AppError } from '@msp/errors';
 import type { ObjectStorage } from '@msp/storage';
 import { PLAYLISTS, SEGMENT_NAME, type MediaScope, type MediaSigner, type Rendition, type SignedQuery } from './media-signer.js';
-import type { MediaRepository, MediaTrackRow } from './media.repository.js';
+import type { MediaTrackRow, MediaTracks } from './media.repository.js';
 
 /**
  * The rules behind the URLs of R4. Every request re-checks the signature (bound to the track,
@@ -11,9 +11,9 @@ import type { MediaRepository, MediaTrackRow } from './media.repository.js';
  */
 export class MediaService {
   constructor(
-    private readonly repo: MediaRepository,
+    private readonly repo: MediaTracks,
     private readonly signer: MediaSigner,
-    private readonly storage: ObjectStorage,
+    private readonly storage: Pick<ObjectStorage, 'stat' | 'get'>,
   ) {}
 
   async authorise(trackId: number, scope: MediaScope, query: SignedQuery): Promise<MediaTrackRow> {

@@ -7,14 +7,15 @@ import type { ObjectStorage } from '@msp/storage';
 import { slugify } from '../uploads/upload-fields.js';
 import { storeCover, type CoverInput, type PlaylistFields } from './playlist-input.js';
 import type { PlaylistPresenter } from './playlist-presenter.js';
-import { isUniqueViolation, type PlaylistRow, type PlaylistsRepository, type Tx } from './playlists.repository.js';
+import { isUniqueViolation } from '../../unique-violation.js';
+import type { PlaylistRow, PlaylistWrites, Tx } from './playlists.repository.js';
 import { MAX_TRACKS, newSecretToken, type PlaylistsService } from './playlists.service.js';
 
 export interface PlaylistEditsServiceDeps {
-  repo: PlaylistsRepository;
-  reads: PlaylistsService;
-  presenter: PlaylistPresenter;
-  storage: ObjectStorage;
+  repo: PlaylistWrites;
+  reads: Pick<PlaylistsService, 'ownedRow' | 'render'>;
+  presenter: Pick<PlaylistPresenter, 'coverUrl'>;
+  storage: Pick<ObjectStorage, 'put' | 'remove'>;
 }
 
 /**
@@ -23,7 +24,7 @@ export interface PlaylistEditsServiceDeps {
  * at a time under its row lock.
  */
 export class PlaylistEditsService {
-  private readonly repo: PlaylistsRepository;
+  private readonly repo: PlaylistWrites;
 
   constructor(private readonly deps: PlaylistEditsServiceDeps) {
     this.repo = deps.repo;

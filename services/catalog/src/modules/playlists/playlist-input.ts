@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import sharp from 'sharp';
 import { z } from 'zod';
 import { PlaylistTypeSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
@@ -179,8 +178,10 @@ function ownAssetKey(text: string, publicBaseUrl: string): string | null {
 }
 
 /** Judged by content (JPEG/PNG/WEBP), resized to a 500×500 JPEG and stored as a public asset. */
-export async function storeCover(bytes: Buffer, storage: ObjectStorage): Promise<string> {
+export async function storeCover(bytes: Buffer, storage: Pick<ObjectStorage, 'put'>): Promise<string> {
   if (!sniffImage(bytes)) throw new AppError('UNSUPPORTED_IMAGE_FORMAT', 'The cover image is not JPEG, PNG or WEBP.');
+  // Loaded on first use: the image library is heavy and most requests carry no cover.
+  const { default: sharp } = await import('sharp');
   const jpeg = await sharp(bytes)
     .resize(500, 500, { fit: 'cover' })
     .jpeg({ quality: 85 })

@@ -8,10 +8,7 @@ import { hiddenOwnerIds, ownerHiddenFragment } from '../user-bans/hidden-owners.
 export type Tx = Prisma.TransactionClient;
 type Db = PrismaClient | Tx;
 
-/** A unique violation (P2002): a concurrent create took the slug. */
-export function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
-}
+export { isUniqueViolation } from '../../unique-violation.js';
 
 /** The fields a create or an update writes (undefined: unchanged). */
 export interface PlaylistChanges {
@@ -140,7 +137,7 @@ export class PlaylistsRepository {
   }
 
   /** What adding a track to a playlist needs to know of it (R2 for the owner). */
-  track(trackId: number) {
+  track(trackId: number): Promise<Pick<TrackRow, 'artistId' | 'isPrivate' | 'heldBack' | 'state' | 'deletedAt'> | null> {
     return this.prisma.track.findUnique({ where: { id: trackId }, select: { artistId: true, isPrivate: true, heldBack: true, state: true, deletedAt: true } });
   }
 
@@ -239,7 +236,7 @@ export class PlaylistsRepository {
     return rows.length > 0;
   }
 
-  findUser(idOrName: { userId?: number; username?: string }) {
+  findUser(idOrName: { userId?: number; username?: string }): Promise<{ userId: number; username: string; isBanned: boolean } | null> {
     return this.prisma.userSummary.findFirst({
       where: { ...(idOrName.userId ? { userId: idOrName.userId } : { username: idOrName.username ?? '' }), isDeleted: false },
       select: { userId: true, username: true, isBanned: true },
@@ -283,3 +280,31 @@ export class PlaylistsRepository {
       WHERE pt.playlist_id = ${playlistId} AND pt.track_id = x.track_id`;
   }
 }
+
+/** What PlaylistsService reads (unit tests give a fake). */
+export type PlaylistReads = Pick<
+  PlaylistsRepository,
+  'findById' | 'ownerHidden' | 'listByOwner' | 'findUser' | 'blocked' | 'findByToken' | 'findBySlug' | 'username' | 'setSecretToken'
+>;
+
+/** What PlaylistEditsService changes and checks (unit tests give a fake). */
+export type PlaylistWrites = Pick<
+  PlaylistsRepository,
+  | 'transaction'
+  | 'freeSlug'
+  | 'create'
+  | 'update'
+  | 'delete'
+  | 'lock'
+  | 'findById'
+  | 'track'
+  | 'ownerHidden'
+  | 'blocked'
+  | 'sweepDeleted'
+  | 'touch'
+  | 'memberIds'
+  | 'append'
+  | 'removeMember'
+  | 'visibleEntries'
+  | 'renumber'
+>;

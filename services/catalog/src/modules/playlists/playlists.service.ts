@@ -3,7 +3,7 @@ import { toPage, type EmbedCode, type Page, type Playlist, type PlaylistSecretLi
 import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
 import { ownsOrAdmin, type PlaylistPresenter } from './playlist-presenter.js';
-import type { PlaylistRow, PlaylistsRepository } from './playlists.repository.js';
+import type { PlaylistReads, PlaylistRow } from './playlists.repository.js';
 
 /** R6: at most this many distinct tracks per playlist. */
 export const MAX_TRACKS = 500;
@@ -12,8 +12,8 @@ export const MAX_TRACKS = 500;
 export const newSecretToken = () => randomBytes(24).toString('base64url');
 
 export interface PlaylistsServiceDeps {
-  repo: PlaylistsRepository;
-  presenter: PlaylistPresenter;
+  repo: PlaylistReads;
+  presenter: Pick<PlaylistPresenter, 'presentOne' | 'presentList'>;
   webBaseUrl: string;
 }
 
@@ -29,7 +29,7 @@ export const DEFAULT_TRACK_PAGE: PageQuery = { page: 0, size: 20 };
  * Changes are PlaylistEditsService's.
  */
 export class PlaylistsService {
-  private readonly repo: PlaylistsRepository;
+  private readonly repo: PlaylistReads;
 
   constructor(private readonly deps: PlaylistsServiceDeps) {
     this.repo = deps.repo;

@@ -1,19 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify';
-import {
-  CommentAdded,
-  CommentDeleted,
-  CountsRecounted,
-  DurableConsumer,
-  ItemLiked,
-  ItemReposted,
-  ItemUnliked,
-  ItemUnreposted,
-  UserBlocked,
-  UserUnblocked,
-  type NatsConnection,
-  type SqlExecutor,
-  type TransactionalClient,
-} from '@msp/events';
+import { CommentAdded, CommentDeleted, CountsRecounted, ItemLiked, ItemReposted, ItemUnliked, ItemUnreposted, type SqlExecutor } from '@msp/events';
+import { blocksCopy, defineProjection, onEvent } from '@msp/runtime';
 import { bumpStat } from '../discovery/trending-stats.repository.js';
 import { socialCopies, type EngagementKind } from './social-copies.repository.js';
 
@@ -45,44 +31,35 @@ async function engage(tx: SqlExecutor, kind: EngagementKind, d: EngagementEvent,
   for (const at of await socialCopies.removeEngagement(tx, kind, d.userId, d.targetId)) await bumpStat(tx, d.targetId, at, column, -1);
 }
 
-/** Starts the durable `catalog--social-sync` consumer of social's engagement, recount and block events. */
-export async function startSocialSync<Tx extends SqlExecutor>(options: {
-  nc: NatsConnection;
-  db: TransactionalClient<Tx>;
-  logger: FastifyBaseLogger;
-}): Promise<DurableConsumer<Tx>> {
-  const consumer = new DurableConsumer<Tx>({ ...options, service: 'catalog', name: 'social-sync', from: 'social' })
-    .on(ItemLiked, async (d, _e, tx) => {
-      await setCount(tx, 'like_count', d, d.likeCount);
-      await engage(tx, 'L', d, true);
-    })
-    .on(ItemUnliked, async (d, _e, tx) => {
-      await setCount(tx, 'like_count', d, d.likeCount);
-      await engage(tx, 'L', d, false);
-    })
-    .on(ItemReposted, async (d, _e, tx) => {
-      await setCount(tx, 'repost_count', d, d.repostCount);
-      await engage(tx, 'R', d, true);
-    })
-    .on(ItemUnreposted, async (d, _e, tx) => {
-      await setCount(tx, 'repost_count', d, d.repostCount);
-      await engage(tx, 'R', d, false);
-    })
-    .on(CommentAdded, async (d, _e, tx) => {
+/** A like, repost or their undo: the count on the track or playlist, then the track's local copy. */
+async function engagement(tx: SqlExecutor, kind: EngagementKind, d: EngagementEvent, count: number, on: boolean) {
+  await setCount(tx, kind === 'L' ? 'like_count' : 'repost_count', d, count);
+  await engage(tx, kind, d, on);
+}
+
+/** The durable `catalog--social-sync` consumer of social's engagement, recount and block events. */
+export const startSocialSync = defineProjection({
+  service: 'catalog',
+  name: 'social-sync',
+  from: 'social',
+  steps: [
+    onEvent(ItemLiked, (d, tx) => engagement(tx, 'L', d, d.likeCount, true)),
+    onEvent(ItemUnliked, (d, tx) => engagement(tx, 'L', d, d.likeCount, false)),
+    onEvent(ItemReposted, (d, tx) => engagement(tx, 'R', d, d.repostCount, true)),
+    onEvent(ItemUnreposted, (d, tx) => engagement(tx, 'R', d, d.repostCount, false)),
+    onEvent(CommentAdded, async (d, tx) => {
       await socialCopies.setTrackCount(tx, 'comment_count', d.trackId, d.commentCount);
       const at = new Date(d.at);
       if (await socialCopies.addComment(tx, d.commentId, d.trackId, d.replyToCommentId, at)) await bumpStat(tx, d.trackId, at, 'comments', 1);
-    })
-    .on(CommentDeleted, async (d, _e, tx) => {
+    }),
+    onEvent(CommentDeleted, async (d, tx) => {
       await socialCopies.setTrackCount(tx, 'comment_count', d.trackId, d.commentCount);
       // The comment and its replies (deleted with it) leave the days they were counted on.
       for (const at of await socialCopies.removeComment(tx, d.commentId)) await bumpStat(tx, d.trackId, at, 'comments', -1);
-    })
+    }),
     // R14: social recounted on a ban or unban (a banned user's likes, reposts and comments do not
     // count); the copies take the values. Trending day counters are left as they are.
-    .on(CountsRecounted, (d, _e, tx) => socialCopies.applyRecount(tx, d.tracks, d.playlists))
-    .on(UserBlocked, (d, _e, tx) => socialCopies.block(tx, d.blockerId, d.blockedId))
-    .on(UserUnblocked, (d, _e, tx) => socialCopies.unblock(tx, d.blockerId, d.blockedId));
-  await consumer.start();
-  return consumer;
-}
+    onEvent(CountsRecounted, (d, tx) => socialCopies.applyRecount(tx, d.tracks, d.playlists)),
+    ...blocksCopy(socialCopies),
+  ],
+});

@@ -9,8 +9,8 @@ import type { SoundRepository } from './sound.repository.js';
 /** SND-1: the uploader's loudness report. */
 export class SoundService {
   constructor(
-    private readonly reads: TrackReadsRepository,
-    private readonly repo: SoundRepository,
+    private readonly reads: Pick<TrackReadsRepository, 'byId'>,
+    private readonly repo: Pick<SoundRepository, 'report'>,
     private readonly targetLufs: number,
   ) {}
 

@@ -1,6 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify';
-import { DurableConsumer, UserBlocked, UserFollowed, UserUnfollowed, type NatsConnection, type SqlExecutor, type TransactionalClient } from '@msp/events';
-import { followsCopy } from './follows-copy.repository.js';
+import { defineProjection, followsCopy } from '@msp/runtime';
+import { followsCopy as userFollows } from './follows-copy.repository.js';
 
 /**
  * Durable consumer `catalog--follows-copy`: catalog's copy of social's follows (`user_follows`),
@@ -9,15 +8,4 @@ import { followsCopy } from './follows-copy.repository.js';
  * social ended; a block removes both directions, as social does (R7). A new deployment replays
  * what social's stream still holds (7 days).
  */
-export async function startFollowsCopy<Tx extends SqlExecutor>(options: {
-  nc: NatsConnection;
-  db: TransactionalClient<Tx>;
-  logger: FastifyBaseLogger;
-}): Promise<DurableConsumer<Tx>> {
-  const consumer = new DurableConsumer<Tx>({ ...options, service: 'catalog', name: 'follows-copy', from: 'social' })
-    .on(UserFollowed, (d, _e, tx) => followsCopy.follow(tx, d.followerId, d.followeeId))
-    .on(UserUnfollowed, (d, _e, tx) => followsCopy.unfollow(tx, d.followerId, d.followeeId))
-    .on(UserBlocked, (d, _e, tx) => followsCopy.unfollowBothWays(tx, d.blockerId, d.blockedId));
-  await consumer.start();
-  return consumer;
-}
+export const startFollowsCopy = defineProjection({ service: 'catalog', name: 'follows-copy', from: 'social', steps: followsCopy(userFollows) });

@@ -5,7 +5,7 @@ import { canSee } from './track-rules.js';
 
 /** The by-id checks every track route starts with (R2, R7, R14), one statement each. */
 export class TrackAccess {
-  constructor(private readonly reads: TrackReadsRepository) {}
+  constructor(private readonly reads: Pick<TrackReadsRepository, 'byId' | 'byIdForViewer'>) {}
 
   /** The row if the caller may see it, else 404 TRACK_NOT_FOUND (deleted, private, unfinished, blocked, artist gone or banned). */
   check(row: ReadTrack | null, caller: Caller | null): ReadTrack {

@@ -16,8 +16,8 @@ export const counted = (row: { isPrivate: boolean; heldBack: boolean; state: Tra
  */
 export class TrackEvents {
   constructor(
-    private readonly repo: TracksRepository,
-    private readonly presenter: TrackPresenter,
+    private readonly repo: Pick<TracksRepository, 'countPublic' | 'setTrackCount'>,
+    private readonly presenter: Pick<TrackPresenter, 'assetUrl' | 'presentOne'>,
   ) {}
 
   async emitChanged(tx: Tx, row: TrackRow, correlationId: string | null) {

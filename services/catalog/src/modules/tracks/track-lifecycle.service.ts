@@ -14,13 +14,13 @@ import type { TracksRepository } from './tracks.repository.js';
 export const newSecretToken = () => randomBytes(24).toString('base64url');
 
 export interface TrackLifecycleServiceDeps {
-  repo: TracksRepository;
+  repo: Pick<TracksRepository, 'transaction' | 'restartProcessing' | 'update' | 'username' | 'findById' | 'softDelete' | 'setSecretToken'>;
   access: TrackAccess;
   events: TrackEvents;
-  presenter: TrackPresenter;
+  presenter: Pick<TrackPresenter, 'presentOne'>;
   /** Catalog's bucket (renditions, originals). */
-  storage: ObjectStorage;
-  covers: CoverImages;
+  storage: Pick<ObjectStorage, 'bucket' | 'list' | 'remove'>;
+  covers: Pick<CoverImages, 'store' | 'remove'>;
   webBaseUrl: string;
 }
 

@@ -5,7 +5,7 @@ import { clientHash, listenerKey, type PlayCounting } from '../insights/play-cou
 import type { PlayLogRepository, PlaySource } from '../insights/play-log.repository.js';
 import type { HistoryIndex } from './history-index.js';
 import type { TrackAccess } from './track-access.js';
-import type { TrackReadsRepository } from './track-reads.repository.js';
+import type { ReadTrack, TrackReadsRepository } from './track-reads.repository.js';
 import { isOwnerOrAdmin } from './track-rules.js';
 import type { TracksRepository } from './tracks.repository.js';
 
@@ -23,12 +23,45 @@ export interface TrackPlaysServiceDeps {
 }
 
 /**
+ * Gathers the calls made in one turn of the event loop and answers them from ONE call of `load`
+ * (its i-th answer is the i-th key's): the plays arriving together read their tracks in one
+ * statement instead of one each.
+ */
+class TickBatcher<K, V> {
+  private pending: Array<{ key: K; resolve(value: V): void; reject(err: unknown): void }> = [];
+
+  constructor(private readonly load: (keys: K[]) => Promise<V[]>) {}
+
+  get(key: K): Promise<V> {
+    return new Promise<V>((resolve, reject) => {
+      if (this.pending.push({ key, resolve, reject }) === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      const values = await this.load(batch.map((p) => p.key));
+      batch.forEach((p, i) => p.resolve(values[i]!));
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    }
+  }
+}
+
+/**
  * TRK-17, TRK-18 (R9): every play and completion goes to the play log; the counting rules decide
  * whether it counts (docs/insights.md), and the counts, rollups and the listener's history
  * (USR-17) change in the same statement.
  */
 export class TrackPlaysService {
-  constructor(private readonly deps: TrackPlaysServiceDeps) {}
+  /** The tracks of the plays arriving together, read in one statement (`byIdsForViewers`). */
+  private readonly tracks: TickBatcher<{ id: number; viewerId: number }, ReadTrack | null>;
+
+  constructor(private readonly deps: TrackPlaysServiceDeps) {
+    this.tracks = new TickBatcher((pairs) => deps.reads.byIdsForViewers(pairs));
+  }
 
   async play(
     trackId: number,
@@ -38,7 +71,7 @@ export class TrackPlaysService {
     kind: 'play' | 'complete',
     source: PlaySource | null = null,
   ): Promise<{ message: string; playId: string }> {
-    const row = await this.deps.reads.byId(trackId, caller?.userId ?? 0);
+    const row = await this.tracks.get({ id: trackId, viewerId: caller?.userId ?? 0 });
     if (!row || row.deletedAt) throw new AppError('TRACK_NOT_FOUND');
     const viaToken = !!secretToken && secretToken === row.secretToken;
     if (!viaToken) this.deps.access.check(row, caller);
@@ -60,10 +93,11 @@ export class TrackPlaysService {
       seconds: kind === 'complete' ? row.durationSeconds : null,
       flag,
     });
-    if (kind === 'play') await this.deps.counting.rememberPlay(logged.id, trackId, who);
     // The play's statement also recorded it in the listener's history (USR-17, unless showHistory
-    // is off): the cached outline of that history is stale now.
-    if (kind === 'play' && caller) await this.deps.historyIndex.forget(caller.userId);
+    // is off): the cached outline of that history is stale now. Both Redis calls go out together
+    // (and with other plays' calls: the plays' Redis connection pipelines what one turn sends).
+    if (kind === 'play')
+      await Promise.all([this.deps.counting.rememberPlay(logged.id, trackId, who), caller ? this.deps.historyIndex.forget(caller.userId) : undefined]);
     const playId = logged.id;
     if (kind === 'play') return { message: logged.counted ? 'Play counted.' : 'Play already counted.', playId };
     return { message: logged.counted ? 'Completed play counted.' : 'Completed play already counted.', playId };

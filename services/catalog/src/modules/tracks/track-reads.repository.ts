@@ -23,11 +23,20 @@ export type ReadTrack = TrackRow & {
 const pgTypes = pg.types;
 const TIMESTAMPTZ_OID = 1184;
 
-/** Columns of `TrackRow` (track.mapper's `trackSelect`) in SQL, plus the artist's. */
+/**
+ * The track's row version for the row cache: its `tracks` row's and its pending play counts' (the
+ * play log adds counted plays to `track_play_deltas` and folds them into `tracks` every second:
+ * docs/insights.md), so a counted play is a new version as before.
+ */
+const TRACK_VERSION = `(t.xmin::text || '.' || coalesce(pd.xmin::text, ''))`;
+const COUNTS_JOIN = 'LEFT JOIN track_play_deltas pd ON pd.track_id = t.id';
+
+/** Columns of `TrackRow` (track.mapper's `trackSelect`) in SQL, plus the artist's; playCount and completedPlayCount with the pending plays. */
 const TRACK_COLUMNS = `t.id, t.artist_id AS "artistId", t.title, t.track_slug AS "trackSlug", t.description, t.genre, t.tags,
   (t.release_date::timestamp AT TIME ZONE 'UTC') AS "releaseDate", t.state::text AS state, t.is_private AS "isPrivate", t.held_back AS "heldBack",
-  t.access::text AS access, t.secret_token AS "secretToken", t.duration_seconds AS "durationSeconds", t.play_count AS "playCount",
-  t.completed_play_count AS "completedPlayCount", t.like_count AS "likeCount", t.repost_count AS "repostCount",
+  t.access::text AS access, t.secret_token AS "secretToken", t.duration_seconds AS "durationSeconds",
+  GREATEST(t.play_count + coalesce(pd.plays, 0), 0) AS "playCount",
+  GREATEST(t.completed_play_count + coalesce(pd.completions, 0), 0) AS "completedPlayCount", t.like_count AS "likeCount", t.repost_count AS "repostCount",
   t.comment_count AS "commentCount", t.published_at AS "publishedAt", t.created_at AS "createdAt", t.deleted_at AS "deletedAt",
   t.upload_id::text AS "uploadId", t.cover_key AS "coverKey", t.progressive_key AS "progressiveKey",
   t.hls_playlist_key AS "hlsPlaylistKey", t.preview_key AS "previewKey", t.waveform_key AS "waveformKey",
@@ -36,18 +45,18 @@ const TRACK_COLUMNS = `t.id, t.artist_id AS "artistId", t.title, t.track_slug AS
   u.user_id AS "u_userId", u.username AS "u_username", u.display_name AS "u_displayName", u.avatar_url AS "u_avatarUrl",
   u.tier AS "u_tier", u.follower_count AS "u_followerCount", u.track_count AS "u_trackCount",
   coalesce(u.is_deleted OR u.is_banned, false) AS "artistHidden", coalesce(u.is_banned OR u.is_deleted, false) AS "artistBanned",
-  t.xmin AS tv, u.xmin AS uv`;
+  ${TRACK_VERSION} AS tv, u.xmin AS uv`;
 
 /** `viewer` is the parameter holding the caller's id (0 when anonymous: no user has id 0). */
 const withArtist = (viewer: string, extra = '') => `${TRACK_COLUMNS}, ${blockedSql(viewer, 't.artist_id')} AS blocked${extra}
-  FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id`;
+  FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id ${COUNTS_JOIN}`;
 
 /**
  * A list's rows as versions only (TrackRowCache): the track's id, the `xmin` of its row and of its
  * artist's summary (the row versions, as text), and the viewer's block state. `extra`: more columns.
  */
-const versionsOf = (viewer: string, extra = '') => `t.id, t.xmin AS tv, u.xmin AS uv, ${blockedSql(viewer, 't.artist_id')} AS blocked${extra}
-  FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id`;
+const versionsOf = (viewer: string, extra = '') => `t.id, ${TRACK_VERSION} AS tv, u.xmin AS uv, ${blockedSql(viewer, 't.artist_id')} AS blocked${extra}
+  FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id ${COUNTS_JOIN}`;
 
 /** A row of a list read by `versionsOf`. */
 type RowVersion = { id: number; tv: string; uv: string | null; blocked: boolean };
@@ -192,6 +201,25 @@ export class TrackReadsRepository {
     const row = toReadTrack(raw);
     this.cache.set(TrackRowCache.key(raw.id, raw.tv, raw.uv), row);
     return { row, flags: { isLiked: (vf & 1) !== 0, isReposted: (vf & 2) !== 0, isFollowing: (vf & 4) !== 0 } };
+  }
+
+  /**
+   * `byId` for many (track, viewer) pairs in ONE statement: the answer's i-th entry is the i-th
+   * pair's row, or null when no such track (TRK-17/18 read the tracks of a batch of plays at once).
+   */
+  async byIdsForViewers(pairs: ReadonlyArray<{ id: number; viewerId: number }>): Promise<Array<ReadTrack | null>> {
+    if (pairs.length === 0) return [];
+    const rows = await this.rows(
+      'catalog_tracks_by_id_viewers',
+      `SELECT ${withArtist('x.viewer', ', x.n::int AS n')} JOIN unnest($1::int[], $2::int[]) WITH ORDINALITY AS x(id, viewer, n) ON x.id = t.id`,
+      [pairs.map((p) => p.id), pairs.map((p) => p.viewerId)],
+    );
+    const found: Array<ReadTrack | null> = pairs.map(() => null);
+    for (const row of rows as Array<ReadTrack & { n?: number }>) {
+      found[row.n! - 1] = row;
+      delete row.n;
+    }
+    return found;
   }
 
   async bySlug(trackSlug: string, viewerId: number): Promise<ReadTrack | null> {

@@ -14,11 +14,24 @@ import type { TracksRepository } from './tracks.repository.js';
 const EXTENSIONS: Record<string, string> = { mp3: 'mp3', wav: 'wav', flac: 'flac', aac: 'aac', m4a: 'm4a', ogg: 'ogg' };
 
 export interface TrackReadsServiceDeps {
-  reads: TrackReadsRepository;
-  repo: TracksRepository;
+  reads: Pick<
+    TrackReadsRepository,
+    | 'byId'
+    | 'byToken'
+    | 'bySlug'
+    | 'artistPage'
+    | 'artistCount'
+    | 'artistAnchors'
+    | 'publicArtistPage'
+    | 'user'
+    | 'historyOutline'
+    | 'historyPage'
+    | 'userFlags'
+  >;
+  repo: Pick<TracksRepository, 'original'>;
   access: TrackAccess;
-  presenter: TrackPresenter;
-  historyIndex: HistoryIndex;
+  presenter: Pick<TrackPresenter, 'presentOne' | 'present'>;
+  historyIndex: Pick<HistoryIndex, 'get'>;
   /** Deep pages of an artist's public tracks seek to cached anchors (default: a cache of its own). */
   anchors?: ArtistPageAnchors;
   webBaseUrl: string;

@@ -14,18 +14,19 @@ import { newSecretToken } from './track-lifecycle.service.js';
 import type { TrackPresenter } from './track-presenter.js';
 import type { TrackReadsRepository } from './track-reads.repository.js';
 import { overQuota, quotaMessage } from './track-rules.js';
-import { uniqueViolationTarget, type TracksRepository, type Tx } from './tracks.repository.js';
+import { uniqueViolationTarget } from '../../unique-violation.js';
+import type { TracksRepository, Tx } from './tracks.repository.js';
 
 export interface TrackUploadServiceDeps {
-  repo: TracksRepository;
-  reads: TrackReadsRepository;
+  repo: Pick<TracksRepository, 'transaction' | 'countOwned' | 'lockArtist' | 'uploadIdTaken' | 'freeSlug' | 'create' | 'findById'>;
+  reads: Pick<TrackReadsRepository, 'userFlags'>;
   events: TrackEvents;
-  presenter: TrackPresenter;
+  presenter: Pick<TrackPresenter, 'presentOne'>;
   /** Catalog's bucket, named in the upload event. */
-  storage: ObjectStorage;
+  storage: Pick<ObjectStorage, 'bucket'>;
   /** Where uploads stream to (catalog's bucket). */
-  uploadStorage: ObjectStorage;
-  media: MediaClient;
+  uploadStorage: Pick<ObjectStorage, 'bucket' | 'putStream' | 'remove'>;
+  media: Pick<MediaClient, 'probe'>;
   limits: { audioMaxBytes: number; coverMaxBytes: number; audioMaxDurationSeconds: number; freeTrackQuota: number; uploadWaitMs: number };
 }
 

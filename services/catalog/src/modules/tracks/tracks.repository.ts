@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { bumpStat } from '../discovery/trending-stats.repository.js';
 import { trackSelect, type TrackRow } from './track.mapper.js';
 
@@ -9,10 +9,14 @@ type Db = PrismaClient | Tx;
 /** Public and FINISHED, not deleted (R2): what everybody may see of someone else's tracks. */
 export const PUBLIC_TRACK: Prisma.TrackWhereInput = { deletedAt: null, isPrivate: false, heldBack: false, state: 'FINISHED' };
 
-/** The constraint a unique violation (P2002) hit, as text; null for any other error. */
-export function uniqueViolationTarget(err: unknown): string | null {
-  if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') return JSON.stringify(err.meta ?? {});
-  return null;
+export { uniqueViolationTarget } from '../../unique-violation.js';
+
+/** Where a track's upload lies, for another processing attempt (TRK-4). */
+export interface OriginalUpload {
+  originalKey: string | null;
+  originalFormat: string | null;
+  originalSize: bigint | null;
+  coverUploadKey: string | null;
 }
 
 /** What a new upload stores (TRK-1, TRK-2). */
@@ -112,7 +116,7 @@ export class TracksRepository {
   }
 
   /** TRK-4: a FAILED track back to PROCESSING, with what the worker needs to start again. */
-  async restartProcessing(tx: Tx, trackId: number) {
+  async restartProcessing(tx: Tx, trackId: number): Promise<{ original: OriginalUpload; next: TrackRow & { processingAttempt: number } }> {
     const original = await tx.track.findUniqueOrThrow({
       where: { id: trackId },
       select: { originalKey: true, originalFormat: true, originalSize: true, coverUploadKey: true },
@@ -179,7 +183,7 @@ export class TracksRepository {
   }
 
   /** TRK-19: the stored original. */
-  original(trackId: number) {
+  original(trackId: number): Promise<{ originalKey: string | null; originalFormat: string | null }> {
     return this.prisma.track.findUniqueOrThrow({ where: { id: trackId }, select: { originalKey: true, originalFormat: true } });
   }
 }

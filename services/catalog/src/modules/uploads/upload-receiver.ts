@@ -23,8 +23,11 @@ export interface ReceivedUpload {
   keys: string[];
 }
 
+/** What an upload needs of object storage (unit tests give a fake). */
+export type UploadStorage = Pick<ObjectStorage, 'putStream' | 'remove'>;
+
 export interface ReceiveOptions {
-  storage: ObjectStorage;
+  storage: UploadStorage;
   audioMaxBytes: number;
   coverMaxBytes: number;
   /** Form part names of the audio and the image. */
@@ -53,7 +56,7 @@ export interface UploadSource {
  */
 async function storeGuarded<F extends string>(
   source: Readable,
-  storage: ObjectStorage,
+  storage: UploadStorage,
   key: string,
   maxBytes: number,
   sniff: (head: Buffer) => F | null,
@@ -201,7 +204,7 @@ export async function receiveUpload(request: UploadSource, options: ReceiveOptio
 }
 
 /** Deletes the objects of a refused upload (unfinished multipart uploads were aborted by putStream). */
-export async function discard(storage: ObjectStorage, keys: readonly string[]): Promise<void> {
+export async function discard(storage: UploadStorage, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
   await storage.remove([...keys]).catch(() => undefined); // cleanup of a refused upload: left-overs cost storage, never correctness
 }

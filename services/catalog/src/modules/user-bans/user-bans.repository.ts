@@ -16,4 +16,12 @@ export const userBans = {
       );
     }
   },
+
+  async ban(tx: SqlExecutor, { userId }: { userId: number }): Promise<void> {
+    await userBans.set(tx, userId, true);
+  },
+
+  async unban(tx: SqlExecutor, { userId }: { userId: number }): Promise<void> {
+    await userBans.set(tx, userId, false);
+  },
 };

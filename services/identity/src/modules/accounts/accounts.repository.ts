@@ -83,6 +83,9 @@ export const accountsRepository = {
   },
 };
 
+/** What AccountsService needs of the account store (unit tests give fakes). */
+export type AccountsStore = Pick<AccountsRepository, 'transaction' | 'emailExists' | 'usernameExists' | 'findByEmail'>;
+
 /** The account store as AccountsService uses it: reads, and units of work over the functions above. */
 export class AccountsRepository {
   constructor(private readonly prisma: PrismaClient) {}

@@ -7,7 +7,7 @@ import { mailTemplates } from '../mail/mail.templates.js';
 import { enqueueMail } from '../mail/mail-outbox.repository.js';
 import type { MailRequestOutcome, MailRequests } from '../mail/mail-requests.js';
 import { emailKey } from '../sessions/secrets.js';
-import { accountsRepository as repo, type AccountsRepository, type Tx } from './accounts.repository.js';
+import { accountsRepository as repo, type AccountsStore, type Tx } from './accounts.repository.js';
 import { snapshotOf } from './accounts.events.js';
 import type { CheckUserBody, RegisterBody } from './accounts.schemas.js';
 import { oneTimeTokens } from './one-time-tokens.repository.js';
@@ -46,12 +46,12 @@ export interface NewAccount {
 
 export class AccountsService {
   constructor(
-    private readonly accounts: AccountsRepository,
+    private readonly accounts: AccountsStore,
     private readonly config: IdentityConfig,
     private readonly links: Links,
-    private readonly redis: Redis,
+    private readonly redis: Pick<Redis, 'set' | 'ttl'>,
     private readonly onMailQueued: () => void,
-    private readonly mailRequests: MailRequests,
+    private readonly mailRequests: Pick<MailRequests, 'enqueue'>,
   ) {}
 
   checkCaptcha(token: string | null | undefined): void {

@@ -36,6 +36,22 @@ const APP_REGISTRATION_LOCK = 7_207_001;
  * tokens. Codes and refresh tokens are stored as SHA-256 only; using one is a conditional update,
  * so of two concurrent uses only one wins and the other counts as a replay.
  */
+/** What AppsService needs of this repository (unit tests give fakes). */
+export type AppsStore = Pick<
+  AppsRepository,
+  | 'create'
+  | 'listOfOwner'
+  | 'find'
+  | 'findByClientId'
+  | 'update'
+  | 'delete'
+  | 'revokeGrants'
+  | 'authorizedApps'
+  | 'suspendedClientIds'
+  | 'recentlyRevokedGrantIds'
+  | 'pruneCodes'
+>;
+
 export class AppsRepository {
   constructor(private readonly prisma: PrismaClient) {}
 

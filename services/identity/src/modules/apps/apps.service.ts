@@ -6,7 +6,7 @@ import type { RevocationStore } from '../sessions/redis-store.js';
 import { hashSecret, randomSecret } from '../sessions/secrets.js';
 import type { AppStatusStore } from './app-status.store.js';
 import type { AppUsageRepository } from './app-usage.repository.js';
-import type { AppsRepository, StoredApp } from './apps.repository.js';
+import type { AppsStore, StoredApp } from './apps.repository.js';
 import { MAX_APPS_PER_USER, TOP_ROUTES, type AppUsage, type AppView, type AuthorizedApp, type CreateAppBody, type UpdateAppBody } from './apps.schemas.js';
 
 const DAY_MS = 86_400_000;
@@ -65,11 +65,11 @@ export function secretMatches(app: Pick<StoredApp, 'secretHash'>, presented: str
  */
 export class AppsService {
   constructor(
-    private readonly repo: AppsRepository,
-    private readonly revocation: RevocationStore,
-    private readonly status: AppStatusStore,
-    private readonly logger: Logger,
-    private readonly usageRows?: AppUsageRepository,
+    private readonly repo: AppsStore,
+    private readonly revocation: Pick<RevocationStore, 'revokeSessions'>,
+    private readonly status: Pick<AppStatusStore, 'set' | 'sync'>,
+    private readonly logger: Pick<Logger, 'warn' | 'error'>,
+    private readonly usageRows?: Pick<AppUsageRepository, 'days'>,
   ) {}
 
   /**

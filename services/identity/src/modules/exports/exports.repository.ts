@@ -168,13 +168,15 @@ export class ExportsRepository {
     return row ? { ...toExport(row), email: row.email, displayName: row.display_name } : null;
   }
 
-  async renewLeases(ids: string[], leaseSeconds: number): Promise<void> {
-    if (ids.length === 0) return;
-    await this.prisma.$executeRawUnsafe(
-      `UPDATE account_exports SET lease_until = now() + make_interval(secs => $2) WHERE id = ANY($1::uuid[]) AND status = 'RUNNING'`,
+  /** Renews the leases of the exports in hand; answers those still RUNNING (not cancelled meanwhile). */
+  async renewLeases(ids: string[], leaseSeconds: number): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string }>>(
+      `UPDATE account_exports SET lease_until = now() + make_interval(secs => $2) WHERE id = ANY($1::uuid[]) AND status = 'RUNNING' RETURNING id::text AS id`,
       ids,
       leaseSeconds,
     );
+    return rows.map((r) => r.id);
   }
 
   /**

@@ -17,6 +17,9 @@ const ACCEPTED = new Set(['jpeg', 'png', 'webp']);
 /** Object names are unguessable, so the files can be served unsigned and cached forever (R4). */
 const CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
+/** The object storage an image change writes to (unit tests give fakes). */
+export type ImageStorage = Pick<ObjectStorage, 'bucket' | 'remove'> & { client: Pick<ObjectStorage['client'], 'putObject' | 'setBucketPolicy'> };
+
 export interface ImageChanges {
   avatar?: Buffer | 'remove';
   cover?: Buffer | 'remove';
@@ -25,10 +28,10 @@ export interface ImageChanges {
 /** USR-9…USR-11: images judged by content, resized, stored; replaced files are deleted. */
 export class ImagesService {
   constructor(
-    private readonly storage: ObjectStorage,
-    private readonly profiles: ProfilesService,
+    private readonly storage: ImageStorage,
+    private readonly profiles: Pick<ProfilesService, 'updateUser' | 'imageKeys'>,
     private readonly links: Links,
-    private readonly logger: Logger,
+    private readonly logger: Pick<Logger, 'info' | 'warn'>,
   ) {}
 
   /**

@@ -1,6 +1,6 @@
 import type { AccessTokenPayload } from '@msp/contracts';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
-import type { SigningKeysRepository, StoredSigningKey } from './signing-keys.repository.js';
+import type { SigningKeysStore, StoredSigningKey } from './signing-keys.repository.js';
 
 const ALG = 'RS256';
 const CACHE_MS = 30_000;
@@ -13,7 +13,7 @@ const CACHE_MS = 30_000;
 export class SigningKeyService {
   private cache: { at: number; keys: StoredSigningKey[] } | null = null;
 
-  constructor(private readonly repo: SigningKeysRepository) {}
+  constructor(private readonly repo: SigningKeysStore) {}
 
   async ensureActiveKey(): Promise<void> {
     await this.repo.ensureActive(newKey);

@@ -10,6 +10,9 @@ export interface StoredSigningKey {
   publicJwk: JWK;
 }
 
+/** What SigningKeyService needs of this repository (unit tests give fakes). */
+export type SigningKeysStore = Pick<SigningKeysRepository, 'ensureActive' | 'add' | 'retire' | 'active'>;
+
 /** The RSA signing keys, kept in identity's database so that every replica signs with the same key. */
 export class SigningKeysRepository {
   constructor(private readonly prisma: PrismaClient) {}

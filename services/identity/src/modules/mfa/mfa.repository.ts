@@ -8,6 +8,21 @@ export interface TotpFactorRow {
   lastCounter: bigint | null;
 }
 
+/** What MfaService needs of this repository (unit tests give fakes). */
+export type MfaStore = Pick<
+  MfaRepository,
+  | 'findTokenUser'
+  | 'factor'
+  | 'startEnrolment'
+  | 'acceptStep'
+  | 'saveRecoveryCodes'
+  | 'useRecoveryCode'
+  | 'removeFactor'
+  | 'recoveryCodesLeft'
+  | 'deviceVerifiedAt'
+  | 'markDeviceVerified'
+>;
+
 /** TOTP factors, recovery codes and the two-factor mark of known devices (docs/account-security.md). */
 export class MfaRepository {
   constructor(private readonly prisma: PrismaClient) {}

@@ -10,7 +10,7 @@ import type { KnownDevice, KnownDevices } from '../sessions/known-devices.reposi
 import { hashSecret, randomSecret } from '../sessions/secrets.js';
 import { assertNotLocked, type ClientContext, type IssuedTokens, type SessionsService } from '../sessions/sessions.service.js';
 import { type MfaCrypto, matchTotpStep, newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpSecretText, totpUri } from './mfa.crypto.js';
-import type { MfaRepository } from './mfa.repository.js';
+import type { MfaStore } from './mfa.repository.js';
 import type { MfaThrottle } from './mfa.throttle.js';
 
 /** An mfaToken (AUTH-1 → MFA-4) lives this long. */
@@ -45,14 +45,14 @@ const wrongCode = (message = 'The code is wrong or was already used.') => new Ap
  */
 export class MfaService {
   constructor(
-    private readonly repo: MfaRepository,
+    private readonly repo: MfaStore,
     private readonly crypto: MfaCrypto,
-    private readonly throttle: MfaThrottle,
-    private readonly redis: Redis,
+    private readonly throttle: Pick<MfaThrottle, 'assertOpen' | 'recordFailure' | 'clear'>,
+    private readonly redis: Pick<Redis, 'set' | 'get' | 'del'>,
     private readonly config: IdentityConfig,
-    private readonly sessions: SessionsService,
-    private readonly devices: KnownDevices,
-    private readonly passkeys: PasskeysService,
+    private readonly sessions: Pick<SessionsService, 'start'>,
+    private readonly devices: Pick<KnownDevices, 'find' | 'remember'>,
+    private readonly passkeys: Pick<PasskeysService, 'list' | 'authenticationOptions' | 'verifyAssertion'>,
   ) {}
 
   /** MFA-1: a new pending secret; shown this once. */

@@ -30,6 +30,12 @@ const bannedListSelect = {
   suspendedUntil: true,
 } as const;
 
+/** What ModerationService needs of this repository (unit tests give fakes). */
+export type ModerationStore = Pick<
+  ModerationRepository,
+  'roleByEmail' | 'updateAdmin' | 'createAdmin' | 'target' | 'setBan' | 'setSuspension' | 'lockedPage' | 'lockedUsers' | 'sessionsRevokedSince'
+>;
+
 /** Account locks (R14) with their events, admin accounts from configuration (R13), and what the Redis re-sync reads. */
 export class ModerationRepository {
   constructor(private readonly prisma: PrismaClient) {}

@@ -1,7 +1,7 @@
 import { toPage } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { Logger } from '@msp/runtime';
-import type { ModerationRepository } from './moderation.repository.js';
+import type { ModerationStore } from './moderation.repository.js';
 import type { AdminAccountConfig } from '../../config.js';
 import type { Links } from '../../links.js';
 import { hashPassword } from '../accounts/passwords.js';
@@ -21,11 +21,11 @@ export function lockOf(user: { isBanned: boolean; suspendedUntil: Date | null; d
 /** MOD-8…MOD-10 (R14), admin accounts from configuration (R13), and the Redis lock re-sync. */
 export class ModerationService {
   constructor(
-    private readonly repo: ModerationRepository,
-    private readonly sessions: SessionsService,
-    private readonly revocation: RevocationStore,
+    private readonly repo: ModerationStore,
+    private readonly sessions: Pick<SessionsService, 'revokeAllForLock' | 'writeRecentRevocations'>,
+    private readonly revocation: Pick<RevocationStore, 'setUserLock' | 'syncLocks'>,
     private readonly links: Links,
-    private readonly logger: Logger,
+    private readonly logger: Pick<Logger, 'error'>,
   ) {}
 
   /**

@@ -2,6 +2,9 @@ import type { PrismaClient } from '../../generated/prisma/client.js';
 import { accountsRepository as accounts, type TokenUser } from '../accounts/accounts.repository.js';
 
 /** Accounts as the identity-provider login sees them: by provider subject, by address, linking. */
+/** What OAuthService needs of this repository (unit tests give fakes). */
+export type OAuthStore = Pick<OAuthRepository, 'userIdBySubject' | 'findTokenUser' | 'findAccountByEmail' | 'linkSubject' | 'markAddressVerified'>;
+
 export class OAuthRepository {
   constructor(private readonly prisma: PrismaClient) {}
 

@@ -9,7 +9,7 @@ import { usernameProblem } from '../accounts/username.js';
 import { assertNotLocked, type ClientContext, type IssuedTokens, type SessionsService } from '../sessions/sessions.service.js';
 import { hashSecret, randomSecret } from '../sessions/secrets.js';
 import type { GoogleClient, GoogleIdentity } from './google.client.js';
-import type { OAuthRepository } from './oauth.repository.js';
+import type { OAuthStore } from './oauth.repository.js';
 
 const STATE_TTL_SECONDS = 600;
 const OTC_TTL_SECONDS = 60;
@@ -30,11 +30,11 @@ interface PendingAuthorization {
  */
 export class OAuthService {
   constructor(
-    private readonly repo: OAuthRepository,
-    private readonly google: GoogleClient,
-    private readonly accountsService: AccountsService,
-    private readonly sessions: SessionsService,
-    private readonly redis: Redis,
+    private readonly repo: OAuthStore,
+    private readonly google: Pick<GoogleClient, 'configured' | 'verifyIdToken' | 'exchangeCode'>,
+    private readonly accountsService: Pick<AccountsService, 'checkCaptcha' | 'createAccount'>,
+    private readonly sessions: Pick<SessionsService, 'revokeAllOf' | 'start'>,
+    private readonly redis: Pick<Redis, 'set' | 'getdel'>,
     private readonly links: Links,
     private readonly config: IdentityConfig,
   ) {}

@@ -24,6 +24,9 @@ const viewSelect = { id: true, name: true, createdAt: true, lastUsedAt: true } a
 export const MAX_PASSKEYS_PER_ACCOUNT = 20;
 
 /** WebAuthn credentials (MFA-6…MFA-12); credential ids are unique across accounts. */
+/** What PasskeysService needs of this repository (unit tests give fakes). */
+export type PasskeysStore = Pick<PasskeysRepository, 'list' | 'credentialsOf' | 'count' | 'byCredentialId' | 'create' | 'used' | 'rename' | 'remove'>;
+
 export class PasskeysRepository {
   constructor(private readonly prisma: PrismaClient) {}
 

@@ -13,7 +13,7 @@ import type { Redis } from 'ioredis';
 import { AppError, isUniqueViolation } from '@msp/errors';
 import type { IdentityConfig } from '../../config.js';
 import type { MfaCrypto } from '../mfa/mfa.crypto.js';
-import { MAX_PASSKEYS_PER_ACCOUNT, type PasskeysRepository, type PasskeyView } from './passkeys.repository.js';
+import { MAX_PASSKEYS_PER_ACCOUNT, type PasskeysStore, type PasskeyView } from './passkeys.repository.js';
 
 /** A challenge lives this long and is used at most once. */
 export const CHALLENGE_TTL_SECONDS = 300;
@@ -53,9 +53,9 @@ export class PasskeysService {
   readonly origins: string[];
 
   constructor(
-    private readonly repo: PasskeysRepository,
+    private readonly repo: PasskeysStore,
     private readonly crypto: MfaCrypto,
-    private readonly redis: Redis,
+    private readonly redis: Pick<Redis, 'set' | 'getdel'>,
     private readonly config: IdentityConfig,
   ) {
     this.rpId = config.WEBAUTHN_RP_ID ?? new URL(config.WEB_BASE_URL).hostname;

@@ -6,27 +6,15 @@ import type { SqlExecutor } from '@msp/events';
  * decides (R17).
  */
 export const profileStatsRepository = {
-  async setFollowingCount(tx: SqlExecutor, userId: number, followingCount: number): Promise<void> {
-    await tx.$executeRawUnsafe('UPDATE users SET following_count = $2 WHERE id = $1', userId, followingCount);
-  },
-
-  async setFollowerCount(tx: SqlExecutor, userId: number, followerCount: number): Promise<void> {
-    await tx.$executeRawUnsafe('UPDATE users SET follower_count = $2 WHERE id = $1', userId, followerCount);
-  },
-
-  async setFollowCounts(tx: SqlExecutor, userId: number, followerCount: number, followingCount: number): Promise<void> {
-    await tx.$executeRawUnsafe('UPDATE users SET follower_count = $2, following_count = $3 WHERE id = $1', userId, followerCount, followingCount);
-  },
-
-  /** Many users' follow counts in one statement (social's recount after a ban or unban). */
-  async setFollowCountsOfMany(tx: SqlExecutor, users: ReadonlyArray<{ userId: number; followerCount: number; followingCount: number }>): Promise<void> {
-    if (users.length === 0) return;
+  /** Sets the counts given (one statement); a count absent is left as it is. */
+  async setFollowCounts(tx: SqlExecutor, counts: ReadonlyArray<{ userId: number; followerCount?: number; followingCount?: number }>): Promise<void> {
+    if (counts.length === 0) return;
     await tx.$executeRawUnsafe(
-      `UPDATE users u SET follower_count = x.followers, following_count = x.following
+      `UPDATE users u SET follower_count = COALESCE(x.followers, u.follower_count), following_count = COALESCE(x.following, u.following_count)
          FROM unnest($1::int[], $2::int[], $3::int[]) AS x(id, followers, following) WHERE u.id = x.id`,
-      users.map((c) => c.userId),
-      users.map((c) => c.followerCount),
-      users.map((c) => c.followingCount),
+      counts.map((c) => c.userId),
+      counts.map((c) => c.followerCount ?? null),
+      counts.map((c) => c.followingCount ?? null),
     );
   },
 

@@ -43,6 +43,12 @@ export const profilesRepository = {
   update: (db: Db, id: number, data: Prisma.UserUpdateInput) => db.user.update({ where: { id }, data, select: profileSelect }),
 };
 
+/** What ProfilesService needs of this repository (unit tests give fakes). */
+export type ProfilesStore = Pick<
+  ProfilesRepository,
+  'byId' | 'byUsername' | 'imageKeys' | 'usernameExists' | 'findTokenUser' | 'updateAndAnnounce' | 'setTier'
+>;
+
 /** The user record as the profile operations (USR-1…USR-8, USR-14/15) read and change it. */
 export class ProfilesRepository {
   constructor(private readonly prisma: PrismaClient) {}

@@ -7,7 +7,7 @@ import { usernameProblem } from '../accounts/username.js';
 import type { ClientContext, IssuedTokens, SessionsService } from '../sessions/sessions.service.js';
 import type { PeersClient } from './peers.client.js';
 import { privacyOf, socialLinksOf, toMeProfile, toPublicProfile } from './profiles.mapper.js';
-import type { ProfileRow, ProfilesRepository, ProfileUpdate } from './profiles.repository.js';
+import type { ProfileRow, ProfilesStore, ProfileUpdate } from './profiles.repository.js';
 import type { SocialLinksBody, UpdateProfileBody } from './profiles.schemas.js';
 
 /** Subscription states that make an account PRO (R12, R17). */
@@ -26,10 +26,10 @@ function sameSnapshot(a: SnapshotRow, b: SnapshotRow): boolean {
 
 export class ProfilesService {
   constructor(
-    private readonly repo: ProfilesRepository,
+    private readonly repo: ProfilesStore,
     private readonly links: Links,
-    private readonly peers: PeersClient,
-    private readonly sessions: SessionsService,
+    private readonly peers: Pick<PeersClient, 'relationships' | 'subscriptionStatus'>,
+    private readonly sessions: Pick<SessionsService, 'reissue'>,
   ) {}
 
   /**

@@ -12,6 +12,22 @@ export interface PasswordOwner {
 
 export type EmailChangeOutcome = 'invalid' | 'already' | 'taken' | 'changed' | 'added';
 
+/** What SecurityService needs of this repository (unit tests give fakes). */
+export type SecurityStore = Pick<
+  SecurityRepository,
+  | 'findAccountByEmail'
+  | 'emailExists'
+  | 'issueResetToken'
+  | 'resetPassword'
+  | 'passwordOwner'
+  | 'setPasswordHash'
+  | 'displayNameOf'
+  | 'issueEmailChangeToken'
+  | 'applyEmailChange'
+  | 'emailAddress'
+  | 'setPrimaryEmail'
+>;
+
 /**
  * Passwords, e-mail addresses and the one-time tokens that change them (AUTH-8, AUTH-9,
  * SEC-1…SEC-4, USR-12, USR-13). Each token-driven change is one transaction with the mail it

@@ -8,7 +8,7 @@ import { mailTemplates } from '../mail/mail.templates.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { KnownDevices } from '../sessions/known-devices.repository.js';
 import { hitLimit, LoginThrottle } from '../sessions/throttle.js';
-import type { PasswordOwner, SecurityRepository } from './security.repository.js';
+import type { PasswordOwner, SecurityStore } from './security.repository.js';
 
 const HOUR_MS = 3600_000;
 
@@ -19,15 +19,15 @@ function weak(problem: string): AppError {
 /** Password recovery and change, e-mail addresses (AUTH-8, AUTH-9, SEC-1…SEC-4, USR-12, USR-13). */
 export class SecurityService {
   constructor(
-    private readonly repo: SecurityRepository,
+    private readonly repo: SecurityStore,
     private readonly config: IdentityConfig,
     private readonly links: Links,
-    private readonly redis: Redis,
-    private readonly sessions: SessionsService,
+    private readonly redis: Pick<Redis, 'eval'>,
+    private readonly sessions: Pick<SessionsService, 'revokeAllOf'>,
     private readonly onMailQueued: () => void,
-    private readonly mailRequests: MailRequests,
-    private readonly throttle: LoginThrottle,
-    private readonly devices: KnownDevices,
+    private readonly mailRequests: Pick<MailRequests, 'enqueue'>,
+    private readonly throttle: Pick<LoginThrottle, 'clear'>,
+    private readonly devices: Pick<KnownDevices, 'forgetAll' | 'find' | 'remember'>,
   ) {}
 
   /**

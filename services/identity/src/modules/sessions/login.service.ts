@@ -35,9 +35,9 @@ export interface SecondStep {
 export class LoginService {
   constructor(
     private readonly repo: Pick<SessionsRepository, 'findAccountByEmail' | 'upgradePasswordHash'>,
-    private readonly sessions: SessionsService,
-    private readonly throttle: LoginThrottle,
-    private readonly devices: KnownDevices,
+    private readonly sessions: Pick<SessionsService, 'start'>,
+    private readonly throttle: Pick<LoginThrottle, 'devicePasses' | 'check' | 'recordFailure' | 'clear'>,
+    private readonly devices: Pick<KnownDevices, 'find' | 'remember'>,
     private readonly secondStep: SecondStep | null = null,
   ) {}
 

@@ -23,6 +23,21 @@ export interface StoredRefreshToken {
 /** Which sessions a revocation addresses: one, all of a user, all of a user but one. */
 export type SessionSelector = { id: string } | { userId: number; exceptId?: string | null };
 
+/** What SessionsService needs of this repository (unit tests give fakes). */
+export type SessionsStore = Pick<
+  SessionsRepository,
+  | 'findTokenUser'
+  | 'create'
+  | 'findRefreshToken'
+  | 'rotate'
+  | 'replaceFamily'
+  | 'findSession'
+  | 'sessionOfRefreshToken'
+  | 'revoke'
+  | 'revokeAllOfUser'
+  | 'revokedSince'
+>;
+
 /**
  * Sessions and their refresh-token families (docs/api.md "Conventions", R13). Refresh tokens are stored as their hash
  * only; a rotation is a conditional update, so of two concurrent uses only one wins.

@@ -7,7 +7,7 @@ import type { SigningKeyService } from '../keys/keys.service.js';
 import type { TokenUser } from '../accounts/accounts.repository.js';
 import type { RevocationStore } from './redis-store.js';
 import { randomSecret } from './secrets.js';
-import type { SessionSelector, SessionsRepository } from './sessions.repository.js';
+import type { SessionSelector, SessionsStore } from './sessions.repository.js';
 
 export interface ClientContext {
   ip: string;
@@ -56,9 +56,9 @@ function deviceOf(client: ClientContext) {
  */
 export class SessionsService {
   constructor(
-    private readonly repo: SessionsRepository,
+    private readonly repo: SessionsStore,
     private readonly keys: Pick<SigningKeyService, 'sign'>,
-    private readonly revocation: RevocationStore,
+    private readonly revocation: Pick<RevocationStore, 'revokeSessions'>,
     private readonly config: IdentityConfig,
     private readonly links: Links,
   ) {}

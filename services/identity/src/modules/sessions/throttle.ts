@@ -128,7 +128,7 @@ export class LoginThrottle {
 }
 
 /** A fixed-window limit on an action per key (AUTH-8 per address and hour). */
-export async function hitLimit(redis: Redis, key: string, limit: number, windowMs: number, message: string): Promise<void> {
+export async function hitLimit(redis: Pick<Redis, 'eval'>, key: string, limit: number, windowMs: number, message: string): Promise<void> {
   const [count, ttl] = (await redis.eval(HIT_SCRIPT, 1, key, windowMs)) as [number, number];
   if (count > limit) throw rateLimited(ttl, message);
 }

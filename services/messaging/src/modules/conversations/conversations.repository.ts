@@ -23,6 +23,9 @@ export interface ConversationRef {
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
+/** What the conversation and message services need of this repository (unit tests give fakes). */
+export type ConversationsStore = Pick<ConversationsRepository, 'listFor' | 'oneFor' | 'refFor' | 'startPair' | 'users' | 'reachableUser' | 'blocksBetween'>;
+
 /** Conversations of `userId` whose partner is not banned (R14: they disappear for others). */
 function mineAndVisible(userId: number): Prisma.Sql {
   return Prisma.sql`(c.user_low_id = ${userId} OR c.user_high_id = ${userId})

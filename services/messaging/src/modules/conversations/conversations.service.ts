@@ -1,11 +1,11 @@
 import { AppError } from '@msp/errors';
 import { toPage, type Conversation, type Page } from '@msp/contracts';
 import { toConversation } from './conversation.mapper.js';
-import type { ConversationsRepository } from './conversations.repository.js';
+import type { ConversationsStore } from './conversations.repository.js';
 
 /** MSG-1 and MSG-2. The repository is given (app.ts wires it), so a test can pass a fake. */
 export class ConversationsService {
-  constructor(private readonly repo: ConversationsRepository) {}
+  constructor(private readonly repo: ConversationsStore) {}
 
   /** MSG-1. Only the caller's own conversations (R16); three queries whatever the page size. */
   async list(callerId: number, page: number, size: number): Promise<Page<Conversation>> {

@@ -17,6 +17,9 @@ export const messageSelect = {
 
 export type MessageRow = Prisma.MessageGetPayload<{ select: typeof messageSelect }>;
 
+/** What MessagesService needs of this repository (unit tests give fakes). */
+export type MessagesStore = Pick<MessagesRepository, 'transaction' | 'page' | 'markRead' | 'insert'>;
+
 export class MessagesRepository {
   constructor(private readonly prisma: PrismaClient) {}
 

@@ -4,9 +4,9 @@ import { ConversationRead, MessageSent, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
 import { CatalogUnavailableError, whenCatalogUnavailable, type CatalogClient } from '@msp/runtime';
 import { emptyResources, renderResources } from '../../clients/catalog.client.js';
-import type { ConversationRef, ConversationsRepository } from '../conversations/conversations.repository.js';
+import type { ConversationRef, ConversationsStore } from '../conversations/conversations.repository.js';
 import { resourceIds, splitIds, toMessage } from './message.mapper.js';
-import type { MessagesRepository, StoredResource } from './messages.repository.js';
+import type { MessagesStore, StoredResource } from './messages.repository.js';
 
 /** R16 limits. */
 export const MAX_BODY_CHARS = 2000;
@@ -48,8 +48,8 @@ export function normaliseSendInput(input: SendInput): { content: string; resourc
 /** MSG-3 and MSG-4. Collaborators are given (app.ts wires them), so a test can pass fakes. */
 export class MessagesService {
   constructor(
-    private readonly repo: MessagesRepository,
-    private readonly conversations: ConversationsRepository,
+    private readonly repo: MessagesStore,
+    private readonly conversations: ConversationsStore,
     private readonly catalog: Pick<CatalogClient, 'tracks' | 'playlists'>,
   ) {}
 

@@ -20,12 +20,11 @@ export const relationsRepository = {
   },
 
   /** R7: a block removes follows both ways. */
+  async unfollowBothWays(tx: SqlExecutor, a: number, b: number): Promise<void> {
+    await tx.$executeRawUnsafe('DELETE FROM follows WHERE (follower_id = $1 AND followee_id = $2) OR (follower_id = $2 AND followee_id = $1)', a, b);
+  },
+
   async block(tx: SqlExecutor, blockerId: number, blockedId: number, at: string): Promise<void> {
-    await tx.$executeRawUnsafe(
-      'DELETE FROM follows WHERE (follower_id = $1 AND followee_id = $2) OR (follower_id = $2 AND followee_id = $1)',
-      blockerId,
-      blockedId,
-    );
     await tx.$executeRawUnsafe(
       'INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES ($1, $2, $3::timestamptz) ON CONFLICT DO NOTHING',
       blockerId,
@@ -38,7 +37,7 @@ export const relationsRepository = {
     await tx.$executeRawUnsafe('DELETE FROM blocks WHERE blocker_id = $1 AND blocked_id = $2', blockerId, blockedId);
   },
 
-  async ban(tx: SqlExecutor, userId: number, bannedAt: string): Promise<void> {
+  async ban(tx: SqlExecutor, { userId, bannedAt }: { userId: number; bannedAt: string }): Promise<void> {
     await tx.$executeRawUnsafe(
       `INSERT INTO banned_users (user_id, banned_at, is_banned) VALUES ($1, $2::timestamptz, true)
        ON CONFLICT (user_id) DO UPDATE SET banned_at = EXCLUDED.banned_at, is_banned = true`,
@@ -47,7 +46,7 @@ export const relationsRepository = {
     );
   },
 
-  async unban(tx: SqlExecutor, userId: number): Promise<void> {
+  async unban(tx: SqlExecutor, { userId }: { userId: number }): Promise<void> {
     await unhide(tx, userId, 'is_banned');
   },
 

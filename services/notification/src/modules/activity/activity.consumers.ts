@@ -10,19 +10,15 @@ import {
   TrackDeleted,
   TrackDuplicateFound,
   TrackPublished,
-  UserBanned,
-  UserBlocked,
   UserFollowed,
-  UserUnbanned,
-  UserUnblocked,
-  UserUnfollowed,
   type NatsConnection,
 } from '@msp/events';
-import type { Logger } from '@msp/runtime';
+import { bansCopy, blocksCopy, followsCopy, onEvent, startProjection, type Logger } from '@msp/runtime';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { NotificationCreator } from '../notifications/notification.creator.js';
 import { projectionsRepository as projections } from './projections.repository.js';
 
+type Tx = Prisma.TransactionClient;
 type TrackDuplicateFoundData = (typeof TrackDuplicateFound.schema)['_output'];
 
 interface Deps {
@@ -39,43 +35,46 @@ interface Deps {
  */
 function socialActivity(deps: Deps) {
   const { creator } = deps;
-  return new DurableConsumer({ nc: deps.nc, db: deps.prisma, logger: deps.logger, service: 'notification', name: 'social-activity', from: 'social' })
-    .on(UserFollowed, async (d, _e, tx) => {
-      await projections.follow(tx, d.followerId, d.followeeId);
-      await creator.create(
-        tx,
-        { recipientId: d.followeeId, actorId: d.followerId, type: 'FOLLOW', resourceType: 'USER', resourceId: d.followerId },
-        new Date(d.at),
-      );
-    })
-    .on(ItemLiked, async (d, _e, tx) => {
-      await creator.create(tx, { recipientId: d.ownerId, actorId: d.userId, type: 'LIKE', resourceType: d.targetType, resourceId: d.targetId }, new Date(d.at));
-    })
-    .on(ItemReposted, async (d, _e, tx) => {
-      await creator.create(
-        tx,
-        { recipientId: d.ownerId, actorId: d.userId, type: 'REPOST', resourceType: d.targetType, resourceId: d.targetId },
-        new Date(d.at),
-      );
-    })
-    .on(CommentAdded, async (d, _e, tx) => {
-      // A reply notifies the author of the comment it answers; a top-level comment the artist.
-      const reply = d.replyToCommentId !== null && d.parentAuthorId !== null;
-      await creator.create(
-        tx,
-        {
-          recipientId: reply ? d.parentAuthorId! : d.trackOwnerId,
-          actorId: d.authorId,
-          type: reply ? 'REPLY' : 'COMMENT',
-          resourceType: 'TRACK',
-          resourceId: d.trackId,
-        },
-        new Date(d.at),
-      );
-    })
-    .on(UserUnfollowed, (d, _e, tx) => projections.unfollow(tx, d.followerId, d.followeeId))
-    .on(UserBlocked, (d, _e, tx) => projections.block(tx, d.blockerId, d.blockedId, new Date(d.at)))
-    .on(UserUnblocked, (d, _e, tx) => projections.unblock(tx, d.blockerId, d.blockedId));
+  return startProjection<Tx>(
+    {
+      service: 'notification',
+      name: 'social-activity',
+      from: 'social',
+      steps: [
+        ...followsCopy(projections),
+        ...blocksCopy(projections),
+        onEvent(UserFollowed, (d, tx: Tx) =>
+          creator.create(
+            tx,
+            { recipientId: d.followeeId, actorId: d.followerId, type: 'FOLLOW', resourceType: 'USER', resourceId: d.followerId },
+            new Date(d.at),
+          ),
+        ),
+        onEvent(ItemLiked, (d, tx: Tx) =>
+          creator.create(tx, { recipientId: d.ownerId, actorId: d.userId, type: 'LIKE', resourceType: d.targetType, resourceId: d.targetId }, new Date(d.at)),
+        ),
+        onEvent(ItemReposted, (d, tx: Tx) =>
+          creator.create(tx, { recipientId: d.ownerId, actorId: d.userId, type: 'REPOST', resourceType: d.targetType, resourceId: d.targetId }, new Date(d.at)),
+        ),
+        onEvent(CommentAdded, (d, tx: Tx) => {
+          // A reply notifies the author of the comment it answers; a top-level comment the artist.
+          const reply = d.replyToCommentId !== null && d.parentAuthorId !== null;
+          return creator.create(
+            tx,
+            {
+              recipientId: reply ? d.parentAuthorId! : d.trackOwnerId,
+              actorId: d.authorId,
+              type: reply ? 'REPLY' : 'COMMENT',
+              resourceType: 'TRACK',
+              resourceId: d.trackId,
+            },
+            new Date(d.at),
+          );
+        }),
+      ],
+    },
+    { nc: deps.nc, db: deps.prisma, logger: deps.logger },
+  );
 }
 
 /** DM notifications (R15, R16) from messaging; WS-4 itself is the realtime consumer's job. */
@@ -126,14 +125,16 @@ function catalogRefs(deps: Deps) {
 
 /** R14: a banned user's notifications disappear for others (filtered at read), and none are created. */
 function bans(deps: Deps) {
-  return new DurableConsumer({ nc: deps.nc, db: deps.prisma, logger: deps.logger, service: 'notification', name: 'bans', from: 'identity' })
-    .on(UserBanned, (d, _e, tx) => projections.ban(tx, d.userId, new Date(d.bannedAt)))
-    .on(UserUnbanned, (d, _e, tx) => projections.unban(tx, d.userId));
+  return startProjection<Tx>(
+    { service: 'notification', name: 'bans', from: 'identity', steps: bansCopy(projections) },
+    { nc: deps.nc, db: deps.prisma, logger: deps.logger },
+  );
 }
 
 /** Starts every consumer that turns other services' events into notifications or their inputs. */
 export async function startActivityConsumers(deps: Deps): Promise<Array<{ stop(): Promise<void> }>> {
-  const consumers = [socialActivity(deps), directMessages(deps), catalogRefs(deps), bans(deps)];
-  for (const c of consumers) await c.start();
-  return consumers;
+  const social = await socialActivity(deps);
+  const others = [directMessages(deps), catalogRefs(deps)];
+  for (const c of others) await c.start();
+  return [social, ...others, await bans(deps)];
 }

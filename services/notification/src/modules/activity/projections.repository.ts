@@ -18,10 +18,12 @@ export const projectionsRepository = {
   },
 
   /** R7: a block removes follows both ways. */
-  async block(tx: Tx, blockerId: number, blockedId: number, at: Date): Promise<void> {
-    await tx.$executeRaw`DELETE FROM follows WHERE (follower_id = ${blockerId} AND followee_id = ${blockedId})
-                                               OR (follower_id = ${blockedId} AND followee_id = ${blockerId})`;
-    await tx.$executeRaw`INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (${blockerId}, ${blockedId}, ${at}) ON CONFLICT DO NOTHING`;
+  async unfollowBothWays(tx: Tx, a: number, b: number): Promise<void> {
+    await tx.$executeRaw`DELETE FROM follows WHERE (follower_id = ${a} AND followee_id = ${b}) OR (follower_id = ${b} AND followee_id = ${a})`;
+  },
+
+  async block(tx: Tx, blockerId: number, blockedId: number, at: string): Promise<void> {
+    await tx.$executeRaw`INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (${blockerId}, ${blockedId}, ${new Date(at)}) ON CONFLICT DO NOTHING`;
   },
 
   async unblock(tx: Tx, blockerId: number, blockedId: number): Promise<void> {
@@ -48,12 +50,12 @@ export const projectionsRepository = {
     await tx.$executeRaw`UPDATE playlist_refs SET is_deleted = true WHERE playlist_id = ${playlistId}`;
   },
 
-  async ban(tx: Tx, userId: number, bannedAt: Date): Promise<void> {
-    await tx.$executeRaw`INSERT INTO banned_users (user_id, banned_at) VALUES (${userId}, ${bannedAt})
+  async ban(tx: Tx, { userId, bannedAt }: { userId: number; bannedAt: string }): Promise<void> {
+    await tx.$executeRaw`INSERT INTO banned_users (user_id, banned_at) VALUES (${userId}, ${new Date(bannedAt)})
       ON CONFLICT (user_id) DO UPDATE SET banned_at = EXCLUDED.banned_at`;
   },
 
-  async unban(tx: Tx, userId: number): Promise<void> {
+  async unban(tx: Tx, { userId }: { userId: number }): Promise<void> {
     await tx.$executeRaw`DELETE FROM banned_users WHERE user_id = ${userId}`;
   },
 };

@@ -20,7 +20,7 @@ export async function startUserDeletion<Tx extends SqlExecutor>(options: {
   const consumer = new DurableConsumer<Tx>({ ...options, service: 'notification', name: 'user-deletion', from: 'identity' }).onLongRunning(
     UserDeleted,
     async ({ userId }) => {
-      await repo.removeAll(options.db, userId);
+      await repo.removeAll(options.db, userId, options.logger);
       await options.badge.forget(userId);
     },
   );

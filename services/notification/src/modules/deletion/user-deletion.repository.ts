@@ -1,7 +1,10 @@
 import type { SqlExecutor, TransactionalClient } from '@msp/events';
+import { removeInBatches, type Logger } from '@msp/runtime';
 
 /** Rows per statement (and transaction): small, so no other user's write waits long on a lock. */
 export const DELETION_BATCH = 300;
+/** Outbox rows one statement looks at (by `seq`, in order), whether or not they name the user. */
+export const OUTBOX_SCAN = 2000;
 
 /** JSON fields of a webhook delivery body that name a user (webhooks.consumers.ts). */
 const USER_FIELDS = 'userId|ownerId|authorId|trackOwnerId|followerId|followeeId|senderId|recipientId|artistId';
@@ -37,15 +40,6 @@ export class UserDeletionRepository {
     },
     { table: 'webhook_endpoints', sql: this.batch('webhook_endpoints', 'id', 'owner_id = $1') },
     { table: 'webhook_apps', sql: this.batch('webhook_apps', 'app_id', 'owner_id = $1') },
-    // Published events naming them (a Notification record carries its actor's username in `user`); unpublished ones are the relay's.
-    {
-      table: 'outbox_event',
-      sql: this.batch(
-        'outbox_event',
-        'id',
-        `published_at IS NOT NULL AND $1::int::text IN (payload->'data'->>'recipientId', payload->'data'->'notification'->'user'->>'id')`,
-      ),
-    },
     { table: 'user_summaries', sql: 'DELETE FROM user_summaries WHERE user_id = $1' },
   ];
 
@@ -63,15 +57,39 @@ export class UserDeletionRepository {
   }
 
   /**
-   * Every step (of the tables this database has) in batches, each in its own transaction, until
-   * it removes nothing.
+   * Published events naming them (a Notification record carries its actor's username in `user`)
+   * among the OUTBOX_SCAN outbox rows after `afterSeq` in commit order (a keyset on `seq`: one
+   * pass over the outbox, not a scan of the whole table per batch); unpublished ones are the relay's.
    */
-  async removeAll(db: TransactionalClient, userId: number): Promise<void> {
+  async publishedEventsBatch(db: SqlExecutor, userId: number, afterSeq: bigint | undefined): Promise<{ removed: number; next: bigint | null }> {
+    const [row] = await db.$queryRawUnsafe<Array<{ scanned: number; last: bigint | null; removed: number }>>(
+      `WITH s AS (SELECT seq, published_at, payload FROM outbox_event WHERE seq > $2 ORDER BY seq LIMIT ${OUTBOX_SCAN}),
+            d AS (DELETE FROM outbox_event o USING s
+                   WHERE o.seq = s.seq AND s.published_at IS NOT NULL
+                     AND $1::int::text IN (s.payload->'data'->>'recipientId', s.payload->'data'->'notification'->'user'->>'id')
+                  RETURNING 1)
+       SELECT (SELECT count(*)::int FROM s) AS scanned, (SELECT max(seq) FROM s) AS last, (SELECT count(*)::int FROM d) AS removed`,
+      userId,
+      afterSeq ?? 0n,
+    );
+    return { removed: row?.removed ?? 0, next: row && row.scanned === OUTBOX_SCAN ? row.last : null };
+  }
+
+  /**
+   * Every step (of the tables this database has) in batches, each in its own transaction, until
+   * it removes nothing (`removeInBatches`); the published events before the user copy.
+   */
+  async removeAll(db: TransactionalClient, userId: number, logger?: Pick<Logger, 'debug' | 'warn'>): Promise<void> {
     const tables = await this.existingTables(db);
+    const removal = (name: string) => ({ name: `notification.${name}`, logger, context: { userId } });
     for (const step of this.steps) {
       if (!tables.has(step.table)) continue;
-      let removed = 1;
-      while (removed > 0) removed = await db.$transaction((tx) => tx.$executeRawUnsafe(step.sql, userId), { maxWait: 10_000, timeout: 15_000 });
+      if (step.table === 'user_summaries') {
+        await removeInBatches<bigint>((after) => this.publishedEventsBatch(db, userId, after), removal('outbox_event'));
+      }
+      await removeInBatches(() => db.$transaction((tx) => tx.$executeRawUnsafe(step.sql, userId), TX_OPTIONS), removal(step.table));
     }
   }
 }
+
+const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };

@@ -1,21 +1,6 @@
-import { NotificationExportPartReady, type NatsConnection, type SqlExecutor, type TransactionalClient } from '@msp/events';
-import { startExportPartProducer, type Logger } from '@msp/runtime';
-import type { ObjectStorage } from '@msp/storage';
+import { NotificationExportPartReady } from '@msp/events';
+import { defineExportPart } from '@msp/runtime';
 import { NotificationExportRepository } from './export.repository.js';
 
 /** notification--account-export: notification's part of an account export (docs/account-control.md "Export"). */
-export function startNotificationExport<Tx extends SqlExecutor>(options: {
-  nc: NatsConnection;
-  db: TransactionalClient<Tx>;
-  logger: Logger;
-  storage: ObjectStorage;
-}) {
-  const repo = new NotificationExportRepository(options.db);
-  return startExportPartProducer({
-    ...options,
-    service: 'notification',
-    event: NotificationExportPartReady,
-    sections: (u) => repo.sections(u),
-    files: () => Promise.resolve([]),
-  });
-}
+export const startNotificationExport = defineExportPart('notification', NotificationExportPartReady, (db) => new NotificationExportRepository(db));

@@ -5,8 +5,9 @@ const PAGE = 500;
 
 /**
  * Notification's part of an account export (ACC-1, docs/account-control.md "Export"): the user's
- * notifications (the actor by username and display name), preferences and registered devices (type
- * and date only: a push token is a credential).
+ * notifications (the actor by username and display name), preferences, registered devices (type
+ * and date only: a push token is a credential), and the webhooks of the user's apps with their
+ * delivery log (APP-19, APP-21: never a webhook's secret).
  */
 export class NotificationExportRepository {
   constructor(private readonly db: SqlExecutor) {}
@@ -37,6 +38,26 @@ export class NotificationExportRepository {
             WHERE n.recipient_id = $1 AND n.id > $2 ORDER BY n.id LIMIT ${PAGE}`,
           userId,
           last?.id ?? 0,
+        ),
+      ),
+      webhooks: pages<unknown>(async (last) =>
+        last
+          ? []
+          : this.db.$queryRawUnsafe(
+              `SELECT id, app_id AS "appId", url, events, status, failing_since AS "failingSince", disabled_at AS "disabledAt", created_at AS "createdAt"
+                 FROM webhook_endpoints WHERE owner_id = $1 ORDER BY id`,
+              userId,
+            ),
+      ),
+      webhookDeliveries: pages<{ seq: string }>((last) =>
+        this.db.$queryRawUnsafe(
+          `SELECT d.seq::text AS seq, d.id, d.endpoint_id AS "webhookId", d.event_id AS "eventId", d.event_type AS "eventType", d.body, d.status,
+                  d.attempts, d.response_code AS "responseCode", d.latency_ms AS "latencyMs", d.last_error AS "lastError",
+                  d.redelivery_of AS "redeliveryOf", d.created_at AS "createdAt", d.delivered_at AS "deliveredAt"
+             FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+            WHERE e.owner_id = $1 AND d.seq > $2::bigint ORDER BY d.seq LIMIT ${PAGE}`,
+          userId,
+          last?.seq ?? '0',
         ),
       ),
     };

@@ -10,6 +10,8 @@ export interface NotificationInput {
   resourceType: 'TRACK' | 'PLAYLIST' | 'USER';
   resourceId: number;
   conversationId?: number | null;
+  /** A platform notice's own title and link (WEBHOOK_DISABLED: the webhook's URL). */
+  target?: { title: string | null; url: string | null };
 }
 
 export type CreateOutcome = 'created' | 'own-action' | 'blocked' | 'banned' | 'preference-off' | 'duplicate';
@@ -30,6 +32,7 @@ export const PREFERENCE_OF: Record<NotificationType, keyof NotificationPreferenc
   UPLOAD_HELD_BACK: null,
   TRACK_COPY_DETECTED: null,
   EXPORT_READY: null,
+  WEBHOOK_DISABLED: null,
 };
 
 /** The R15 window in which one actor, type and resource give at most one notification. */
@@ -79,6 +82,7 @@ export class NotificationCreator {
 
   /** What the target looked like at creation: the fallback when a copy is gone later. */
   private async targetSnapshot(tx: Prisma.TransactionClient, input: NotificationInput): Promise<{ title: string | null; url: string | null }> {
+    if (input.target) return input.target;
     if (input.type === 'DM' && input.conversationId) return { title: null, url: webPaths.conversation(input.conversationId) };
     if (input.resourceType === 'TRACK' || input.resourceType === 'PLAYLIST') {
       const target = await this.store.targetOf(tx, input.resourceType, input.resourceId);

@@ -41,6 +41,7 @@ function target(row: NotificationViewRow, actor: UserSummary): { title: string |
         url: row.playlistSlug && row.playlistOwner ? webPaths.playlist(row.playlistOwner, row.playlistSlug) : row.storedUrl,
       };
     default:
+      if (row.type === 'WEBHOOK_DISABLED') return { title: row.storedTitle, url: row.storedUrl };
       if (row.type === 'DM' && row.conversationId !== null) return { title: null, url: webPaths.conversation(row.conversationId) };
       return { title: null, url: row.actorUsername ? webPaths.profile(actor.username) : row.storedUrl };
   }

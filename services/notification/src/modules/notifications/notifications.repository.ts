@@ -80,6 +80,9 @@ const VIEW_JOINS = Prisma.sql`
   LEFT JOIN playlist_refs p ON n.resource_type = 'PLAYLIST' AND p.playlist_id = n.resource_id
   LEFT JOIN user_summaries pu ON pu.user_id = p.owner_id`;
 
+/** What NotificationsService needs of this repository (unit tests give fakes). */
+export type NotificationsStore = Pick<NotificationsRepository, 'page' | 'countUnread' | 'markAllReadAndAnnounce'>;
+
 export class NotificationsRepository {
   constructor(private readonly prisma: PrismaClient) {}
 

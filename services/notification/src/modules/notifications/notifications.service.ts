@@ -1,12 +1,12 @@
 import { toPage, type MessageResponse, type Notification, type Page, type UnreadCount } from '@msp/contracts';
 import type { BadgeCounter } from './badge.counter.js';
 import { toNotification } from './notification.mapper.js';
-import type { NotificationsRepository } from './notifications.repository.js';
+import type { NotificationsStore } from './notifications.repository.js';
 
 /** NOT-1…NOT-4. Collaborators are given (app.ts wires them), so a test can pass fakes. */
 export class NotificationsService {
   constructor(
-    private readonly repo: NotificationsRepository,
+    private readonly repo: NotificationsStore,
     private readonly badge: Pick<BadgeCounter, 'get' | 'set'>,
   ) {}
 

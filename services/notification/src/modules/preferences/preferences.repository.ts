@@ -2,6 +2,9 @@ import type { NotificationPreferences } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { preferencesSelect } from './preferences.mapper.js';
 
+/** What PreferencesService needs of this repository (unit tests give fakes). */
+export type PreferencesStore = Pick<PreferencesRepository, 'find' | 'upsert'>;
+
 export class PreferencesRepository {
   constructor(private readonly prisma: PrismaClient) {}
 

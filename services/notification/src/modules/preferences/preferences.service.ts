@@ -1,9 +1,9 @@
 import type { NotificationPreferences } from '@msp/contracts';
 import { toPreferences } from './preferences.mapper.js';
-import type { PreferencesRepository } from './preferences.repository.js';
+import type { PreferencesStore } from './preferences.repository.js';
 
 export class PreferencesService {
-  constructor(private readonly repo: PreferencesRepository) {}
+  constructor(private readonly repo: PreferencesStore) {}
 
   /** NOT-5. */
   async get(userId: number): Promise<NotificationPreferences> {

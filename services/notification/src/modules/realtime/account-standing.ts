@@ -29,6 +29,9 @@ export function lockRefusal(status: string | null, now = Date.now()): Refusal | 
   return null;
 }
 
+/** The part of Redis the standing check reads through (unit tests give a fake pipeline). */
+export type RevocationReader = Pick<Redis, 'pipeline'>;
+
 export interface StandingQuery {
   userId: number;
   sessionId: string;
@@ -40,7 +43,7 @@ export interface StandingQuery {
  * Checks the revocation keys identity writes (revoked session, banned/suspended user) for many
  * sessions in one round trip. Throws when Redis cannot answer: callers fail closed.
  */
-export async function checkStanding(redis: Redis, sessions: readonly StandingQuery[]): Promise<Array<Refusal | null>> {
+export async function checkStanding(redis: RevocationReader, sessions: readonly StandingQuery[]): Promise<Array<Refusal | null>> {
   if (sessions.length === 0) return [];
   const pipeline = redis.pipeline();
   for (const s of sessions) {

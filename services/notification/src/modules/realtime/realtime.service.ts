@@ -1,9 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from '@msp/runtime';
 import { KeysUnavailableError, TokenRejectedError, type AccessTokenVerifier, type Principal } from './access-token.verifier.js';
-import { checkStanding } from './account-standing.js';
-import type { SessionRegistry } from './session.registry.js';
-import type { AuthResult } from './stomp-session.js';
+import { checkStanding, type RevocationReader } from './account-standing.js';
+import type { AuthResult, StompSession } from './stomp-session.js';
 import { placeholderStatus, statusRank, type TrackStatusStore } from './track-status.store.js';
 
 const SWEEP_BATCH = 500;
@@ -11,10 +9,10 @@ const SWEEP_BATCH = 500;
 /** The rules of the realtime endpoint: who may connect, what a track-status subscriber is sent. */
 export class RealtimeService {
   constructor(
-    private readonly verifier: AccessTokenVerifier,
-    private readonly redis: Redis,
-    private readonly store: TrackStatusStore,
-    private readonly logger: Logger,
+    private readonly verifier: Pick<AccessTokenVerifier, 'verify'>,
+    private readonly redis: RevocationReader,
+    private readonly store: Pick<TrackStatusStore, 'last'>,
+    private readonly logger: Pick<Logger, 'warn' | 'error'>,
   ) {}
 
   /**
@@ -60,7 +58,7 @@ export class RealtimeService {
    * Closes this process's sessions whose token was revoked or whose user got locked since CONNECT:
    * covers logouts (no event) and ban events missed while NATS was unreachable.
    */
-  async sweep(registry: SessionRegistry): Promise<void> {
+  async sweep(registry: { connected(): ReadonlyArray<Pick<StompSession, 'principal' | 'fail'>> }): Promise<void> {
     const sessions = registry.connected();
     for (let i = 0; i < sessions.length; i += SWEEP_BATCH) {
       const batch = sessions.slice(i, i + SWEEP_BATCH).filter((s) => s.principal !== null);

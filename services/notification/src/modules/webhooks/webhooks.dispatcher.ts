@@ -5,7 +5,7 @@ import { backoffDelayMs, DurableWorker } from '@msp/events';
 import type { Logger } from '@msp/runtime';
 import { resolveTarget, WebhookTargetError, type WebhookUrlPolicy } from './webhooks.policy.js';
 import { signWebhook } from './webhooks.signature.js';
-import type { ClaimedDelivery, WebhooksRepository } from './webhooks.repository.js';
+import type { ClaimedDelivery, DeliveredOutcome, FailedOutcome as RecordedFailure, WebhooksRepository } from './webhooks.repository.js';
 import { WEBHOOK_CHANNEL } from './webhooks.repository.js';
 
 export interface DispatcherOptions {
@@ -14,6 +14,8 @@ export interface DispatcherOptions {
   retryWindowMs: number;
   timeoutMs: number;
   concurrency: number;
+  /** Connections kept open per receiving origin (host and port), at most. */
+  connectionsPerOrigin: number;
   pollMs: number;
   logDays: number;
   databaseUrl: string;
@@ -27,11 +29,21 @@ export interface SendResult {
   error: string | null;
 }
 
-/** Connections are kept alive; each new one is opened to the checked address (the request's `lookup`). */
-const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 16, timeout: 30_000 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 16, timeout: 30_000 }),
-};
+/**
+ * Connections are kept alive and reused, at most `connectionsPerOrigin` per host and port (the
+ * agents' `maxSockets`; more requests to one origin wait for a free connection). Each new
+ * connection is opened to the checked address (the request's `lookup`).
+ */
+const agents = new Map<number, { http: http.Agent; https: https.Agent }>();
+function agentsFor(connectionsPerOrigin: number) {
+  let pair = agents.get(connectionsPerOrigin);
+  if (!pair) {
+    const options = { keepAlive: true, maxSockets: connectionsPerOrigin, maxFreeSockets: connectionsPerOrigin, timeout: 30_000 };
+    pair = { http: new http.Agent(options), https: new https.Agent(options) };
+    agents.set(connectionsPerOrigin, pair);
+  }
+  return pair;
+}
 
 /**
  * One POST to the endpoint. The host is resolved and checked here (SSRF policy) and the connection
@@ -42,10 +54,12 @@ export async function sendWebhook(
   url: string,
   body: string,
   secret: string,
-  options: { timeoutMs: number; policy: WebhookUrlPolicy; resolve?: Parameters<typeof resolveTarget>[2] },
+  options: { timeoutMs: number; policy: WebhookUrlPolicy; connectionsPerOrigin?: number; resolve?: Parameters<typeof resolveTarget>[2] },
 ): Promise<SendResult> {
   const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
+  /** When the request got its connection: `latencyMs` is the receiver's time, not the wait for a connection. */
+  let sentAt = started;
+  const elapsed = () => Math.round(performance.now() - sentAt);
   let target;
   try {
     target = await resolveTarget(url, options.policy, options.resolve);
@@ -75,14 +89,20 @@ export async function sendWebhook(
     };
     const req = mod.request(
       target.url,
-      { method: 'POST', headers, lookup: pinned, agent: secure ? agents.https : agents.http, timeout: options.timeoutMs },
+      { method: 'POST', headers, lookup: pinned, agent: agentsFor(options.connectionsPerOrigin ?? 16)[secure ? 'https' : 'http'], timeout: options.timeoutMs },
       (res) => {
         res.on('data', () => undefined);
         res.on('end', () => done({ status: res.statusCode ?? 0, latencyMs: elapsed(), error: null }));
         res.on('error', () => done({ status: res.statusCode ?? 0, latencyMs: elapsed(), error: null }));
       },
     );
-    const timer = setTimeout(() => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    // The timeout runs from the moment the request has a connection (not while it waits for one of
+    // the origin's connections), so deliveries queued behind a slow receiver are not failed unsent.
+    let timer: NodeJS.Timeout | undefined;
+    req.once('socket', () => {
+      sentAt = performance.now();
+      timer = setTimeout(() => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    });
     req.on('timeout', () => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)));
     req.on('error', (err) => done({ status: null, latencyMs: elapsed(), error: err.message }));
     req.on('close', () => clearTimeout(timer));
@@ -112,18 +132,25 @@ export function nextAttempt(
 
 const LEASE_SECONDS = 60;
 
+/** A failed attempt, and whether its retry window is over (it gave up). */
+type FailedOutcome = RecordedFailure & { exhausted: boolean };
+
 /**
- * The webhook dispatcher: a `DurableWorker` that claims due deliveries (the oldest pending one per
- * endpoint and resource) and sends up to `concurrency` at once; woken by the NOTIFY of the commit
- * that queued them. Retries back off exponentially for the retry window; an endpoint failing for the
- * whole window is disabled; 410 removes it. Once an hour it drops log entries older than `logDays`.
+ * The webhook dispatcher: a `DurableWorker` that claims due deliveries in batches (the oldest
+ * pending one per endpoint and resource, so each claimed row can go at once) and sends up to
+ * `concurrency` at once, at most `connectionsPerOrigin` per receiver; woken by the NOTIFY of the
+ * commit that queued them. Outcomes are recorded together (one transaction for what finished
+ * meanwhile); recording a delivery's outcome is what makes the next one of its resource claimable.
+ * Retries back off exponentially for the retry window; an endpoint failing for the whole window is
+ * disabled; 410 removes it. Once an hour it drops log entries older than `logDays`.
  */
 export class WebhookDispatcher {
   private readonly worker: DurableWorker;
   private readonly inFlight = new Set<string>();
   private readonly tasks = new Set<Promise<void>>();
-  /** Successes waiting to be recorded in one statement (a few ms at most). */
-  private successes: { id: string; responseCode: number; latencyMs: number }[] = [];
+  /** Outcomes waiting to be recorded together (the time of one transaction at most). */
+  private delivered: DeliveredOutcome[] = [];
+  private failed: FailedOutcome[] = [];
   private flushing: Promise<void> | null = null;
   private lastPurge = 0;
 
@@ -151,27 +178,7 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     await this.worker.stop();
     await Promise.allSettled([...this.tasks]);
-    await this.flushSuccesses();
-  }
-
-  /**
-   * Records the successes gathered so far in one statement, then wakes the worker (the next
-   * delivery of each resource becomes claimable). A crash before it only means a second delivery.
-   */
-  private flushSuccesses(): Promise<void> {
-    if (this.flushing) return this.flushing;
-    if (this.successes.length === 0) return Promise.resolve();
-    const rows = this.successes;
-    this.successes = [];
-    this.flushing = this.repo
-      .deliveredMany(rows)
-      .catch((err: unknown) => this.logger.warn({ err, deliveries: rows.length }, 'webhook successes not recorded; sent again when their leases end'))
-      .finally(() => {
-        this.flushing = null;
-        this.worker.wake();
-        if (this.successes.length > 0) void this.flushSuccesses();
-      });
-    return this.flushing;
+    while (this.flushing || this.delivered.length + this.failed.length > 0) await this.flushOutcomes();
   }
 
   wake(): void {
@@ -179,8 +186,58 @@ export class WebhookDispatcher {
   }
 
   /**
+   * Records the outcomes gathered so far (one at a time; what finishes meanwhile waits for the
+   * next), then wakes the worker: the next delivery of each resource becomes claimable. A crash
+   * before it only means a second delivery (at least once).
+   */
+  private flushOutcomes(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (this.delivered.length === 0 && this.failed.length === 0) return Promise.resolve();
+    const delivered = this.delivered;
+    const failed = this.failed;
+    this.delivered = [];
+    this.failed = [];
+    this.flushing = this.repo
+      .recordOutcomes(delivered, failed)
+      .then((r) => {
+        return r;
+      })
+      .then((failingSince) => this.disableExhausted(failed, failingSince))
+      .catch((err: unknown) =>
+        this.logger.warn({ err, deliveries: delivered.length + failed.length }, 'webhook outcomes not recorded; sent again when their leases end'),
+      )
+      .finally(() => {
+        this.flushing = null;
+        this.worker.wake();
+        if (this.delivered.length + this.failed.length > 0) void this.flushOutcomes();
+      });
+    return this.flushing;
+  }
+
+  /**
+   * Failing for the window: counted from the first failure since the last success. A delivery that
+   * gave up at the end of its window ends it too (its last attempt is within one backoff of the end).
+   */
+  private async disableExhausted(failed: FailedOutcome[], failingSince: Map<number, Date>): Promise<void> {
+    const now = Date.now();
+    const { retryWindowMs, backoffMaxMs } = this.options;
+    const due = new Set<number>();
+    for (const f of failed) {
+      const since = failingSince.get(f.endpointId);
+      if (!since) continue;
+      const failingFor = now - since.getTime();
+      if (failingFor >= retryWindowMs || (f.exhausted && failingFor >= retryWindowMs - 2 * backoffMaxMs)) due.add(f.endpointId);
+    }
+    for (const endpointId of due) {
+      if (await this.repo.disable(endpointId)) {
+        this.logger.warn({ webhookId: endpointId, failingSince: failingSince.get(endpointId) }, 'webhook endpoint failing for the retry window; disabled');
+      }
+    }
+  }
+
+  /**
    * Claims as many deliveries as there are free slots and starts them without waiting, so a slow
-   * endpoint holds one slot, not the whole batch; each finished delivery wakes the worker again.
+   * endpoint holds one slot, not the whole batch; each finished delivery queues its outcome.
    */
   private async batch() {
     await this.purgeHourly();
@@ -191,45 +248,40 @@ export class WebhookDispatcher {
     for (const d of claimed) {
       this.inFlight.add(d.id);
       const task: Promise<void> = this.deliver(d)
-        .then(() => undefined)
         .catch((err: unknown) => this.logger.warn({ err, deliveryId: d.id }, 'webhook delivery not recorded; retried when its lease ends'))
         .finally(() => {
           this.inFlight.delete(d.id);
           this.tasks.delete(task);
-          if (this.successes.length > 0) void this.flushSuccesses();
-          else this.worker.wake();
+          void this.flushOutcomes();
+          this.worker.wake();
         });
       this.tasks.add(task);
     }
     return { done: claimed.length, more: claimed.length === free };
   }
 
-  private async deliver(d: ClaimedDelivery): Promise<boolean> {
+  private async deliver(d: ClaimedDelivery): Promise<void> {
     const result = await sendWebhook(d.url, d.body, d.secret, this.options);
     const outcome = classify(result.status);
     if (outcome === 'delivered') {
-      if (d.failing_since !== null) await this.repo.delivered(d.id, d.endpoint_id, result.status!, result.latencyMs, true);
-      else this.successes.push({ id: d.id, responseCode: result.status!, latencyMs: result.latencyMs });
-      return true;
+      this.delivered.push({ id: d.id, endpointId: d.endpoint_id, responseCode: result.status!, latencyMs: result.latencyMs });
+      return;
     }
     if (outcome === 'gone') {
       await this.repo.deleteEndpoint(d.endpoint_id);
       this.logger.info({ webhookId: d.endpoint_id }, 'webhook endpoint answered 410 Gone; subscription removed');
-      return false;
+      return;
     }
-    const now = Date.now();
-    const retryAt = outcome === 'retry' ? nextAttempt(d.attempts, new Date(d.created_at), now, this.options) : null;
-    const error = result.error ?? `HTTP ${result.status}`;
-    const failingSince = await this.repo.failed(d.id, d.endpoint_id, { responseCode: result.status, latencyMs: result.latencyMs, error }, retryAt);
-    // Failing for the window: counted from the first failure since the last success. A delivery that
-    // gave up at the end of its window ends it too (its last attempt is within one backoff of the end).
-    const failingFor = now - failingSince.getTime();
-    const exhausted = outcome === 'retry' && retryAt === null;
-    const disable = failingFor >= this.options.retryWindowMs || (exhausted && failingFor >= this.options.retryWindowMs - 2 * this.options.backoffMaxMs);
-    if (disable && (await this.repo.disable(d.endpoint_id))) {
-      this.logger.warn({ webhookId: d.endpoint_id, failingSince }, 'webhook endpoint failing for the retry window; disabled');
-    }
-    return false;
+    const retryAt = outcome === 'retry' ? nextAttempt(d.attempts, new Date(d.created_at), Date.now(), this.options) : null;
+    this.failed.push({
+      id: d.id,
+      endpointId: d.endpoint_id,
+      retryAt,
+      responseCode: result.status,
+      latencyMs: result.latencyMs,
+      error: result.error ?? `HTTP ${result.status}`,
+      exhausted: outcome === 'retry' && retryAt === null,
+    });
   }
 
   private async purgeHourly(): Promise<void> {

@@ -50,6 +50,24 @@ export interface ClaimedDelivery {
   failing_since: Date | null;
 }
 
+/** A 2xx answer to record. */
+export interface DeliveredOutcome {
+  id: string;
+  endpointId: number;
+  responseCode: number;
+  latencyMs: number;
+}
+
+/** A failed attempt to record: retried at `retryAt`, or FAILED for good when null. */
+export interface FailedOutcome {
+  id: string;
+  endpointId: number;
+  retryAt: Date | null;
+  responseCode: number | null;
+  latencyMs: number;
+  error: string;
+}
+
 /** What one event fans out as, to every endpoint that may see it. */
 export interface Fanout {
   eventId: string;
@@ -117,6 +135,34 @@ export const webhookProjection = {
     if (inserted > 0) await tx.$executeRawUnsafe(`SELECT pg_notify('${WEBHOOK_CHANNEL}', '')`);
     return inserted;
   },
+
+  /**
+   * `fanout` for many events in one statement (the fan-out consumers' batches): the rows are
+   * created in the order of `events` (then endpoint), so `seq` keeps the order per resource.
+   */
+  async fanoutMany(tx: Tx, events: Fanout[]): Promise<number> {
+    if (events.length === 0) return 0;
+    const col = <K extends keyof Fanout>(k: K) => events.map((f) => f[k]);
+    const inserted = await tx.$executeRaw`
+      INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, resource_key, body)
+      SELECT gen_random_uuid(), e.id, f.event_id, f.type, f.resource_key, f.body
+        FROM unnest(${col('eventId')}::uuid[], ${col('type')}::text[], ${events.map((f) => new Date(f.occurredAt))}::timestamptz[],
+                    ${col('subjectUserId')}::int[], ${events.map((f) => ['webhooks', ...f.extraScopes].join(','))}::text[],
+                    ${col('ownerOnly')}::boolean[], ${col('resourceKey')}::text[], ${col('body')}::text[])
+             WITH ORDINALITY AS f(event_id, type, occurred_at, subject_id, scopes, owner_only, resource_key, body, ord)
+        JOIN webhook_endpoints e ON e.status = 'ACTIVE' AND f.type = ANY(e.events) AND e.created_at <= f.occurred_at
+        JOIN webhook_apps a ON a.app_id = e.app_id
+       WHERE NOT a.suspended AND NOT a.deleted
+         AND (a.owner_id = f.subject_id
+              OR (NOT f.owner_only AND EXISTS (
+                SELECT 1 FROM webhook_grants g
+                 WHERE g.app_id = e.app_id AND g.user_id = f.subject_id AND NOT g.revoked
+                   AND g.scopes @> string_to_array(f.scopes, ','))))
+       ORDER BY f.ord, e.id
+      ON CONFLICT (endpoint_id, event_id) WHERE redelivery_of IS NULL DO NOTHING`;
+    if (inserted > 0) await tx.$executeRawUnsafe(`SELECT pg_notify('${WEBHOOK_CHANNEL}', '')`);
+    return inserted;
+  },
 };
 
 const endpointSelect = {
@@ -149,6 +195,13 @@ const deliverySelect = {
   createdAt: true,
   deliveredAt: true,
 } as const;
+
+/**
+ * The dispatcher's claims and outcomes commit without waiting for the WAL flush: a commit lost in a
+ * database crash only means a delivery sent again (at least once), never one lost; the fan-out
+ * (which acknowledges events) keeps synchronous commits.
+ */
+const asyncCommit = (prisma: PrismaClient) => prisma.$executeRaw`SET LOCAL synchronous_commit = off`;
 
 /** Endpoints and deliveries (APP-18…22) and the dispatcher's claims. */
 export class WebhooksRepository {
@@ -218,8 +271,10 @@ export class WebhooksRepository {
    * Claims up to `limit` due deliveries (lease `leaseSeconds`), each the oldest pending one of its
    * endpoint and resource, so a resource's deliveries go out one at a time and in order.
    */
-  claim(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
-    return this.prisma.$queryRaw<ClaimedDelivery[]>`
+  async claim(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+    const [, claimed] = await this.prisma.$transaction([
+      asyncCommit(this.prisma),
+      this.prisma.$queryRaw<ClaimedDelivery[]>`
       UPDATE webhook_deliveries d
          SET locked_until = now() + make_interval(secs => ${leaseSeconds}), attempts = d.attempts + 1
         FROM webhook_endpoints e
@@ -231,56 +286,54 @@ export class WebhooksRepository {
           ORDER BY p.next_attempt_at, p.seq
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
-      RETURNING d.id, d.endpoint_id, d.body, d.attempts, d.created_at, e.url, e.secret, e.failing_since`;
-  }
-
-  /** 2xx answers, recorded together (one statement for a batch of successes). */
-  async deliveredMany(rows: { id: string; responseCode: number; latencyMs: number }[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.prisma.$executeRaw`UPDATE webhook_deliveries d
-                                     SET status = 'DELIVERED', response_code = v.code, latency_ms = v.lat, last_error = NULL,
-                                         locked_until = NULL, delivered_at = now()
-                                    FROM unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.responseCode)}::int[], ${rows.map((r) => r.latencyMs)}::int[])
-                                         AS v(id, code, lat)
-                                   WHERE d.id = v.id`;
-  }
-
-  /** A 2xx: delivered (one statement); a failing endpoint is healthy again. */
-  async delivered(id: string, endpointId: number, responseCode: number, latencyMs: number, endpointWasFailing: boolean): Promise<void> {
-    await this.prisma.$executeRaw`UPDATE webhook_deliveries
-                                     SET status = 'DELIVERED', response_code = ${responseCode}, latency_ms = ${latencyMs}, last_error = NULL,
-                                         locked_until = NULL, delivered_at = now()
-                                   WHERE id = ${id}::uuid`;
-    if (endpointWasFailing)
-      await this.prisma.webhookEndpoint.updateMany({ where: { id: endpointId, failingSince: { not: null } }, data: { failingSince: null } });
+      RETURNING d.id, d.endpoint_id, d.body, d.attempts, d.created_at, e.url, e.secret, e.failing_since`,
+    ]);
+    return claimed;
   }
 
   /**
-   * A failed attempt: retried at `retryAt`, or FAILED when null. Answers since when the endpoint
-   * has been failing (its first failure after the last success).
+   * The outcomes of a batch of attempts, in one transaction and one statement per kind: 2xx answers
+   * DELIVERED (their endpoints healthy again), failures retried at `retryAt` or FAILED when null
+   * (their endpoints failing from now unless already). Answers, for each endpoint with a failure,
+   * since when it has been failing (its first failure after the last success).
    */
-  async failed(
-    id: string,
-    endpointId: number,
-    outcome: { responseCode: number | null; latencyMs: number; error: string },
-    retryAt: Date | null,
-  ): Promise<Date> {
-    return this.prisma.$transaction(async (tx) => {
-      await tx.webhookDelivery.updateMany({
-        where: { id },
-        data: {
-          status: retryAt ? 'PENDING' : 'FAILED',
-          nextAttemptAt: retryAt ?? undefined,
-          lockedUntil: null,
-          responseCode: outcome.responseCode,
-          latencyMs: outcome.latencyMs,
-          lastError: outcome.error.slice(0, 500),
-        },
-      });
-      await tx.webhookEndpoint.updateMany({ where: { id: endpointId, failingSince: null }, data: { failingSince: new Date() } });
-      const row = await tx.webhookEndpoint.findUnique({ where: { id: endpointId }, select: { failingSince: true } });
-      return row?.failingSince ?? new Date();
-    });
+  async recordOutcomes(delivered: DeliveredOutcome[], failed: FailedOutcome[]): Promise<Map<number, Date>> {
+    if (delivered.length === 0 && failed.length === 0) return new Map();
+    // One batch transaction (the statements go together, no round trip between them).
+    const statements: Prisma.PrismaPromise<unknown>[] = [asyncCommit(this.prisma)];
+    if (delivered.length > 0) {
+      statements.push(
+        this.prisma.$executeRaw`
+          UPDATE webhook_deliveries d
+             SET status = 'DELIVERED', response_code = v.code, latency_ms = v.lat, last_error = NULL, locked_until = NULL, delivered_at = now()
+            FROM unnest(${delivered.map((r) => r.id)}::uuid[], ${delivered.map((r) => r.responseCode)}::int[], ${delivered.map((r) => r.latencyMs)}::int[])
+                 AS v(id, code, lat)
+           WHERE d.id = v.id`,
+        this.prisma.$executeRaw`UPDATE webhook_endpoints SET failing_since = NULL
+                                 WHERE id = ANY(${[...new Set(delivered.map((r) => r.endpointId))]}::int[]) AND failing_since IS NOT NULL`,
+      );
+    }
+    if (failed.length > 0) {
+      statements.push(
+        this.prisma.$executeRaw`
+          UPDATE webhook_deliveries d
+             SET status = CASE WHEN v.retry_at IS NULL THEN 'FAILED' ELSE 'PENDING' END,
+                 next_attempt_at = COALESCE(v.retry_at, d.next_attempt_at), locked_until = NULL,
+                 response_code = v.code, latency_ms = v.lat, last_error = v.err
+            FROM unnest(${failed.map((r) => r.id)}::uuid[], ${failed.map((r) => r.retryAt?.toISOString() ?? null)}::timestamptz[],
+                        ${failed.map((r) => r.responseCode)}::int[], ${failed.map((r) => r.latencyMs)}::int[], ${failed.map((r) => r.error.slice(0, 500))}::text[])
+                 AS v(id, retry_at, code, lat, err)
+           WHERE d.id = v.id`,
+        this.prisma.$queryRaw<{ id: number; failing_since: Date }[]>`
+          UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now())
+           WHERE id = ANY(${[...new Set(failed.map((f) => f.endpointId))]}::int[])
+          RETURNING id, failing_since`,
+      );
+    }
+    const results = await this.prisma.$transaction(statements);
+    if (failed.length === 0) return new Map();
+    const rows = results[results.length - 1] as { id: number; failing_since: Date }[];
+    return new Map(rows.map((r) => [r.id, r.failing_since]));
   }
 
   /** An endpoint failing for the whole retry window: disabled, its pending deliveries FAILED, its owner told (event). */

@@ -50,3 +50,6 @@ export class BlocksRepository {
     return { rows, total: count?.total ?? 0 };
   }
 }
+
+/** What BlocksService needs of the blocks (unit tests give a fake). */
+export type BlocksStore = Pick<BlocksRepository, 'insert' | 'delete' | 'removeFollowsBetween' | 'list'>;

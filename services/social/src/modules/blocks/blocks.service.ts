@@ -3,18 +3,18 @@ import { AppError } from '@msp/errors';
 import { UserBlocked, UserUnblocked, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
 import type { Transactions } from '../../sql/transactions.repository.js';
-import type { FollowsRepository } from '../follows/follows.repository.js';
-import type { GraphLocksRepository } from '../users/graph-locks.repository.js';
+import type { FollowsStore } from '../follows/follows.repository.js';
+import type { GraphLocks } from '../users/graph-locks.repository.js';
 import type { UserRef } from '../users/user-ref.js';
-import type { UsersRepository } from '../users/users.repository.js';
-import type { BlocksRepository } from './blocks.repository.js';
+import type { UsersStore } from '../users/users.repository.js';
+import type { BlocksStore } from './blocks.repository.js';
 
 export class BlocksService {
   constructor(
-    private readonly repo: BlocksRepository,
-    private readonly follows: FollowsRepository,
-    private readonly users: UsersRepository,
-    private readonly graph: GraphLocksRepository,
+    private readonly repo: BlocksStore,
+    private readonly follows: Pick<FollowsStore, 'shiftCounts'>,
+    private readonly users: Pick<UsersStore, 'find'>,
+    private readonly graph: GraphLocks,
     private readonly transactions: Transactions,
   ) {}
 

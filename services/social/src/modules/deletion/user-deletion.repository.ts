@@ -5,12 +5,35 @@ import { BanCountsRepository, type Recounted } from '../users/ban-counts.reposit
 export const DELETION_BATCH = 300;
 /** Comments take their replies with them, so fewer per transaction. */
 export const COMMENT_BATCH = 100;
-/** The user's own tracks and playlists: each takes others' likes, reposts and comments with it. */
+/** The user's own tracks and playlists per transaction, once the rows naming them are gone. */
 export const OWNED_BATCH = 20;
+/** Outbox rows one statement looks at (by `seq`, in order), whether or not they name the user. */
+export const OUTBOX_SCAN = 2000;
 
 const EMPTY = (): Recounted => ({ tracks: [], playlists: [], users: [] });
 
 type Engagement = { table: 'track_likes' | 'track_reposts'; target: 'track' } | { table: 'playlist_likes' | 'playlist_reposts'; target: 'playlist' };
+
+/** Others' rows on the user's own tracks and playlists, by the owner column of the copy they name. */
+const OWNED_ENGAGEMENT = [
+  { table: 'track_likes', column: 'track_id', refs: 'track_refs', owner: 'artist_id' },
+  { table: 'track_reposts', column: 'track_id', refs: 'track_refs', owner: 'artist_id' },
+  { table: 'comments', column: 'track_id', refs: 'track_refs', owner: 'artist_id' },
+  { table: 'playlist_likes', column: 'playlist_id', refs: 'playlist_refs', owner: 'owner_id' },
+  { table: 'playlist_reposts', column: 'playlist_id', refs: 'playlist_refs', owner: 'owner_id' },
+] as const;
+
+/** The counters a user's rows count in, by kind, in the order the ban recounts them (ids; the user as $1). */
+const RECOUNT_TARGETS = {
+  tracks: `SELECT track_id AS id FROM track_likes WHERE user_id = $1
+           UNION SELECT track_id FROM track_reposts WHERE user_id = $1 UNION SELECT track_id FROM comments WHERE user_id = $1`,
+  replies: `SELECT reply_to_comment_id AS id FROM comments WHERE user_id = $1 AND reply_to_comment_id IS NOT NULL`,
+  playlists: `SELECT playlist_id AS id FROM playlist_likes WHERE user_id = $1 UNION SELECT playlist_id FROM playlist_reposts WHERE user_id = $1`,
+  users: `SELECT followee_id AS id FROM follows WHERE follower_id = $1 UNION SELECT follower_id FROM follows WHERE followee_id = $1 UNION SELECT $1::int`,
+} as const;
+
+export type RecountKind = keyof typeof RECOUNT_TARGETS;
+export const RECOUNT_KINDS = Object.keys(RECOUNT_TARGETS) as RecountKind[];
 
 export const ENGAGEMENT_TABLES: readonly Engagement[] = [
   { table: 'track_likes', target: 'track' },
@@ -99,8 +122,27 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
   }
 
   /**
-   * A batch of the user's own tracks (catalog's copies keyed by them) with everyone's likes,
-   * reposts and comments on them; nothing of others is recounted (the tracks are gone).
+   * Others' likes, reposts and comments on the user's own tracks and playlists, at most
+   * DELETION_BATCH rows of one table per call (a popular track can have thousands): nothing of
+   * others is recounted (those tracks and playlists go next). A comment removed here takes its
+   * replies with it (the foreign key cascades).
+   */
+  async ownedEngagementBatch(tx: SqlExecutor, userId: number): Promise<number> {
+    for (const { table, column, refs, owner } of OWNED_ENGAGEMENT) {
+      const removed = await tx.$executeRawUnsafe(
+        `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(
+           SELECT e.ctid FROM ${table} e JOIN ${refs} r ON r.${column} = e.${column} WHERE r.${owner} = $1 LIMIT ${DELETION_BATCH}))`,
+        userId,
+      );
+      if (removed > 0) return removed;
+    }
+    return 0;
+  }
+
+  /**
+   * A batch of the user's own tracks (catalog's copies keyed by them), with what is left naming
+   * them (nothing, after `ownedEngagementBatch`, unless a row arrived meanwhile); nothing of
+   * others is recounted (the tracks are gone).
    */
   async ownTracksBatch(tx: SqlExecutor, userId: number): Promise<number> {
     const rows = await tx.$queryRawUnsafe<Array<{ id: number }>>(
@@ -149,18 +191,67 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
   }
 
   /**
-   * Published events naming the user (a `social.comment.added.v1` carries the comment's text);
-   * unpublished ones are left to the relay, and the relay's retention removes them later.
+   * Published events naming the user (a `social.comment.added.v1` carries the comment's text)
+   * among the OUTBOX_SCAN outbox rows after `afterSeq` in commit order: one pass over the outbox
+   * (a keyset on `seq`), not a scan of the whole table per batch. Answers the rows removed and
+   * the last `seq` looked at (null once the end is reached). Unpublished events are left to the
+   * relay, and the relay's retention removes them later.
    */
-  publishedEventsBatch(tx: SqlExecutor, userId: number): Promise<number> {
+  async publishedEventsBatch(tx: SqlExecutor, userId: number, afterSeq: bigint | undefined): Promise<{ removed: number; next: bigint | null }> {
     const fields = ['userId', 'authorId', 'followerId', 'followeeId', 'blockerId', 'blockedId', 'ownerId', 'trackOwnerId', 'parentAuthorId'];
-    return tx.$executeRawUnsafe(
-      `DELETE FROM outbox_event WHERE id IN (
-         SELECT id FROM outbox_event
-          WHERE published_at IS NOT NULL AND $1::int::text IN (${fields.map((f) => `payload->'data'->>'${f}'`).join(', ')})
-          LIMIT ${DELETION_BATCH})`,
+    const [row] = await tx.$queryRawUnsafe<Array<{ scanned: number; last: bigint | null; removed: number }>>(
+      `WITH s AS (SELECT seq, published_at, payload FROM outbox_event WHERE seq > $2 ORDER BY seq LIMIT ${OUTBOX_SCAN}),
+            d AS (DELETE FROM outbox_event o USING s
+                   WHERE o.seq = s.seq AND s.published_at IS NOT NULL
+                     AND $1::int::text IN (${fields.map((f) => `s.payload->'data'->>'${f}'`).join(', ')})
+                  RETURNING 1)
+       SELECT (SELECT count(*)::int FROM s) AS scanned, (SELECT max(seq) FROM s) AS last, (SELECT count(*)::int FROM d) AS removed`,
+      userId,
+      afterSeq ?? 0n,
+    );
+    return { removed: row?.removed ?? 0, next: row && row.scanned === OUTBOX_SCAN ? row.last : null };
+  }
+
+  /**
+   * Whether the counters the user's rows count in must be recounted after ACC-3 hid them (hidden
+   * for the deletion alone: a ban already left them out) or after ACC-4 showed them again (no
+   * longer hidden at all). Asked again on a redelivery, so a recount cut short is done again.
+   */
+  async countsFollowHiding(tx: SqlExecutor, userId: number, hidden: boolean): Promise<boolean> {
+    const [row] = await tx.$queryRawUnsafe<Array<{ pending: boolean; banned: boolean }>>(
+      `SELECT deletion_pending AS pending, is_banned AS banned FROM banned_users WHERE user_id = $1`,
       userId,
     );
+    return hidden ? row?.pending === true && !row.banned : row === undefined;
+  }
+
+  /**
+   * One batch of the recount that follows ACC-3's hiding or ACC-4's showing: the next
+   * RECOUNT_BATCH counters of one kind the user's rows count in (tracks they liked, reposted or
+   * commented on; comments they replied to; playlists they liked or reposted; users they follow
+   * or who follow them, and themselves), after `after` in id order (a keyset), recounted under
+   * their row locks (`BanCountsRepository`, as the ban does for all at once). Answers how many
+   * were recounted, the cursor (null after the last) and the values to publish.
+   */
+  async hidingRecountBatch(
+    tx: SqlExecutor,
+    userId: number,
+    kind: RecountKind,
+    after: number | undefined,
+  ): Promise<{ removed: number; next: number | null; recounted: Recounted }> {
+    const rows = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT id FROM (${RECOUNT_TARGETS[kind]}) t WHERE id > $2 ORDER BY id LIMIT ${DELETION_BATCH}`,
+      userId,
+      after ?? 0,
+    );
+    const ids = rows.map((r) => r.id);
+    const next = rows.length === DELETION_BATCH ? ids.at(-1)! : null;
+    const recounted = EMPTY();
+    if (kind === 'tracks') recounted.tracks = await this.counts.recountTracks(tx, ids);
+    else if (kind === 'replies') await this.counts.recountReplies(tx, ids);
+    else if (kind === 'playlists') recounted.playlists = await this.counts.recountPlaylists(tx, ids);
+    else recounted.users = await this.counts.recountUsers(tx, ids);
+    return { removed: ids.length, next, recounted };
   }
 
   /** Last: the hiding row and social's copy of the user (with their counts). */

@@ -84,3 +84,6 @@ export class ActivityRepository {
     );
   }
 }
+
+/** What ActivityService needs of the activity lists (unit tests give a fake). */
+export type ActivityStore = Pick<ActivityRepository, 'tracks' | 'likedPlaylists' | 'repostHistory'>;

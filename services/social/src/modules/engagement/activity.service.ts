@@ -2,17 +2,17 @@ import { toPage, toUserSummary, type Page, type Playlist, type RepostHistoryEntr
 import type { Caller } from '@msp/http';
 import { whenCatalogUnavailable, type CatalogClient } from '@msp/runtime';
 import type { UserRef } from '../users/user-ref.js';
-import { assertActivityVisible, requireVisibleUser, type UsersRepository } from '../users/users.repository.js';
+import { assertActivityVisible, requireVisibleUser, type UsersStore } from '../users/users.repository.js';
 import { viewerOf, type Viewer } from '../users/viewer.js';
-import type { ActivityRepository } from './activity.repository.js';
+import type { ActivityStore } from './activity.repository.js';
 import { mergeRendered, toPlaylist, type TrackListRow } from './track.mapper.js';
 
 /** USR-20 … USR-22, ENG-18 … ENG-20: what a user liked and reposted. R8 applies to others' lists. */
 export class ActivityService {
   constructor(
-    private readonly repo: ActivityRepository,
-    private readonly users: UsersRepository,
-    private readonly catalog: CatalogClient,
+    private readonly repo: ActivityStore,
+    private readonly users: UsersStore,
+    private readonly catalog: Pick<CatalogClient, 'tracks'>,
   ) {}
 
   /** USR-20 (ref = 'me') and ENG-20. */

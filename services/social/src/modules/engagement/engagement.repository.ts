@@ -89,3 +89,6 @@ export class EngagementRepository {
     return { rows, total: count?.total ?? 0 };
   }
 }
+
+/** What the services need of likes and reposts (unit tests give a fake). */
+export type EngagementStore = Pick<EngagementRepository, 'findVisible' | 'apply' | 'actors'>;

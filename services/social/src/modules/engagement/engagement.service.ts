@@ -4,14 +4,14 @@ import { ItemLiked, ItemReposted, ItemUnliked, ItemUnreposted, writeOutbox } fro
 import type { Caller } from '@msp/http';
 import type { Transactions } from '../../sql/transactions.repository.js';
 import { viewerOf } from '../users/viewer.js';
-import type { EngagementRepository, TargetRow } from './engagement.repository.js';
+import type { EngagementStore, TargetRow } from './engagement.repository.js';
 import { TARGETS, type Action, type TargetType } from './targets.js';
 
 const NOUN: Record<TargetType, string> = { TRACK: 'Track', PLAYLIST: 'Playlist' };
 
 export class EngagementService {
   constructor(
-    private readonly repo: EngagementRepository,
+    private readonly repo: EngagementStore,
     private readonly transactions: Transactions,
   ) {}
 

@@ -1,21 +1,6 @@
-import { SocialExportPartReady, type NatsConnection, type SqlExecutor, type TransactionalClient } from '@msp/events';
-import { startExportPartProducer, type Logger } from '@msp/runtime';
-import type { ObjectStorage } from '@msp/storage';
+import { SocialExportPartReady } from '@msp/events';
+import { defineExportPart } from '@msp/runtime';
 import { SocialExportRepository } from './export.repository.js';
 
 /** social--account-export: social's part of an account export (docs/account-control.md "Export"); no files. */
-export function startSocialExport<Tx extends SqlExecutor>(options: {
-  nc: NatsConnection;
-  db: TransactionalClient<Tx>;
-  logger: Logger;
-  storage: ObjectStorage;
-}) {
-  const repo = new SocialExportRepository(options.db);
-  return startExportPartProducer({
-    ...options,
-    service: 'social',
-    event: SocialExportPartReady,
-    sections: (userId) => repo.sections(userId),
-    files: () => Promise.resolve([]),
-  });
-}
+export const startSocialExport = defineExportPart('social', SocialExportPartReady, (db) => new SocialExportRepository(db));

@@ -116,3 +116,6 @@ export class FollowsRepository {
     return { rows, total: count?.total ?? 0 };
   }
 }
+
+/** What the services need of the follows (unit tests give a fake). */
+export type FollowsStore = Pick<FollowsRepository, 'list' | 'follow' | 'unfollow' | 'shiftCounts' | 'counts' | 'suggested'>;

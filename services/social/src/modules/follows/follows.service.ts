@@ -3,17 +3,17 @@ import { AppError } from '@msp/errors';
 import { UserFollowed, UserUnfollowed, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
 import type { Transactions } from '../../sql/transactions.repository.js';
-import type { GraphLocksRepository } from '../users/graph-locks.repository.js';
+import type { GraphLocks } from '../users/graph-locks.repository.js';
 import type { UserRef } from '../users/user-ref.js';
-import { assertActivityVisible, requireVisibleUser, type UsersRepository } from '../users/users.repository.js';
+import { assertActivityVisible, requireVisibleUser, type UsersStore } from '../users/users.repository.js';
 import { viewerOf } from '../users/viewer.js';
-import type { FollowDirection, FollowsRepository } from './follows.repository.js';
+import type { FollowDirection, FollowsStore } from './follows.repository.js';
 
 export class FollowsService {
   constructor(
-    private readonly repo: FollowsRepository,
-    private readonly users: UsersRepository,
-    private readonly graph: GraphLocksRepository,
+    private readonly repo: FollowsStore,
+    private readonly users: Pick<UsersStore, 'find'>,
+    private readonly graph: Pick<GraphLocks, 'lockUsers'>,
     private readonly transactions: Transactions,
   ) {}
 

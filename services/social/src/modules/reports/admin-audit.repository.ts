@@ -53,3 +53,6 @@ export class AdminAuditRepository {
     return recordAdminAction(tx, this.logger, action);
   }
 }
+
+/** What the admin operations need of the audit log (unit tests give a fake). */
+export type AdminAudit = Pick<AdminAuditRepository, 'record'>;

@@ -26,9 +26,16 @@ export interface ReportRow {
   commentContent: string | null;
   commentAuthor: string | null;
   evidence: ReportEvidence | null;
+  /** Why the platform closed the report itself (`track removed`); null otherwise. */
+  resolution: string | null;
 }
 
-export type NewReport = Omit<ReportRow, 'id' | 'status' | 'createdAt' | 'updatedAt' | 'evidence'> & { evidence?: ReportEvidence | null };
+export type NewReport = Omit<ReportRow, 'id' | 'status' | 'createdAt' | 'updatedAt' | 'evidence' | 'resolution'> & {
+  evidence?: ReportEvidence | null;
+};
+
+/** The resolution of a duplicate-detection report whose held-back track was deleted. */
+export const TRACK_REMOVED = 'track removed';
 
 /** Social's local copy of a track with its artist, the base of both snapshots. */
 export interface TrackSnapshotRow {
@@ -56,7 +63,7 @@ const COLUMNS = `r.id, r.reporter_id AS "reporterId", r.reporter_username AS "re
   r.target_user_id AS "targetUserId", r.target_username AS "targetUsername", r.target_display_name AS "targetDisplayName",
   r.target_title AS "targetTitle", r.target_artist_name AS "targetArtistName", r.target_thumbnail_url AS "targetThumbnailUrl",
   r.target_play_count AS "targetPlayCount", r.target_created_at AS "targetCreatedAt",
-  r.comment_content AS "commentContent", r.comment_author AS "commentAuthor", r.evidence`;
+  r.comment_content AS "commentContent", r.comment_author AS "commentAuthor", r.evidence, r.resolution`;
 
 /** A user missing from the projection (event not arrived yet) still renders: username falls back to `user-<id>`. */
 const userName = (alias: string, id: string) => `COALESCE(${alias}.username, 'user-' || ${id})`;
@@ -164,10 +171,25 @@ export class ReportsRepository {
     return { rows, total: count[0]?.n ?? 0 };
   }
 
-  /** Sets the status; returns the previous one, or null when the report does not exist. */
+  /**
+   * The held-back track was deleted (catalog.track.deleted.v1): the duplicate-detection reports on it
+   * still open (no reporter, COPYRIGHT) become RESOLVED with `resolution` 'track removed'. Reports
+   * filed by users stay as they are (R14). Served by the (target_type, target_id) index.
+   */
+  async resolveDuplicateHolds(trackId: number, db: SqlExecutor = this.prisma): Promise<number> {
+    return db.$executeRawUnsafe(
+      `UPDATE reports SET status = 'RESOLVED', resolution = $2, updated_at = now()
+        WHERE target_type = 'TRACK' AND target_id = $1 AND reporter_id IS NULL AND reason = 'COPYRIGHT'
+          AND status IN ('OPEN', 'IN_REVIEW')`,
+      trackId,
+      TRACK_REMOVED,
+    );
+  }
+
+  /** Sets the status (an admin's decision replaces the platform's `resolution`); returns the previous one, or null when the report does not exist. */
   async setStatus(tx: SqlExecutor, id: number, status: ReportStatus): Promise<ReportStatus | null> {
     const rows = await tx.$queryRawUnsafe<Array<{ previous: ReportStatus }>>(
-      `UPDATE reports r SET status = $2, updated_at = now()
+      `UPDATE reports r SET status = $2, resolution = NULL, updated_at = now()
          FROM (SELECT id, status AS previous FROM reports WHERE id = $1 FOR UPDATE) old
         WHERE r.id = old.id
         RETURNING old.previous`,
@@ -177,3 +199,6 @@ export class ReportsRepository {
     return rows[0]?.previous ?? null;
   }
 }
+
+/** What ReportsService needs of the reports (unit tests give a fake). */
+export type ReportsStore = Pick<ReportsRepository, 'trackSnapshot' | 'commentSnapshot' | 'username' | 'insert' | 'byId' | 'list' | 'setStatus'>;

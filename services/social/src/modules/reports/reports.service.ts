@@ -14,10 +14,10 @@ import type { Caller } from '@msp/http';
 import type { Transactions } from '../../sql/transactions.repository.js';
 import { whenCatalogUnavailable, type CatalogClient } from '@msp/runtime';
 import type { CommentsRepository } from '../comments/comments.repository.js';
-import type { EngagementRepository } from '../engagement/engagement.repository.js';
+import type { EngagementStore } from '../engagement/engagement.repository.js';
 import { viewerOf } from '../users/viewer.js';
-import type { AdminAuditRepository } from './admin-audit.repository.js';
-import type { NewReport, ReportRow, ReportsRepository, TrackSnapshotRow } from './reports.repository.js';
+import type { AdminAudit } from './admin-audit.repository.js';
+import type { NewReport, ReportRow, ReportsStore, TrackSnapshotRow } from './reports.repository.js';
 
 /** True for PostgreSQL 23505 / Prisma P2002 (through Prisma's driver adapter or pg directly). */
 export function isUniqueViolation(err: unknown): boolean {
@@ -53,6 +53,7 @@ export function toReport(row: ReportRow): Report {
     commentContent: row.commentContent,
     commentAuthor: row.commentAuthor,
     ...(row.evidence ? { evidence: row.evidence } : {}),
+    ...(row.resolution ? { resolution: row.resolution } : {}),
   };
 }
 
@@ -69,11 +70,11 @@ export interface ReportInput {
 /** R14 reports (MOD-2…MOD-7). */
 export class ReportsService {
   constructor(
-    private readonly repo: ReportsRepository,
-    private readonly items: EngagementRepository,
-    private readonly comments: CommentsRepository,
-    private readonly audit: AdminAuditRepository,
-    private readonly catalog: CatalogClient,
+    private readonly repo: ReportsStore,
+    private readonly items: Pick<EngagementStore, 'findVisible'>,
+    private readonly comments: Pick<CommentsRepository, 'findTarget'>,
+    private readonly audit: AdminAudit,
+    private readonly catalog: Pick<CatalogClient, 'tracks'>,
     private readonly transactions: Transactions,
   ) {}
 

@@ -35,3 +35,6 @@ export class GraphLocksRepository {
     return followCounts(tx, userIds);
   }
 }
+
+/** What the follow and block services need of the graph locks (unit tests give a fake). */
+export type GraphLocks = Pick<GraphLocksRepository, 'lockUsers' | 'followCounts'>;

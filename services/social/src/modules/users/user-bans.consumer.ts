@@ -1,17 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify';
-import {
-  CountsRecounted,
-  DurableConsumer,
-  RECOUNT_CHUNK,
-  UserBanned,
-  UserUnbanned,
-  writeOutbox,
-  type EventEnvelope,
-  type EventDefinition,
-  type NatsConnection,
-  type SqlExecutor,
-  type TransactionalClient,
-} from '@msp/events';
+import { CountsRecounted, RECOUNT_CHUNK, writeOutbox, type EventEnvelope, type EventDefinition, type SqlExecutor } from '@msp/events';
+import { bansCopy, defineProjection } from '@msp/runtime';
 import { BanCountsRepository, type Recounted } from './ban-counts.repository.js';
 import { UserBansRepository } from './user-bans.repository.js';
 
@@ -59,15 +47,13 @@ export async function publishRecounted(
   }
 }
 
-/** Starts the durable `social--user-bans` consumer of identity's ban events. */
-export async function startUserBans<Tx extends SqlExecutor>(options: {
-  nc: NatsConnection;
-  db: TransactionalClient<Tx>;
-  logger: FastifyBaseLogger;
-}): Promise<DurableConsumer<Tx>> {
-  const consumer = new DurableConsumer<Tx>({ ...options, service: 'social', name: 'user-bans', from: 'identity' })
-    .on(UserBanned, (d, e, tx) => setBanned(tx, d.userId, true, d.bannedAt, e))
-    .on(UserUnbanned, (d, e, tx) => setBanned(tx, d.userId, false, null, e));
-  await consumer.start();
-  return consumer;
-}
+/** The durable `social--user-bans` consumer of identity's ban events. */
+export const startUserBans = defineProjection({
+  service: 'social',
+  name: 'user-bans',
+  from: 'identity',
+  steps: bansCopy({
+    ban: (tx: SqlExecutor, b, event) => setBanned(tx, b.userId, true, b.bannedAt, event),
+    unban: (tx: SqlExecutor, b, event) => setBanned(tx, b.userId, false, null, event),
+  }),
+});

@@ -74,3 +74,6 @@ export function assertActivityVisible(user: UserRow, viewer: Viewer): void {
     throw new AppError('PROFILE_PRIVATE', 'This profile is private.');
   }
 }
+
+/** What the services need of the user copies (unit tests give a fake). */
+export type UsersStore = Pick<UsersRepository, 'find' | 'summaries'>;

@@ -1,0 +1,69 @@
+import type { SqlExecutor } from '@msp/events';
+import type { Caller } from '@msp/http';
+import type { Transactions } from '../../src/sql/transactions.repository.js';
+
+/** Callers of the unit tests: a listener, an artist and an admin. */
+export const ann: Caller = { userId: 1, role: 'LISTENER', tier: 'FREE', sessionId: 's1', username: 'ann' };
+export const bob: Caller = { userId: 2, role: 'ARTIST', tier: 'PRO', sessionId: 's2', username: 'bob' };
+export const admin: Caller = { userId: 9, role: 'ADMIN', tier: 'FREE', sessionId: 's9', username: 'root' };
+
+export interface RecordedEvent {
+  type: string;
+  data: Record<string, unknown>;
+  correlationId: string | null;
+}
+
+/**
+ * A unit of work without a database: `run` hands the work a transaction that records the outbox
+ * rows written through `writeOutbox` (the events a service emits) and refuses any other SQL, since
+ * the repositories it is handed are fakes.
+ */
+export function recordingTransactions(): { transactions: Transactions; events: RecordedEvent[]; runs: () => number } {
+  const events: RecordedEvent[] = [];
+  let runs = 0;
+  const tx: SqlExecutor = {
+    async $executeRawUnsafe(query: string, ...values: unknown[]) {
+      if (query.includes('INSERT INTO outbox_event')) {
+        const envelope = JSON.parse(String(values[2])) as RecordedEvent;
+        events.push({ type: envelope.type, data: envelope.data, correlationId: envelope.correlationId });
+      } else if (!query.includes('pg_notify')) {
+        throw new Error(`unexpected SQL in a unit test: ${query}`);
+      }
+      return 1;
+    },
+    async $queryRawUnsafe() {
+      throw new Error('unexpected SQL in a unit test');
+    },
+  };
+  return {
+    transactions: {
+      run: (work) => {
+        runs += 1;
+        return work(tx);
+      },
+    },
+    events,
+    runs: () => runs,
+  };
+}
+
+/** Transactions for a test that expects no write at all. */
+export const noTransactions: Transactions = {
+  run: () => {
+    throw new Error('no write expected');
+  },
+};
+
+/** A user summary source row as the repositories return it. */
+export function summaryRow(userId: number, isFollowing = false) {
+  return {
+    userId,
+    username: `u${userId}`,
+    displayName: `U${userId}`,
+    avatarUrl: null,
+    tier: 'FREE',
+    followerCount: 0,
+    trackCount: 0,
+    isFollowing,
+  };
+}
