@@ -158,7 +158,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fleet.close();
   if (dir) await rm(dir, { recursive: true, force: true });
-}, 60_000);
+}, 180_000);
 
 describe('TRK-2 upload V2 → media worker → streamable audio', () => {
   let track: Track;
