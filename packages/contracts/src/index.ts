@@ -3,6 +3,7 @@ export * from './route-types.js';
 export * from './routes.js';
 export * from './route-errors.js';
 export * from './route-scopes.js';
+export * from './route-tags.js';
 export * from './enums.js';
 export * from './records/index.js';
 export * from './auth-keys.js';

@@ -12,6 +12,7 @@ import {
   verifyAssertion,
 } from './gateway-assertion.js';
 import { registerInputDiscipline, safeQuerystringParser } from './input.js';
+import { registerContractRoutes } from './contract-route.js';
 import { responseSerializerCompiler, responseValidationWanted } from './response-serializer.js';
 import { SERVICE_TOKEN_HEADER, verifyServiceToken } from './internal-auth.js';
 import { guardBodyIdle, SERVER_TIMEOUTS } from './timeouts.js';
@@ -128,6 +129,8 @@ export async function createHttpApp(options: HttpAppOptions) {
     }
   });
   registerInputDiscipline(app, { parseJson: true });
+  // Before swagger's own onRoute hook, so the document holds what the contract adds.
+  registerContractRoutes(app);
 
   await app.register(swagger, {
     openapi: {

@@ -2,11 +2,10 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { IdParamSchema } from '@msp/contracts';
-import { callerFrom, clientAddress, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { callerFrom, clientAddress, operation, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import { listenerKey } from './play-counting.js';
 import type { InsightsService } from './insights.service.js';
 
-const bearerAuth = [{ bearerAuth: [] }];
 const TrackParams = IdParamSchema('trackId');
 const DateLike = z.string().max(40);
 
@@ -63,90 +62,42 @@ function sendCsv(reply: FastifyReply, filename: string, lines: Iterable<string>)
   return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(Readable.from(lines));
 }
 
-async function bearer(request: FastifyRequest) {
-  requireCaller(request);
-}
-
-async function admin(request: FastifyRequest) {
-  requireAdmin(request);
-}
-
-/** INS-1..INS-4 (docs/insights.md). */
+/** INS-1..INS-4 (docs/insights.md), registered from their contract (method, path, auth: packages/contracts). */
 export const insightsModule: FastifyPluginAsyncZod<{ insights: InsightsService }> = async (app, { insights }) => {
-  app.get(
-    '/insights/tracks/:trackId',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'INS-1',
-        summary: "A track's plays, completions, engagement, sources and retention over time (its artist or admins)",
-        tags: ['Insights'],
-        security: bearerAuth,
-        params: TrackParams,
-        querystring: TrackQuerySchema,
-        response: { 200: TrackInsightsSchema },
-      },
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('INS-1'),
+    schema: { params: TrackParams, querystring: TrackQuerySchema, response: { 200: TrackInsightsSchema } },
+    handler: async (request, reply) => {
       const result = await insights.track(request.params.trackId, requireCaller(request), request.query);
       if (wantsCsv(request)) return sendCsv(reply, `track-${result.trackId}-insights.csv`, insights.trackCsv(result));
       return result;
     },
-  );
+  });
 
-  app.get(
-    '/insights/me',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'INS-2',
-        summary: "The caller's daily totals, top tracks, top listeners and follower changes",
-        tags: ['Insights'],
-        security: bearerAuth,
-        querystring: RangeQuerySchema,
-        response: { 200: ArtistInsightsSchema },
-      },
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('INS-2'),
+    schema: { querystring: RangeQuerySchema, response: { 200: ArtistInsightsSchema } },
+    handler: async (request, reply) => {
       const result = await insights.artist(requireCaller(request), request.query);
       if (wantsCsv(request)) return sendCsv(reply, `artist-${result.artistId}-insights.csv`, insights.artistCsv(result));
       return result;
     },
-  );
+  });
 
-  app.post(
-    '/admin/plays/void',
-    {
-      onRequest: admin,
-      schema: {
-        operationId: 'INS-3',
-        summary: "Void a listener's or client's plays in a time range (admin only)",
-        tags: ['Moderation'],
-        security: bearerAuth,
-        body: VoidBodySchema,
-        response: { 200: z.object({ voidId: z.string(), voided: Count, uncounted: Count }) },
-      },
-    },
-    async (request) => insights.voidPlays(requireAdmin(request), request.body),
-  );
+  app.route({
+    ...operation('INS-3'),
+    schema: { body: VoidBodySchema, response: { 200: z.object({ voidId: z.string(), voided: Count, uncounted: Count }) } },
+    handler: async (request) => insights.voidPlays(requireAdmin(request), request.body),
+  });
 
-  app.post(
-    '/tracks/:trackId/progress',
-    {
-      schema: {
-        operationId: 'INS-4',
-        summary: 'Listening progress of a play (one event or a batch)',
-        tags: ['Tracks'],
-        params: TrackParams,
-        body: ProgressBodySchema,
-        response: { 200: z.object({ accepted: Count, ignored: Count }) },
-      },
-    },
-    async (request) => {
+  app.route({
+    ...operation('INS-4'),
+    schema: { params: TrackParams, body: ProgressBodySchema, response: { 200: z.object({ accepted: Count, ignored: Count }) } },
+    handler: async (request) => {
       const caller = callerFrom(request);
       const who = listenerKey(caller?.userId ?? null, clientAddress(request), String(request.headers['user-agent'] ?? ''));
       const events = 'events' in request.body ? request.body.events : [request.body];
       return insights.progress(request.params.trackId, who, events);
     },
-  );
+  });
 };

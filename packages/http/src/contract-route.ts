@@ -1,0 +1,101 @@
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { ROUTES, routeTag, type AuthRule, type HttpMethod, type RouteContract } from '@msp/contracts';
+import { requireAdmin, requireCaller } from './identity.js';
+
+const CONTRACTS = new Map<string, RouteContract>(ROUTES.map((route) => [route.id, route]));
+
+/** What `operation(id)` puts in a route's options: the contract's method and path, and its id. */
+export interface OperationRoute {
+  method: HttpMethod;
+  url: string;
+  config: { operation: string };
+}
+
+/** Fastify's form of a contract path: `/tracks/{trackId}` → `/tracks/:trackId`. */
+export const fastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+/** The contract of an operation id; throws for an id the contract does not hold (a typo fails at start). */
+export function contractOf(id: string): RouteContract {
+  const contract = CONTRACTS.get(id);
+  if (!contract) throw new Error(`operation ${id} is not in the contract (packages/contracts/src/routes.ts)`);
+  return contract;
+}
+
+/**
+ * A public route registered from its contract (packages/contracts/src/routes.ts):
+ *
+ *   app.route({ ...operation('INS-2'), schema: { querystring, response }, handler });
+ *
+ * The method and path come from the contract; `registerContractRoutes` adds the operation id,
+ * summary, tag, deprecation, the OpenAPI security and the auth rule's check, so none of them can
+ * drift from the contract. The route's own schema holds only its input and output.
+ */
+export function operation(id: string): OperationRoute {
+  const contract = contractOf(id);
+  return { method: contract.method, url: fastifyPath(contract.path), config: { operation: id } };
+}
+
+async function callerRequired(request: FastifyRequest) {
+  requireCaller(request);
+}
+
+async function adminRequired(request: FastifyRequest) {
+  requireAdmin(request);
+}
+
+/** The service's own check of each auth rule (the gateway applies the same rule before it). */
+const AUTH_CHECKS: Record<AuthRule, ((request: FastifyRequest) => Promise<void>) | null> = {
+  none: null,
+  optional: null,
+  bearer: callerRequired,
+  admin: adminRequired,
+  'webhook-signature': null,
+};
+
+const SECURITY: Record<AuthRule, Array<Record<string, string[]>> | undefined> = {
+  none: undefined,
+  optional: [{}, { bearerAuth: [] }],
+  bearer: [{ bearerAuth: [] }],
+  admin: [{ bearerAuth: [] }],
+  'webhook-signature': undefined,
+};
+
+/** While the services move to `operation(id)`: when on, a route naming a contract id without it fails at start. */
+const REFUSE_UNREGISTERED = false;
+
+const hooks = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+/**
+ * Completes every route registered with `operation(id)` from its contract, and refuses at start a
+ * route that names a contract operation id in its schema without being registered from it, or
+ * whose method and path differ from the contract's.
+ */
+export function registerContractRoutes(app: FastifyInstance) {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const id = (route.config as { operation?: unknown } | undefined)?.operation;
+    const schema = (route.schema ?? {}) as Record<string, unknown>;
+    if (typeof id !== 'string') {
+      const named = schema.operationId;
+      if (REFUSE_UNREGISTERED && typeof named === 'string' && CONTRACTS.has(named)) {
+        throw new Error(`route ${route.method} ${route.url} names ${named}: register it with operation('${named}')`);
+      }
+      return;
+    }
+    if (route.method === 'HEAD') return; // Fastify's automatic HEAD twin of a GET
+    const contract = contractOf(id);
+    // Routes are registered under a prefix in some services; the contract's path must end the URL.
+    if (route.method !== contract.method || !route.url.endsWith(fastifyPath(contract.path))) {
+      throw new Error(`route ${String(route.method)} ${route.url} differs from ${id}: ${contract.method} ${contract.path}`);
+    }
+    route.schema = {
+      ...schema,
+      operationId: id,
+      summary: contract.summary,
+      tags: [routeTag(id)],
+      ...(contract.deprecated ? { deprecated: true } : {}),
+      ...(SECURITY[contract.auth] ? { security: SECURITY[contract.auth] } : {}),
+    };
+    const check = AUTH_CHECKS[contract.auth];
+    if (check) route.onRequest = [check, ...hooks(route.onRequest)];
+  });
+}

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createHttpApp } from '../../src/app.js';
+import { contractOf, fastifyPath, operation } from '../../src/contract-route.js';
+
+type App = Awaited<ReturnType<typeof createHttpApp>>;
+let app: App | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+describe('routes registered from the contract (operation)', () => {
+  it('takes method and path from the contract and turns {name} into :name', () => {
+    expect(operation('INS-1')).toEqual({ method: 'GET', url: '/insights/tracks/:trackId', config: { operation: 'INS-1' } });
+    expect(fastifyPath('/a/{b}/c/{d}')).toBe('/a/:b/c/:d');
+    expect(() => contractOf('NOPE-1')).toThrow(/not in the contract/);
+  });
+
+  it('INS-2 (bearer): the service refuses an anonymous caller, answers a caller, documents id, summary, tag and security', async () => {
+    app = await createHttpApp({ service: 'test', logger: false });
+    app.route({
+      ...operation('INS-2'),
+      schema: { response: { 200: z.object({ ok: z.boolean() }) } },
+      handler: async () => ({ ok: true }),
+    });
+    await app.ready();
+    expect((await app.inject({ method: 'GET', url: '/insights/me' })).statusCode).toBe(401);
+    const answered = await app.inject({ method: 'GET', url: '/insights/me', headers: { 'x-user-id': '7' } });
+    expect(answered.statusCode).toBe(200);
+    const document = app.swagger() as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    expect(document.paths['/insights/me']?.get).toMatchObject({
+      operationId: 'INS-2',
+      summary: contractOf('INS-2').summary,
+      tags: ['Insights'],
+      security: [{ bearerAuth: [] }],
+    });
+  });
+
+  it('INS-3 (admin): a caller who is not an admin is refused', async () => {
+    app = await createHttpApp({ service: 'test', logger: false });
+    app.route({ ...operation('INS-3'), handler: async () => ({ ok: true }) });
+    await app.ready();
+    expect((await app.inject({ method: 'POST', url: '/admin/plays/void', headers: { 'x-user-id': '7' } })).statusCode).toBe(403);
+    expect((await app.inject({ method: 'POST', url: '/admin/plays/void', headers: { 'x-user-id': '7', 'x-user-role': 'ADMIN' } })).statusCode).toBe(200);
+  });
+
+  it('INS-4 (optional): anonymous callers pass; the document says the token is optional', async () => {
+    app = await createHttpApp({ service: 'test', logger: false });
+    app.route({ ...operation('INS-4'), handler: async () => ({ ok: true }) });
+    await app.ready();
+    expect((await app.inject({ method: 'POST', url: '/tracks/5/progress' })).statusCode).toBe(200);
+    const document = app.swagger() as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    expect(document.paths['/tracks/{trackId}/progress']?.post?.security).toEqual([{}, { bearerAuth: [] }]);
+  });
+
+  it('a route whose method differs from its contract fails at start', async () => {
+    app = await createHttpApp({ service: 'test', logger: false });
+    expect(() => app!.route({ ...operation('INS-2'), method: 'POST', handler: async () => ({}) })).toThrow(/differs from INS-2/);
+  });
+});
