@@ -20,8 +20,9 @@
  * Starts catalog compiled and deployed as the image runs it (BENCH_TSX=1: the sources through
  * tsx) on a private NATS and object store and calls it directly, as the gateway would (signed
  * X-Gateway-Assertion). Each read case runs BENCH_SECONDS (6) with BENCH_CONCURRENCY (16) in
- * flight after a warm-up and reports requests/s, p50, p95 and p95 as a multiple of a track GET's
- * p95 measured just before it (same round):
+ * flight after a warm-up and reports requests/s, p50, p95, p95 as a multiple of a track GET's
+ * p95 measured just before it (same round), and the CPU time per request of the catalog process
+ * and of the database's server processes (read from /proc: a machine's load distorts it far less):
  *   - INS-1 of the most played track over 365 days (goal ≤ 5 × the track GET),
  *   - INS-2 of the heaviest artist over 365 days (goal ≤ 10 ×).
  * Then ingest: TRK-17 plays for BENCH_INGEST_SECONDS (10) with BENCH_INGEST_CONCURRENCY (128)
@@ -45,6 +46,7 @@ import { createPgPool, migrate } from '../packages/db/src/index.ts';
 import { deriveAssertionKey, signAssertion } from '../packages/http/src/gateway-assertion.ts';
 import { dropRedisKeys, freePort, startNatsServer, startS3rver, testInfra } from '../packages/testing/src/index.ts';
 import { compiledStart, removeDeployed } from './compiled-start.ts';
+import { cpuMs } from './proc-stats.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PG = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
@@ -263,6 +265,12 @@ async function seed(db: ReturnType<typeof createPgPool>) {
       `INSERT INTO artist_listener_totals (artist_id, listener_id, plays) SELECT artist_id, listener_id, sum(plays) FROM artist_listener_days GROUP BY 1, 2`,
     );
     log('artist_listener_totals');
+    // INS-2's per-artist engagement days (kept by triggers on track_daily_stats, which are off in this session).
+    await q(
+      `INSERT INTO artist_engagement_days (artist_id, day, likes, reposts, comments)
+       SELECT t.artist_id, s.day, sum(s.likes), sum(s.reposts), sum(s.comments) FROM track_daily_stats s JOIN tracks t ON t.id = s.track_id
+        GROUP BY 1, 2 HAVING sum(s.likes) <> 0 OR sum(s.reposts) <> 0 OR sum(s.comments) <> 0`,
+    );
     for (const [, name, create] of INDEXES) {
       await q(create);
       log(`index ${name}`);
@@ -278,12 +286,21 @@ async function seed(db: ReturnType<typeof createPgPool>) {
     log('track counters');
     // The visibility maps make the rollups' index-only scans possible; the log itself is never read here.
     await q(
-      `VACUUM ANALYZE tracks, user_summaries, track_play_days, track_play_hours, artist_play_days, artist_listener_days, artist_listener_totals, track_daily_stats, follow_days`,
+      `VACUUM ANALYZE tracks, user_summaries, track_play_days, track_play_hours, artist_play_days, artist_listener_days, artist_listener_totals, artist_engagement_days, track_daily_stats, follow_days`,
     );
     await q(`ANALYZE play_events`);
     log('VACUUM ANALYZE');
   } finally {
     client.release();
+  }
+}
+
+/** CPU (ms) a local process has used so far; 0 when /proc cannot tell (the process ended, or PostgreSQL runs elsewhere). */
+function cpuOf(pid: number): number {
+  try {
+    return cpuMs(pid);
+  } catch {
+    return 0;
   }
 }
 
@@ -379,15 +396,32 @@ async function main() {
     };
     const day = (offset: number) => new Date(Date.now() - offset * 86_400_000).toISOString().slice(0, 10);
     const year = `from=${day(DAYS - 1)}&to=${day(0)}`;
+    // CPU per request, which the machine's load distorts far less than latency: the catalog
+    // process's, and that of the database's server processes (every backend of bench_insights).
+    const backends = async () =>
+      (await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [DB_NAME])).rows.map((r: { pid: number }) => r.pid) as number[];
     const read = async (name: string, url: string, userId: number | null) => {
       await run(1, () => request('GET', url, userId));
+      const before = new Map((await backends()).map((pid) => [pid, cpuOf(pid)]));
+      const catalogBefore = cpuOf(catalog.pid!);
       const r = await run(SECONDS, () => request('GET', url, userId));
-      return { name, rps: r.latencies.length / r.elapsed, p50: percentile(r.latencies, 50), p95: percentile(r.latencies, 95), failed: r.failed, load: load() };
+      const n = Math.max(1, r.latencies.length);
+      const pgMs = (await backends()).reduce((sum, pid) => sum + cpuOf(pid) - (before.get(pid) ?? 0), 0);
+      return {
+        name,
+        rps: r.latencies.length / r.elapsed,
+        p50: percentile(r.latencies, 50),
+        p95: percentile(r.latencies, 95),
+        failed: r.failed,
+        load: load(),
+        catalogCpu: (cpuOf(catalog.pid!) - catalogBefore) / n,
+        pgCpu: pgMs / n,
+      };
     };
     const rows: string[] = [];
     const report = (c: Awaited<ReturnType<typeof read>>, base?: Awaited<ReturnType<typeof read>>, goal?: number) =>
       rows.push(
-        `| ${c.name} | ${c.rps.toFixed(0)} | ${c.p50.toFixed(1)} | ${c.p95.toFixed(1)} | ${base ? `${(c.p95 / base.p95).toFixed(1)} ×` : '1 ×'}${goal ? ` (goal ≤ ${goal} ×)` : ''} | ${c.failed} | ${c.load} |`,
+        `| ${c.name} | ${c.rps.toFixed(0)} | ${c.p50.toFixed(1)} | ${c.p95.toFixed(1)} | ${base ? `${(c.p95 / base.p95).toFixed(1)} ×` : '1 ×'}${goal ? ` (goal ≤ ${goal} ×)` : ''} | ${c.catalogCpu.toFixed(2)} | ${c.pgCpu.toFixed(2)} | ${c.failed} | ${c.load} |`,
       );
     if (READS) {
       const trackGet = '/api/tracks/1';
@@ -398,7 +432,9 @@ async function main() {
       report(base2);
       report(await read('INS-2 heaviest artist, 365 days', `/api/insights/me?${year}`, HEAVY_ARTIST), base2, 10);
       report(await read('INS-1 most played track, hourly 48 h', `/api/insights/tracks/1?granularity=hour`, HEAVY_ARTIST), base2);
-      console.log('\n| Case | req/s | p50 ms | p95 ms | p95 ÷ track GET | non-2xx | machine |\n| --- | --- | --- | --- | --- | --- | --- |');
+      console.log(
+        '\n| Case | req/s | p50 ms | p95 ms | p95 ÷ track GET | catalog CPU ms/req | PostgreSQL CPU ms/req | non-2xx | machine |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      );
       for (const row of rows) console.log(row);
     }
 

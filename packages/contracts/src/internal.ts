@@ -2,35 +2,7 @@ import { z } from 'zod';
 import { RoleSchema } from './enums.js';
 import { PlaylistSchema } from './records/playlists.js';
 import { TrackSchema } from './records/tracks.js';
-
-/**
- * Service-to-service routes. They are not in ROUTES, so the gateway never exposes them; services
- * call each other directly at their *_URL, hide these routes from OpenAPI, and degrade gracefully
- * (flags false, counts from their own copies) when the callee does not answer in time.
- */
-export const INTERNAL_ROUTES = {
-  /** social: how `viewerId` relates to each of `userIds` (profiles, user lists). */
-  relationships: '/internal/relationships',
-  /** social: the viewer's likes and reposts among the given tracks and playlists (lists of items). */
-  engagement: '/internal/engagement',
-  /** billing: a user's subscription (GET, `{userId}` in the path); 404 when they never subscribed. */
-  subscription: '/internal/subscriptions/:userId',
-  /**
-   * catalog: Track (full) records of the given ids as TRK-6 renders them for the viewer (signed
-   * media URLs, catalog's counts); ids the viewer may not see (R2, R7) are left out.
-   */
-  tracks: '/internal/tracks',
-  /**
-   * catalog: Playlist records (list form, as PLS-1 renders them) of the given ids for the viewer;
-   * ids the viewer may not see (R6, R7, R14) are left out.
-   */
-  playlists: '/internal/playlists',
-  /**
-   * media-processing: ffprobe of a stored original (R11), asked by catalog before an upload is
-   * accepted; the only service with ffmpeg.
-   */
-  mediaProbe: '/internal/media/probe',
-} as const;
+import type { ServiceName } from './services.js';
 
 export const ProbeRequestSchema = z.object({ bucket: z.string().min(3).max(63), key: z.string().min(1).max(1024) });
 export type ProbeRequest = z.infer<typeof ProbeRequestSchema>;
@@ -116,3 +88,104 @@ export const InternalPlaylistsResponseSchema = z.object({
 });
 export type InternalPlaylistsRequest = z.infer<typeof InternalPlaylistsRequestSchema>;
 export type InternalPlaylistsResponse = z.infer<typeof InternalPlaylistsResponseSchema>;
+
+/**
+ * One service-to-service operation, declared once: who answers it, its method and path, and what goes
+ * in and out. The owner registers its route from this (`internalRoute` in @msp/http) and callers go
+ * through `InternalClient.send`, which builds the path and can check the answer with `response`, so no
+ * service keeps its own copy of another's schema. These routes are not in ROUTES: the gateway never
+ * exposes them, services call each other at their *_URL and hide them from OpenAPI.
+ */
+export interface InternalOperation<
+  Params extends z.ZodType | undefined = z.ZodType | undefined,
+  Body extends z.ZodType | undefined = z.ZodType | undefined,
+  Response extends z.ZodType = z.ZodType,
+> {
+  owner: ServiceName;
+  method: 'GET' | 'POST';
+  /** Fastify form (`:userId`). */
+  path: string;
+  params: Params;
+  body: Body;
+  response: Response;
+  /**
+   * The owner sends JSON text built by PostgreSQL as is (no zod pass on a hot path): its route
+   * declares no response schema, and its tests check the text against `response`.
+   */
+  prebuiltAnswer?: boolean;
+}
+
+const internal = <P extends z.ZodType | undefined, B extends z.ZodType | undefined, R extends z.ZodType>(operation: InternalOperation<P, B, R>) => operation;
+
+export const INTERNAL_OPERATIONS = {
+  /** social: how `viewerId` relates to each of `userIds` (profiles, user lists). */
+  relationships: internal({
+    owner: 'social',
+    method: 'POST',
+    path: '/internal/relationships',
+    params: undefined,
+    body: RelationshipsRequestSchema,
+    response: RelationshipsResponseSchema,
+    prebuiltAnswer: true,
+  }),
+  /** social: the viewer's likes and reposts among the given tracks and playlists (lists of items). */
+  engagement: internal({
+    owner: 'social',
+    method: 'POST',
+    path: '/internal/engagement',
+    params: undefined,
+    body: EngagementRequestSchema,
+    response: EngagementResponseSchema,
+    prebuiltAnswer: true,
+  }),
+  /** billing: a user's subscription; 404 when they never subscribed. */
+  subscription: internal({
+    owner: 'billing',
+    method: 'GET',
+    path: '/internal/subscriptions/:userId',
+    params: z.object({ userId: z.coerce.number().int().positive() }),
+    body: undefined,
+    response: InternalSubscriptionSchema,
+  }),
+  /**
+   * catalog: Track (full) records of the given ids as TRK-6 renders them for the viewer (signed
+   * media URLs, catalog's counts); ids the viewer may not see (R2, R7) are left out.
+   */
+  tracks: internal({
+    owner: 'catalog',
+    method: 'POST',
+    path: '/internal/tracks',
+    params: undefined,
+    body: InternalTracksRequestSchema,
+    response: InternalTracksResponseSchema,
+  }),
+  /**
+   * catalog: Playlist records (list form, as PLS-1 renders them) of the given ids for the viewer;
+   * ids the viewer may not see (R6, R7, R14) are left out.
+   */
+  playlists: internal({
+    owner: 'catalog',
+    method: 'POST',
+    path: '/internal/playlists',
+    params: undefined,
+    body: InternalPlaylistsRequestSchema,
+    response: InternalPlaylistsResponseSchema,
+  }),
+  /**
+   * media-processing: ffprobe of a stored original (R11), asked by catalog before an upload is
+   * accepted; the only service with ffmpeg.
+   */
+  mediaProbe: internal({
+    owner: 'media-processing',
+    method: 'POST',
+    path: '/internal/media/probe',
+    params: undefined,
+    body: ProbeRequestSchema,
+    response: ProbeResultSchema,
+  }),
+} as const;
+
+/** The paths of INTERNAL_OPERATIONS, by name (cited by docs and tests). */
+export const INTERNAL_ROUTES = Object.fromEntries(Object.entries(INTERNAL_OPERATIONS).map(([name, operation]) => [name, operation.path])) as {
+  readonly [K in keyof typeof INTERNAL_OPERATIONS]: (typeof INTERNAL_OPERATIONS)[K]['path'];
+};

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { ROUTES, routeTag, type AuthRule, type HttpMethod, type RouteContract } from '@msp/contracts';
+import { ROUTES, routeTag, type AuthRule, type HttpMethod, type InternalOperation, type RouteContract } from '@msp/contracts';
 import { requireAdmin, requireCaller } from './identity.js';
 
 const CONTRACTS = new Map<string, RouteContract>(ROUTES.map((route) => [route.id, route]));
@@ -33,6 +33,23 @@ export function contractOf(id: string): RouteContract {
 export function operation(id: string): OperationRoute {
   const contract = contractOf(id);
   return { method: contract.method, url: fastifyPath(contract.path), config: { operation: id } };
+}
+
+/**
+ * A service-to-service route registered from its declaration (INTERNAL_OPERATIONS in @msp/contracts):
+ *
+ *   app.route({ ...internalRoute(INTERNAL_OPERATIONS.tracks), handler });
+ *
+ * Method, path, parameters, body and (unless the owner sends prebuilt JSON text) the answer's schema
+ * come from the declaration the callers use too; hidden from OpenAPI.
+ */
+export function internalRoute<P extends InternalOperation['params'], B extends InternalOperation['body'], R extends InternalOperation['response']>(
+  operation: InternalOperation<P, B, R>,
+) {
+  const schema = { hide: true, params: operation.params, body: operation.body, response: operation.prebuiltAnswer ? undefined : { 200: operation.response } };
+  // Parts the operation does not have are left out (Fastify warns about a declared but empty body schema).
+  const present = Object.fromEntries(Object.entries(schema).filter(([, value]) => value !== undefined)) as typeof schema;
+  return { method: operation.method, url: operation.path, schema: present };
 }
 
 async function callerRequired(request: FastifyRequest) {
@@ -81,10 +98,11 @@ export function registerContractRoutes(app: FastifyInstance) {
       }
       return;
     }
-    if (route.method === 'HEAD') return; // Fastify's automatic HEAD twin of a GET
     const contract = contractOf(id);
+    // Fastify's automatic HEAD twin of a GET comes through here too: it gets the same check.
+    const method = route.method === 'HEAD' ? 'GET' : route.method;
     // Routes are registered under a prefix in some services; the contract's path must end the URL.
-    if (route.method !== contract.method || !route.url.endsWith(fastifyPath(contract.path))) {
+    if (method !== contract.method || !route.url.endsWith(fastifyPath(contract.path))) {
       throw new Error(`route ${String(route.method)} ${route.url} differs from ${id}: ${contract.method} ${contract.path}`);
     }
     route.schema = {

@@ -1,4 +1,4 @@
-export { contractOf, fastifyPath, operation, registerContractRoutes, type OperationRoute } from './contract-route.js';
+export { contractOf, fastifyPath, internalRoute, operation, registerContractRoutes, type OperationRoute } from './contract-route.js';
 export { createHttpApp, contextLogFields, type HttpAppOptions, type ZodApp } from './app.js';
 export { logDestination, setLogDestination } from './log-destination.js';
 export { runServer, SHUTDOWN_TIMEOUT_MS } from './server.js';
@@ -68,6 +68,8 @@ export {
   type InternalAnswer,
   type InternalCallOutcome,
   type InternalClientOptions,
+  type SendInput,
+  type SendOptions,
 } from './internal-client.js';
 export { compileResponseSchema, responseSerializerCompiler, responseValidationWanted } from './response-serializer.js';
 export {

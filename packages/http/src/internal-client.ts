@@ -1,4 +1,6 @@
 import { Agent, request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import type { InternalOperation } from '@msp/contracts';
 import { Counter, Histogram } from 'prom-client';
 import { internalCallHeaders } from './internal-auth.js';
 import { currentRequestContext } from './request-context.js';
@@ -75,6 +77,17 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** What `send` puts in the path (`:name` → `params.name`) and the body of a declared operation. */
+export interface SendInput<Op extends InternalOperation> {
+  params?: Record<string, string | number>;
+  body?: Op['body'] extends z.ZodType ? z.input<Op['body']> : never;
+}
+
+export interface SendOptions extends CallOptions {
+  /** Check the answer against the operation's response schema (a caller whose decision fails closed). */
+  validate?: boolean;
+}
+
 export interface InternalAnswer<T> {
   status: number;
   body: T | undefined;
@@ -103,6 +116,27 @@ export class InternalClient {
   async get<T>(path: string, options: CallOptions = {}): Promise<T> {
     const answer = await this.call<T>('GET', path, undefined, options);
     return answer.body as T;
+  }
+
+  /**
+   * One declared operation (INTERNAL_OPERATIONS in @msp/contracts): method and path from the
+   * declaration, the path's parameters from `input.params`. The answer is typed by the declaration's
+   * response schema and, with `validate`, checked against it (a mismatch is a `server_error`).
+   */
+  async send<Op extends InternalOperation>(operation: Op, input: SendInput<Op>, options: SendOptions = {}): Promise<InternalAnswer<z.output<Op['response']>>> {
+    if (operation.owner !== this.target) throw new Error(`${operation.path} is answered by ${operation.owner}, not ${this.target}`);
+    const path = operation.path.replace(/:(\w+)/g, (_, name: string) => {
+      const value = input.params?.[name];
+      if (value === undefined) throw new Error(`${operation.path} needs the parameter ${name}`);
+      return encodeURIComponent(String(value));
+    });
+    const answer = await this.call<unknown>(operation.method, path, input.body, options);
+    if (!options.validate || answer.status < 200 || answer.status >= 300) return answer as InternalAnswer<z.output<Op['response']>>;
+    const parsed = operation.response.safeParse(answer.body);
+    if (!parsed.success) {
+      throw new InternalCallError(this.target, 'server_error', `${this.target} sent an answer that does not match ${operation.path}`, answer.status);
+    }
+    return { status: answer.status, body: parsed.data as z.output<Op['response']> };
   }
 
   /** Any method; answers with a status in `acceptStatuses` come back instead of throwing. */

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { register } from 'prom-client';
 import { z } from 'zod';
+import { INTERNAL_OPERATIONS } from '@msp/contracts';
 import { createHttpApp } from '../src/app.js';
+import { internalRoute } from '../src/contract-route.js';
 import { InternalCallError, InternalClient, closeInternalClients } from '../src/internal-client.js';
 import { SERVICE_TOKEN_HEADER, verifyServiceToken } from '../src/internal-auth.js';
 
@@ -83,6 +85,29 @@ describe('internal HTTP client (service-to-service calls)', () => {
       expect(target.seen.at(-1)?.requestId).toBe('req-get-2');
     } finally {
       await app.close();
+    }
+  });
+
+  it('sends a declared operation: path from its parameters, answer checked against its schema when asked', async () => {
+    // billing's INTERNAL_OPERATIONS.subscription, answered by a route registered from the same declaration.
+    const owner = await createHttpApp({ service: 'billing', logger: false });
+    let answer: unknown = { userId: 7, status: 'active', currentPeriodEnd: null, cancelAtPeriodEnd: false };
+    owner.route({ ...internalRoute(INTERNAL_OPERATIONS.subscription), handler: async (request) => ({ ...(answer as object), userId: request.params.userId }) });
+    const url = await owner.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const billing = new InternalClient({ target: 'billing', baseUrl: url, timeoutMs: 2000 });
+      const got = await billing.send(INTERNAL_OPERATIONS.subscription, { params: { userId: 7 } }, { validate: true });
+      expect(got).toEqual({ status: 200, body: { userId: 7, status: 'active', currentPeriodEnd: null, cancelAtPeriodEnd: false } });
+      // The owner's route serialises through the declared schema: an unknown status cannot leave it...
+      answer = { status: 'weird', currentPeriodEnd: null, cancelAtPeriodEnd: false };
+      await expect(billing.send(INTERNAL_OPERATIONS.subscription, { params: { userId: 7 } })).rejects.toMatchObject({ outcome: 'server_error' });
+      // ...and a caller that validates refuses an answer that does not match, whoever sent it.
+      const loose = new InternalClient({ target: 'billing', baseUrl: `${target.url}/`, timeoutMs: 2000 });
+      const echo = { ...INTERNAL_OPERATIONS.subscription, path: '/internal/echo', method: 'POST' as const };
+      await expect(loose.send(echo, {}, { validate: true })).rejects.toThrow(/does not match/);
+      await expect(billing.send(INTERNAL_OPERATIONS.tracks, { body: { viewerId: null, trackIds: [] } })).rejects.toThrow(/answered by catalog/);
+    } finally {
+      await owner.close();
     }
   });
 });

@@ -408,3 +408,58 @@ describe('INS-2 top listeners at scale', () => {
     expect(res.json().topListeners).toEqual(await repo.topListenersBySum(artist, day(400), day(0)));
   });
 });
+
+describe('INS-2 daily engagement', () => {
+  it("sums trending's day counters of the artist's tracks per day, whoever changes them (artist_engagement_days)", async () => {
+    const artist = 7300;
+    await user(artist);
+    const [a, b, c] = await tracks(3, artist);
+    const [elsewhere] = await tracks(1, 7001);
+    const db = app.infra.pool;
+    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+    // As bumpStat writes them (social's likes, reposts, comments; taken back never below zero).
+    const bump = (track: number, ago: number, column: 'likes' | 'reposts' | 'comments', delta: number) =>
+      db.query(
+        `INSERT INTO track_daily_stats (track_id, day, ${column}) VALUES ($1, $2::date, GREATEST($3, 0))
+         ON CONFLICT (track_id, day) DO UPDATE SET ${column} = GREATEST(track_daily_stats.${column} + $3, 0)`,
+        [track, day(ago), delta],
+      );
+    await bump(a!, 0, 'likes', 3);
+    await bump(b!, 0, 'likes', 2);
+    await bump(b!, 0, 'reposts', 1);
+    await bump(c!, 5, 'comments', 4);
+    await bump(c!, 5, 'comments', -6); // clamped: the day's counter goes from 4 to 0
+    await bump(a!, 9, 'reposts', 2);
+    await bump(elsewhere!, 0, 'likes', 5);
+    // The play log's upsert sets plays only.
+    await db.query(
+      `INSERT INTO track_daily_stats (track_id, day, plays) VALUES ($1, $2::date, 1) ON CONFLICT (track_id, day) DO UPDATE SET plays = track_daily_stats.plays + 1`,
+      [a, day(9)],
+    );
+    // Account deletion's bulk update and a counter row removed.
+    await db.query(`UPDATE track_daily_stats SET likes = GREATEST(likes - 1, 0) WHERE track_id = ANY($1::int[]) AND day = $2::date`, [[a, b], day(0)]);
+    await db.query(`DELETE FROM track_daily_stats WHERE track_id = $1 AND day = $2::date`, [a, day(9)]);
+    await bump(a!, 20, 'comments', 1);
+
+    const expected = await db.query<{ period: string; likes: number; reposts: number; comments: number }>(
+      `SELECT to_char(s.day, 'YYYY-MM-DD') AS period, sum(s.likes)::int AS likes, sum(s.reposts)::int AS reposts, sum(s.comments)::int AS comments
+         FROM track_daily_stats s JOIN tracks t ON t.id = s.track_id WHERE t.artist_id = $1 GROUP BY s.day`,
+      [artist],
+    );
+    const days = await new InsightsRepository(db).artistDays(artist, day(30), day(0));
+    const byDay = new Map(expected.rows.map((r) => [r.period, r]));
+    for (const row of days) {
+      const want = byDay.get(row.period);
+      expect({ period: row.period, likes: row.likes, reposts: row.reposts, comments: row.comments }).toEqual(
+        want ?? { period: row.period, likes: 0, reposts: 0, comments: 0 },
+      );
+    }
+    expect(days.find((d) => d.period === day(0))).toMatchObject({ likes: 3, reposts: 1, comments: 0 });
+    expect(days.find((d) => d.period === day(20))).toMatchObject({ comments: 1 });
+    // Days whose sums are all zero keep no rollup row.
+    const zero = await db.query(`SELECT count(*)::int AS n FROM artist_engagement_days WHERE artist_id = $1 AND likes = 0 AND reposts = 0 AND comments = 0`, [
+      artist,
+    ]);
+    expect(zero.rows[0]).toEqual({ n: 0 });
+  });
+});

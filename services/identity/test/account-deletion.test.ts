@@ -156,6 +156,14 @@ describe('ACC-5 delete a user (admin)', () => {
       payload: { name: 'Ivy app', redirectUris: ['https://ivy.example.com/cb'], confidential: false },
     });
     expect(created.statusCode).toBe(201);
+    // An outbox longer than one statement of the pass (OUTBOX_SCAN rows): published events naming
+    // the account among others' (kept), found by the keyset pass across several statements.
+    await h.app.infra.prisma.$executeRawUnsafe(
+      `INSERT INTO outbox_event (id, type, payload, published_at)
+       SELECT gen_random_uuid(), 'identity.user.updated.v1', jsonb_build_object('data', jsonb_build_object('userId', CASE WHEN g % 3 = 0 THEN $1 ELSE -g END)), now()
+         FROM generate_series(1, 4500) g`,
+      u.userId,
+    );
     const res = await h.app.inject({ method: 'DELETE', url: `/api/admin/users/${u.userId}`, headers: admin });
     expect(res.statusCode).toBe(202);
     expect(Date.parse(res.json().deleteAt)).toBeLessThanOrEqual(Date.now());
@@ -164,6 +172,9 @@ describe('ACC-5 delete a user (admin)', () => {
     expect((await h.app.inject({ method: 'DELETE', url: `/api/admin/users/${u.userId}`, headers: admin })).json().code).toBe('USER_NOT_FOUND');
     // The published events about the account (their snapshots carry the username) go with it: UserDeleted alone is left.
     expect(await outboxTypes(u.userId)).toEqual(['identity.user.deleted.v1']);
+    expect(await h.app.infra.prisma.$queryRawUnsafe(`SELECT count(*)::int AS n FROM outbox_event WHERE (payload->'data'->>'userId')::int < 0`)).toEqual([
+      { n: 3000 },
+    ]);
   });
 
   it('refuses admin targets (403), unknown users (404), non-admin callers (403) and bad ids (400)', async () => {

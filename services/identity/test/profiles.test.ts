@@ -35,7 +35,11 @@ const peerServer = http.createServer((req, res) => {
   if (sub) {
     const status = peers.subscription.get(Number(sub[1]));
     if (!status) res.writeHead(404).end();
-    else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status }));
+    else {
+      // The declared answer (INTERNAL_OPERATIONS.subscription): identity checks it against the contract.
+      const answer = { userId: Number(sub[1]), status, currentPeriodEnd: null, cancelAtPeriodEnd: false };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    }
     return;
   }
   res.writeHead(404).end();

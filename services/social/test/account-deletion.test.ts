@@ -15,7 +15,8 @@ const D = 9001, // the user who deletes their account
   A = 9002,
   B = 9003,
   C = 9004,
-  BIG = 9005;
+  BIG = 9005,
+  E = 9006; // hidden, with ACC-3's recount cut short
 const TRACK = 9101, // C's
   D_TRACK = 9102,
   PLAYLIST = 9201, // C's
@@ -50,6 +51,37 @@ async function rowsCarrying(userId: number): Promise<Record<string, number>> {
   return found;
 }
 
+/**
+ * Every stored counter that differs from its rows, as the recounts define them (banned or hidden
+ * users' likes, reposts, follows, comments and the replies under their comments left out): [] when
+ * all are right.
+ */
+async function countsOffTheirRows(): Promise<string[]> {
+  const notHidden = (user: string) => `NOT EXISTS (SELECT 1 FROM banned_users b WHERE b.user_id = ${user})`;
+  const rows = await h.app.infra.prisma.$queryRawUnsafe<Array<{ counter: string }>>(
+    `SELECT 'track ' || r.track_id AS counter FROM track_refs r
+      WHERE (r.like_count, r.repost_count, r.comment_count) IS DISTINCT FROM (
+            (SELECT count(*)::int FROM track_likes l WHERE l.track_id = r.track_id AND ${notHidden('l.user_id')}),
+            (SELECT count(*)::int FROM track_reposts p WHERE p.track_id = r.track_id AND ${notHidden('p.user_id')}),
+            (SELECT count(*)::int FROM comments c WHERE c.track_id = r.track_id AND ${notHidden('c.user_id')}
+                AND NOT EXISTS (SELECT 1 FROM comments pc WHERE pc.id = c.reply_to_comment_id AND NOT ${notHidden('pc.user_id')})))
+     UNION ALL
+     SELECT 'comment ' || p.id FROM comments p
+      WHERE p.reply_count <> (SELECT count(*)::int FROM comments c WHERE c.reply_to_comment_id = p.id AND ${notHidden('c.user_id')})
+     UNION ALL
+     SELECT 'playlist ' || r.playlist_id FROM playlist_refs r
+      WHERE (r.like_count, r.repost_count) IS DISTINCT FROM (
+            (SELECT count(*)::int FROM playlist_likes l WHERE l.playlist_id = r.playlist_id AND ${notHidden('l.user_id')}),
+            (SELECT count(*)::int FROM playlist_reposts p WHERE p.playlist_id = r.playlist_id AND ${notHidden('p.user_id')}))
+     UNION ALL
+     SELECT 'user ' || u.user_id FROM user_summaries u
+      WHERE (u.follower_count, u.following_count) IS DISTINCT FROM (
+            (SELECT count(*)::int FROM follows f WHERE f.followee_id = u.user_id AND ${notHidden('f.follower_id')}),
+            (SELECT count(*)::int FROM follows f WHERE f.follower_id = u.user_id AND ${notHidden('f.followee_id')}))`,
+  );
+  return rows.map((r) => r.counter).sort();
+}
+
 async function counts() {
   const t = await h.app.infra.prisma.trackRef.findUniqueOrThrow({ where: { trackId: TRACK } });
   const p = await h.app.infra.prisma.playlistRef.findUniqueOrThrow({ where: { playlistId: PLAYLIST } });
@@ -73,6 +105,7 @@ beforeAll(async () => {
     { id: B, username: 'bess' },
     { id: C, username: 'carl', role: 'ARTIST' },
     { id: BIG, username: 'bigg' },
+    { id: E, username: 'eric' },
   ]);
   await seedTrack(h.app, { id: TRACK, artistId: C });
   await seedTrack(h.app, { id: D_TRACK, artistId: D });
@@ -152,8 +185,9 @@ describe('ACC-3 / ACC-4 deletion scheduled and cancelled in social', () => {
 });
 
 describe('ACC-5 user deleted (identity.user.deleted.v1) in social', () => {
-  it('removes every row carrying the user, recounts others’ counters and publishes them', async () => {
+  it('removes every row carrying the user; the counts, recounted without them at ACC-3, stay equal to the rows', async () => {
     expect(Object.keys(await rowsCarrying(D)).length).toBeGreaterThan(5);
+    expect(await countsOffTheirRows()).toEqual([]);
     await processed((await publish(UserDeleted, { userId: D })).id);
     expect(await rowsCarrying(D)).toEqual({});
     // Left: A's like and comment on C's track (D's reply under it is gone, B's reply went with D's comment).
@@ -170,10 +204,10 @@ describe('ACC-5 user deleted (identity.user.deleted.v1) in social', () => {
     // D's published comment events (their text) are gone; A's stay.
     await waitFor(async () => (await h.app.infra.prisma.outboxEvent.count({ where: { publishedAt: null } })) === 0, { message: 'relay idle' });
     expect((await outbox(h.app, 'social.comment.added.v1')).map((e) => e.authorId)).not.toContain(D);
-    const deleted = (await outbox(h.app, 'social.counts.recounted.v1')).filter((e) => e.cause === 'USER_DELETED');
-    expect(deleted.length).toBeGreaterThan(0);
-    expect(deleted.every((e) => e.userId === null)).toBe(true);
-    expect(deleted.flatMap((e) => e.users as Array<{ userId: number }>).map((u) => u.userId)).toEqual(expect.arrayContaining([A, C]));
+    // D was hidden (ACC-3's scheduling came first): removing their rows changed no count, so no
+    // counter was recounted again, and every stored count equals its rows.
+    expect(await countsOffTheirRows()).toEqual([]);
+    expect((await outbox(h.app, 'social.counts.recounted.v1')).filter((e) => e.cause === 'USER_DELETED')).toEqual([]);
   });
 
   it('the same event again (or a redelivery after a crash) changes nothing', async () => {
@@ -204,5 +238,35 @@ describe('ACC-5 user deleted (identity.user.deleted.v1) in social', () => {
     const recounted = (await outbox(h.app, 'social.counts.recounted.v1')).filter((e) => e.cause === 'USER_DELETED');
     const tracks = recounted.flatMap((e) => e.tracks as Array<{ trackId: number; likeCount: number }>).filter((t) => t.trackId > 20000);
     expect(new Set(tracks.map((t) => t.trackId)).size).toBe(n);
+    expect(await countsOffTheirRows()).toEqual([]);
+  });
+
+  it('a hidden user whose ACC-3 recount was cut short: only the counters still counting them are recounted', async () => {
+    const db = h.app.infra.prisma;
+    const n = 400; // more than one batch
+    await db.$executeRawUnsafe(
+      `INSERT INTO track_refs (track_id, artist_id, title, track_slug, state, is_private, access, genre, created_at, like_count, repost_count)
+       SELECT 30000 + g, ${C}, 't', 'e-' || g, 'FINISHED', false, 'PLAYABLE', 'Techno', now(), 2, 1 FROM generate_series(1, ${n}) g`,
+    );
+    await db.$executeRawUnsafe(`INSERT INTO track_likes (user_id, track_id) SELECT u, 30000 + g FROM generate_series(1, ${n}) g, (VALUES (${E}), (${A})) v(u)`);
+    await db.$executeRawUnsafe(`INSERT INTO track_reposts (user_id, track_id) SELECT ${E}, 30000 + g FROM generate_series(1, ${n}) g`);
+    // E is hidden, but the recount that follows stopped after the odd tracks: the even ones still count E.
+    await db.$executeRawUnsafe(`INSERT INTO banned_users (user_id, banned_at, is_banned, deletion_pending) VALUES (${E}, now(), false, true)`);
+    await db.$executeRawUnsafe(`UPDATE track_refs SET like_count = 1, repost_count = 0 WHERE track_id > 30000 AND track_id % 2 = 1`);
+    const even = Array.from({ length: n / 2 }, (_, i) => 30002 + 2 * i);
+    expect(await countsOffTheirRows()).toEqual(even.map((id) => `track ${id}`).sort());
+
+    await processed((await publish(UserDeleted, { userId: E })).id);
+    expect(await rowsCarrying(E)).toEqual({});
+    expect(await countsOffTheirRows()).toEqual([]);
+    const refs = await db.trackRef.findMany({ where: { trackId: { gt: 30000 } }, select: { likeCount: true, repostCount: true } });
+    expect(refs.every((r) => r.likeCount === 1 && r.repostCount === 0)).toBe(true);
+    // Published: the even tracks' values, once each (their likes' batches recounted them), none of the odd ones.
+    const ids = (await outbox(h.app, 'social.counts.recounted.v1'))
+      .filter((e) => e.cause === 'USER_DELETED')
+      .flatMap((e) => e.tracks as Array<{ trackId: number }>)
+      .map((t) => t.trackId)
+      .filter((id) => id > 30000);
+    expect(ids.sort((a, b) => a - b)).toEqual(even);
   });
 });

@@ -26,9 +26,10 @@ describe('routes registered from the contract (operation)', () => {
     });
     await app.ready();
     expect((await app.inject({ method: 'GET', url: '/insights/me' })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'HEAD', url: '/insights/me' })).statusCode).toBe(401);
     const answered = await app.inject({ method: 'GET', url: '/insights/me', headers: { 'x-user-id': '7' } });
     expect(answered.statusCode).toBe(200);
-    const document = app.swagger() as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    const document = app.swagger() as unknown as { paths: Record<string, Record<string, Record<string, unknown>>> };
     expect(document.paths['/insights/me']?.get).toMatchObject({
       operationId: 'INS-2',
       summary: contractOf('INS-2').summary,
@@ -45,12 +46,20 @@ describe('routes registered from the contract (operation)', () => {
     expect((await app.inject({ method: 'POST', url: '/admin/plays/void', headers: { 'x-user-id': '7', 'x-user-role': 'ADMIN' } })).statusCode).toBe(200);
   });
 
+  it('MOD-10 (admin GET): its automatic HEAD twin is refused to a caller who is not an admin', async () => {
+    app = await createHttpApp({ service: 'test', logger: false });
+    app.route({ ...operation('MOD-10'), handler: async () => ({ ok: true }) });
+    await app.ready();
+    expect((await app.inject({ method: 'HEAD', url: contractOf('MOD-10').path, headers: { 'x-user-id': '7' } })).statusCode).toBe(403);
+    expect((await app.inject({ method: 'HEAD', url: contractOf('MOD-10').path, headers: { 'x-user-id': '7', 'x-user-role': 'ADMIN' } })).statusCode).toBe(200);
+  });
+
   it('INS-4 (optional): anonymous callers pass; the document says the token is optional', async () => {
     app = await createHttpApp({ service: 'test', logger: false });
     app.route({ ...operation('INS-4'), handler: async () => ({ ok: true }) });
     await app.ready();
     expect((await app.inject({ method: 'POST', url: '/tracks/5/progress' })).statusCode).toBe(200);
-    const document = app.swagger() as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    const document = app.swagger() as unknown as { paths: Record<string, Record<string, Record<string, unknown>>> };
     expect(document.paths['/tracks/{trackId}/progress']?.post?.security).toEqual([{}, { bearerAuth: [] }]);
   });
 

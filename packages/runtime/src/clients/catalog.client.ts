@@ -1,13 +1,5 @@
-import { InternalClient } from '@msp/http';
-import {
-  INTERNAL_ROUTES,
-  MAX_PAGE_SIZE,
-  type InternalPlaylistsResponse,
-  type InternalTracksResponse,
-  type Playlist,
-  type Role,
-  type Track,
-} from '@msp/contracts';
+import { InternalClient, type InternalAnswer } from '@msp/http';
+import { INTERNAL_OPERATIONS, MAX_PAGE_SIZE, type Playlist, type Role, type Track } from '@msp/contracts';
 
 export interface CatalogClientLogger {
   warn(obj: object, msg: string): void;
@@ -28,7 +20,7 @@ export interface CatalogViewer {
 }
 
 /**
- * The one client of catalog's batched internal reads (`INTERNAL_ROUTES.tracks` / `.playlists`):
+ * The one client of catalog's batched internal reads (`INTERNAL_OPERATIONS.tracks` / `.playlists`):
  * one call per kind for a whole page, never one per item; the configured short timeout; answers
  * typed by their contract (`InternalClient`'s policy: our own services serialise them through their
  * response schemas; a caller that keeps only some fields parses them itself). Every method throws `CatalogUnavailableError` when catalog
@@ -46,9 +38,11 @@ export class CatalogClient {
     this.http = new InternalClient({ target: 'catalog', baseUrl, timeoutMs });
   }
 
-  private async post<T>(path: string, body: unknown): Promise<T> {
+  private async answer<T>(path: string, call: Promise<InternalAnswer<T>>): Promise<T> {
     try {
-      return await this.http.post<T>(path, body);
+      const { body } = await call;
+      if (body === undefined) throw new Error('catalog answered without a body');
+      return body;
     } catch (err) {
       this.logger.warn({ path, err: (err as Error).message }, 'catalog did not answer');
       throw new CatalogUnavailableError('catalog did not answer', { cause: err });
@@ -64,7 +58,10 @@ export class CatalogClient {
     const ids = [...new Set(trackIds)];
     if (ids.length === 0) return new Map();
     if (ids.length > MAX_PAGE_SIZE) throw new Error(`a page holds at most ${MAX_PAGE_SIZE} tracks`);
-    const { tracks } = await this.post<InternalTracksResponse>(INTERNAL_ROUTES.tracks, { ...CatalogClient.request(viewer), trackIds: ids });
+    const { tracks } = await this.answer(
+      INTERNAL_OPERATIONS.tracks.path,
+      this.http.send(INTERNAL_OPERATIONS.tracks, { body: { ...CatalogClient.request(viewer), trackIds: ids } }),
+    );
     return new Map(tracks.map((t) => [t.id, t]));
   }
 
@@ -72,7 +69,10 @@ export class CatalogClient {
   async playlists(viewer: CatalogViewer | null, playlistIds: readonly number[]): Promise<Map<number, Playlist>> {
     const ids = [...new Set(playlistIds)];
     if (ids.length === 0) return new Map();
-    const { playlists } = await this.post<InternalPlaylistsResponse>(INTERNAL_ROUTES.playlists, { ...CatalogClient.request(viewer), playlistIds: ids });
+    const { playlists } = await this.answer(
+      INTERNAL_OPERATIONS.playlists.path,
+      this.http.send(INTERNAL_OPERATIONS.playlists, { body: { ...CatalogClient.request(viewer), playlistIds: ids } }),
+    );
     return new Map(playlists.map((p) => [p.id, p]));
   }
 }

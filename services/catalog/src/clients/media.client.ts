@@ -1,6 +1,6 @@
 import { InternalClient } from '@msp/http';
 import { AppError } from '@msp/errors';
-import { INTERNAL_ROUTES, ProbeResultSchema, type ProbeRequest, type ProbeResult } from '@msp/contracts';
+import { INTERNAL_OPERATIONS, type ProbeResult } from '@msp/contracts';
 
 export type { ProbeResult };
 
@@ -16,13 +16,13 @@ export class MediaClient {
   }
 
   async probe(bucket: string, key: string): Promise<ProbeResult> {
-    let answer: unknown;
     try {
-      answer = await this.http.post(INTERNAL_ROUTES.mediaProbe, { bucket, key } satisfies ProbeRequest);
+      // Validated: the answer decides whether an upload is kept.
+      const answer = await this.http.send(INTERNAL_OPERATIONS.mediaProbe, { body: { bucket, key } }, { validate: true });
+      if (answer.body === undefined) throw new Error('media-processing answered without a body');
+      return answer.body;
     } catch (err) {
       throw new AppError('SERVICE_UNAVAILABLE', 'The audio could not be checked right now; try again.', { cause: err, headers: { 'retry-after': '5' } });
     }
-    // Validated: the answer decides whether an upload is kept.
-    return ProbeResultSchema.parse(answer);
   }
 }

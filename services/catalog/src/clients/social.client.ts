@@ -1,5 +1,5 @@
 import { InternalClient } from '@msp/http';
-import { INTERNAL_ROUTES, type EngagementResponse } from '@msp/contracts';
+import { INTERNAL_OPERATIONS, type EngagementResponse } from '@msp/contracts';
 
 export interface SocialClientLogger {
   warn(obj: object, msg: string): void;
@@ -26,16 +26,6 @@ export class SocialClient {
     this.http = new InternalClient({ target: 'social', baseUrl, timeoutMs });
   }
 
-  /** social's answer (trusted: serialised by its response schema), or null when it did not answer. */
-  private async post<T>(path: string, body: unknown): Promise<T | null> {
-    try {
-      return await this.http.post<T>(path, body);
-    } catch (err) {
-      this.logger.warn({ path, err: (err as Error).message }, 'social did not answer; degrading');
-      return null;
-    }
-  }
-
   /**
    * Everything a page needs from social in ONE call: the viewer's relationships to the page's
    * people (isFollowing; its block fields only as a safety net while catalog's copy catches up)
@@ -49,7 +39,14 @@ export class SocialClient {
     const trackIds = [...new Set(items.trackIds ?? [])].slice(0, 1000);
     const playlistIds = [...new Set(items.playlistIds ?? [])].slice(0, 1000);
     if (userIds.length + trackIds.length + playlistIds.length === 0) return emptyViewerContext();
-    const out = await this.post<EngagementResponse>(INTERNAL_ROUTES.engagement, { viewerId, userIds, trackIds, playlistIds });
+    // social's answer is trusted (its tests check the text against the schema); null when it did not answer.
+    const out = await this.http.send(INTERNAL_OPERATIONS.engagement, { body: { viewerId, userIds, trackIds, playlistIds } }).then(
+      (answer) => answer.body ?? null,
+      (err: unknown) => {
+        this.logger.warn({ path: INTERNAL_OPERATIONS.engagement.path, err: (err as Error).message }, 'social did not answer; degrading');
+        return null;
+      },
+    );
     return {
       relationships: new Map((out?.users ?? []).map((r) => [r.userId, r])),
       tracks: new Map((out?.tracks ?? []).map((e) => [e.id, e])),

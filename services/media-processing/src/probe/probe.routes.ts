@@ -1,12 +1,12 @@
-import type { FastifyPluginAsyncZod } from '@msp/http';
+import { internalRoute, type FastifyPluginAsyncZod } from '@msp/http';
 import { type ObjectStorage } from '@msp/storage';
 import type { MediaBinaries } from '../media/ffmpeg.js';
 import { runMedia } from '../media/run.js';
 
-import { INTERNAL_ROUTES, ProbeRequestSchema, ProbeResultSchema, type ProbeResult } from '@msp/contracts';
+import { INTERNAL_OPERATIONS, type ProbeResult } from '@msp/contracts';
 
 /** Service-to-service (catalog, R11): not under /api, hidden from OpenAPI, never routed by the gateway. */
-export const PROBE_ROUTE = INTERNAL_ROUTES.mediaProbe;
+export const PROBE_ROUTE = INTERNAL_OPERATIONS.mediaProbe.path;
 
 interface FfprobeJson {
   format?: { format_name?: string; duration?: string };
@@ -24,31 +24,34 @@ export const probeModule: FastifyPluginAsyncZod<{ binaries: MediaBinaries; stora
   app,
   { binaries, storageFor },
 ) => {
-  app.post(PROBE_ROUTE, { schema: { hide: true, body: ProbeRequestSchema, response: { 200: ProbeResultSchema } } }, async (request) => {
-    const { bucket, key } = request.body;
-    const url = await storageFor(bucket).presignedGet(key, 300);
-    let out: string;
-    try {
-      out = await runMedia(
-        binaries.ffprobe.path,
-        ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '-count_packets', '-read_intervals', '%+10', url],
-        { timeoutMs: 20_000 },
-      );
-    } catch (err) {
-      request.log.info({ err: (err as Error).message, key }, 'probe: unreadable');
-      return UNREADABLE;
-    }
-    const data = JSON.parse(out) as FfprobeJson;
-    const streams = data.streams ?? [];
-    const duration = Number(data.format?.duration);
-    return {
-      readable: true,
-      formatName: data.format?.format_name ?? null,
-      durationSeconds: Number.isFinite(duration) ? duration : null,
-      audioStreams: streams
-        .filter((s) => s.codec_type === 'audio')
-        .map((s) => ({ codecName: s.codec_name ?? 'unknown', packets: Number(s.nb_read_packets ?? 0) || 0 })),
-      videoStreams: streams.filter((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1).length,
-    };
+  app.route({
+    ...internalRoute(INTERNAL_OPERATIONS.mediaProbe),
+    handler: async (request) => {
+      const { bucket, key } = request.body;
+      const url = await storageFor(bucket).presignedGet(key, 300);
+      let out: string;
+      try {
+        out = await runMedia(
+          binaries.ffprobe.path,
+          ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '-count_packets', '-read_intervals', '%+10', url],
+          { timeoutMs: 20_000 },
+        );
+      } catch (err) {
+        request.log.info({ err: (err as Error).message, key }, 'probe: unreadable');
+        return UNREADABLE;
+      }
+      const data = JSON.parse(out) as FfprobeJson;
+      const streams = data.streams ?? [];
+      const duration = Number(data.format?.duration);
+      return {
+        readable: true,
+        formatName: data.format?.format_name ?? null,
+        durationSeconds: Number.isFinite(duration) ? duration : null,
+        audioStreams: streams
+          .filter((s) => s.codec_type === 'audio')
+          .map((s) => ({ codecName: s.codec_name ?? 'unknown', packets: Number(s.nb_read_packets ?? 0) || 0 })),
+        videoStreams: streams.filter((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1).length,
+      };
+    },
   });
 };

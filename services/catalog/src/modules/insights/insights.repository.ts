@@ -29,13 +29,24 @@ export interface TopTrack {
   plays: number;
 }
 
-/** Tracks read per page by `topTracks`, and the pages read before it sums the range for every track. */
+/**
+ * Tracks read per page by `topTracks`, and the pages read before it sums the range for every track
+ * (11 + 5 × 20 tracks). The first page is the 10 best by all-time plays and the next one: over a
+ * range that holds all of their plays that is enough, and each track read costs a range sum of
+ * its days (a heap row each), so the first page reads no more than that.
+ */
+const TOP_TRACK_FIRST_PAGE = 11;
 const TOP_TRACK_PAGE = 20;
-const TOP_TRACK_PAGES = 5;
+const TOP_TRACK_PAGES = 6;
 
-/** Listeners read per page by `topListeners`, and the pages read before it sums the range for everyone. */
+/**
+ * Listeners read per page by `topListeners` (a smaller first page: over a long range the 10th best
+ * is usually found among the first few dozen), and the pages read before it sums the range for
+ * everyone (25 + 10 × 100 listeners).
+ */
+const TOP_LISTENER_FIRST_PAGE = 25;
 const TOP_LISTENER_PAGE = 100;
-const TOP_LISTENER_PAGES = 10;
+const TOP_LISTENER_PAGES = 11;
 
 /** Points of the retention curve: 0 %, 1 %, …, 99 % of the duration. */
 export const RETENTION_POINTS = 100;
@@ -48,17 +59,19 @@ export class InsightsRepository {
 
   /** The track's artist, or null when it does not exist or is deleted. */
   async trackOwner(trackId: number): Promise<{ artistId: number; durationSeconds: number | null } | null> {
-    const { rows } = await this.pool.query<{ artistId: number; durationSeconds: number | null }>(
-      `SELECT artist_id AS "artistId", duration_seconds AS "durationSeconds" FROM tracks WHERE id = $1 AND deleted_at IS NULL`,
-      [trackId],
-    );
+    const { rows } = await this.pool.query<{ artistId: number; durationSeconds: number | null }>({
+      name: 'insights_track_owner',
+      text: `SELECT artist_id AS "artistId", duration_seconds AS "durationSeconds" FROM tracks WHERE id = $1 AND deleted_at IS NULL`,
+      values: [trackId],
+    });
     return rows[0] ?? null;
   }
 
   /** INS-1 per UTC day in [from, to] (dates). */
   async trackDays(trackId: number, from: string, to: string): Promise<SeriesRow[]> {
-    const { rows } = await this.pool.query<SeriesRow>(
-      `SELECT to_char(g.d, 'YYYY-MM-DD') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('s.likes')} AS likes,
+    const { rows } = await this.pool.query<SeriesRow>({
+      name: 'insights_track_days',
+      text: `SELECT to_char(g.d, 'YYYY-MM-DD') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('s.likes')} AS likes,
               ${num('s.reposts')} AS reposts, ${num('s.comments')} AS comments, ${num('dl.n')} AS downloads
          FROM (SELECT d::date AS d FROM generate_series($2::date::timestamp, $3::date::timestamp, interval '1 day') AS s(d)) AS g
          LEFT JOIN (SELECT day, sum(plays) AS plays, sum(completions) AS completions FROM track_play_days
@@ -67,8 +80,8 @@ export class InsightsRepository {
          LEFT JOIN (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM track_downloads
                      WHERE track_id = $1 AND downloaded_at >= ($2::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < (($3::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1) dl ON dl.day = g.d
         ORDER BY g.d`,
-      [trackId, from, to],
-    );
+      values: [trackId, from, to],
+    });
     return rows;
   }
 
@@ -94,19 +107,22 @@ export class InsightsRepository {
 
   /** Counted plays by source over the days [from, to] ('' = the client named none). */
   async trackSources(trackId: number, from: string, to: string): Promise<Array<{ source: string; plays: number }>> {
-    const { rows } = await this.pool.query<{ source: string; plays: number }>(
-      `SELECT source, sum(plays)::int AS plays FROM track_play_days WHERE track_id = $1 AND day BETWEEN $2::date AND $3::date
+    const { rows } = await this.pool.query<{ source: string; plays: number }>({
+      name: 'insights_track_sources',
+      text: `SELECT source, sum(plays)::int AS plays FROM track_play_days WHERE track_id = $1 AND day BETWEEN $2::date AND $3::date
         GROUP BY source HAVING sum(plays) > 0 ORDER BY 2 DESC, 1`,
-      [trackId, from, to],
-    );
+      values: [trackId, from, to],
+    });
     return rows;
   }
 
   /** Plays with progress that reached at least 0 %, 1 %, …, 99 % of the duration, and how many plays reported progress. */
   async retention(trackId: number): Promise<{ plays: number; reached: number[] }> {
-    const { rows } = await this.pool.query<{ pct: number; plays: number }>(`SELECT pct, plays FROM track_retention WHERE track_id = $1 AND plays > 0`, [
-      trackId,
-    ]);
+    const { rows } = await this.pool.query<{ pct: number; plays: number }>({
+      name: 'insights_retention',
+      text: `SELECT pct, plays FROM track_retention WHERE track_id = $1 AND plays > 0`,
+      values: [trackId],
+    });
     const stoppedAt = new Array<number>(RETENTION_POINTS + 1).fill(0);
     for (const row of rows) stoppedAt[Math.min(Math.max(row.pct, 0), RETENTION_POINTS)]! += row.plays;
     const reached = new Array<number>(RETENTION_POINTS).fill(0);
@@ -118,26 +134,29 @@ export class InsightsRepository {
     return { plays: running, reached };
   }
 
-  /** INS-2 per UTC day for every track of the artist, with follower gains and losses. */
+  /**
+   * INS-2 per UTC day for every track of the artist, with follower gains and losses: one row per
+   * day of each per-artist rollup (plays and completions: `artist_play_days`; likes, reposts and
+   * comments: `artist_engagement_days`, trending's day counters summed over the artist's tracks by
+   * triggers), downloads counted from the artist's tracks' downloads of the range.
+   */
   async artistDays(artistId: number, from: string, to: string): Promise<ArtistDayRow[]> {
-    const { rows } = await this.pool.query<ArtistDayRow>(
-      `WITH t AS (SELECT id FROM tracks WHERE artist_id = $1),
-            p AS (SELECT day, plays, completions FROM artist_play_days WHERE artist_id = $1 AND day BETWEEN $2::date AND $3::date),
-            s AS (SELECT x.day, sum(x.likes) AS likes, sum(x.reposts) AS reposts, sum(x.comments) AS comments
-                    FROM t CROSS JOIN LATERAL (SELECT day, likes, reposts, comments FROM track_daily_stats
-                                                WHERE track_id = t.id AND day BETWEEN $2::date AND $3::date) x
-                   GROUP BY x.day),
-            dl AS (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM track_downloads
-                   WHERE track_id IN (SELECT id FROM t) AND downloaded_at >= ($2::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < (($3::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1)
+    const { rows } = await this.pool.query<ArtistDayRow>({
+      name: 'insights_artist_days',
+      text: `WITH dl AS (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM track_downloads
+                   WHERE track_id IN (SELECT id FROM tracks WHERE artist_id = $1)
+                     AND downloaded_at >= ($2::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < (($3::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1)
        SELECT to_char(g.d, 'YYYY-MM-DD') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('s.likes')} AS likes,
               ${num('s.reposts')} AS reposts, ${num('s.comments')} AS comments, ${num('dl.n')} AS downloads,
               ${num('f.gained')} AS "followersGained", ${num('f.lost')} AS "followersLost"
          FROM (SELECT d::date AS d FROM generate_series($2::date::timestamp, $3::date::timestamp, interval '1 day') AS s(d)) AS g
-         LEFT JOIN p ON p.day = g.d LEFT JOIN s ON s.day = g.d LEFT JOIN dl ON dl.day = g.d
-         LEFT JOIN follow_days f ON f.user_id = $1 AND f.day = g.d
+         LEFT JOIN artist_play_days p ON p.artist_id = $1 AND p.day = g.d AND p.day BETWEEN $2::date AND $3::date
+         LEFT JOIN artist_engagement_days s ON s.artist_id = $1 AND s.day = g.d AND s.day BETWEEN $2::date AND $3::date
+         LEFT JOIN dl ON dl.day = g.d
+         LEFT JOIN follow_days f ON f.user_id = $1 AND f.day = g.d AND f.day BETWEEN $2::date AND $3::date
         ORDER BY g.d`,
-      [artistId, from, to],
-    );
+      values: [artistId, from, to],
+    });
     return rows;
   }
 
@@ -151,22 +170,26 @@ export class InsightsRepository {
    */
   async topTracks(artistId: number, from: string, to: string): Promise<TopTrack[]> {
     const best: TopTrack[] = [];
+    let offset = 0;
     for (let page = 0; page < TOP_TRACK_PAGES; page++) {
+      const limit = page === 0 ? TOP_TRACK_FIRST_PAGE : TOP_TRACK_PAGE;
       type Candidate = TopTrack & { total: number };
-      const { rows }: pg.QueryResult<Candidate> = await this.pool.query<Candidate>(
-        `WITH t AS (SELECT t.id, t.title, t.play_count + coalesce(d.plays, 0) AS play_count
+      const { rows }: pg.QueryResult<Candidate> = await this.pool.query<Candidate>({
+        name: 'insights_top_tracks',
+        text: `WITH t AS (SELECT t.id, t.title, t.play_count + coalesce(d.plays, 0) AS play_count
                       FROM tracks t LEFT JOIN track_play_deltas d ON d.track_id = t.id
                      WHERE t.artist_id = $1 AND t.play_count + coalesce(d.plays, 0) > 0 ORDER BY 3 DESC, 1 LIMIT $4 OFFSET $5)
          SELECT t.id AS "trackId", t.title, t.play_count AS total,
                 (SELECT coalesce(sum(s.plays), 0) FROM track_daily_stats s WHERE s.track_id = t.id AND s.day BETWEEN $2::date AND $3::date)::int AS plays
            FROM t ORDER BY t.play_count DESC, t.id`,
-        [artistId, from, to, TOP_TRACK_PAGE, page * TOP_TRACK_PAGE],
-      );
+        values: [artistId, from, to, limit, offset],
+      });
       for (const row of rows) if (row.plays > 0) best.push({ trackId: row.trackId, title: row.title, plays: row.plays });
       best.sort((x, y) => y.plays - x.plays || x.trackId - y.trackId);
       best.splice(10);
       const last: Candidate | undefined = rows.at(-1);
-      if (!last || rows.length < TOP_TRACK_PAGE || (best.length === 10 && best[9]!.plays > last.total)) return best;
+      if (!last || rows.length < limit || (best.length === 10 && best[9]!.plays > last.total)) return best;
+      offset += limit;
     }
     return this.topTracksBySum(artistId, from, to);
   }
@@ -200,18 +223,20 @@ export class InsightsRepository {
     let after = null as { plays: number; listenerId: number } | null;
     for (let page = 0; page < TOP_LISTENER_PAGES; page++) {
       type Candidate = { listenerId: number; total: number; plays: number; username: string | null; displayName: string | null };
-      const { rows }: pg.QueryResult<Candidate> = await this.pool.query<Candidate>(
-        `WITH c AS (SELECT listener_id, plays AS total FROM artist_listener_totals
+      const { rows }: pg.QueryResult<Candidate> = await this.pool.query<Candidate>({
+        name: 'insights_top_listeners',
+        text: `WITH c AS (SELECT listener_id, plays AS total FROM artist_listener_totals
                      WHERE artist_id = $1 AND plays > 0 AND ($4::int IS NULL OR plays < $4 OR (plays = $4 AND listener_id > $5))
                      ORDER BY plays DESC, listener_id LIMIT $6)
          SELECT c.listener_id AS "listenerId", c.total, u.username, u.display_name AS "displayName",
                 CASE WHEN u.user_id IS NULL OR c.listener_id = $1 THEN 0
                      ELSE (SELECT coalesce(sum(d.plays), 0) FROM artist_listener_days d
                             WHERE d.artist_id = $1 AND d.listener_id = c.listener_id AND d.day BETWEEN $2::date AND $3::date) END::int AS plays
-           FROM c LEFT JOIN user_summaries u ON u.user_id = c.listener_id AND NOT u.is_private AND NOT u.is_banned AND NOT u.is_deleted
+           FROM c LEFT JOIN LATERAL (SELECT user_id, username, display_name FROM user_summaries
+                                      WHERE user_id = c.listener_id AND NOT is_private AND NOT is_banned AND NOT is_deleted LIMIT 1) u ON true
           ORDER BY c.total DESC, c.listener_id`,
-        [artistId, from, to, after?.plays ?? null, after?.listenerId ?? null, TOP_LISTENER_PAGE],
-      );
+        values: [artistId, from, to, after?.plays ?? null, after?.listenerId ?? null, page === 0 ? TOP_LISTENER_FIRST_PAGE : TOP_LISTENER_PAGE],
+      });
       for (const row of rows) {
         if (row.plays > 0 && row.username !== null)
           best.push({ listenerId: row.listenerId, username: row.username, displayName: row.displayName ?? '', plays: row.plays });
@@ -220,7 +245,7 @@ export class InsightsRepository {
       best.splice(10);
       const last: Candidate | undefined = rows.at(-1);
       // Everyone read, or no one further down can reach the 10th (their all-time plays are at most the last one's).
-      if (!last || rows.length < TOP_LISTENER_PAGE || (best.length === 10 && best[9]!.plays > last.total)) {
+      if (!last || rows.length < (page === 0 ? TOP_LISTENER_FIRST_PAGE : TOP_LISTENER_PAGE) || (best.length === 10 && best[9]!.plays > last.total)) {
         return best.map(({ username, displayName, plays }) => ({ username, displayName, plays }));
       }
       after = { plays: last.total, listenerId: last.listenerId };

@@ -1,66 +1,34 @@
-import type { FastifyPluginAsyncZod } from '@msp/http';
+import { operation, type FastifyPluginAsyncZod } from '@msp/http';
 import { AvailabilityResultSchema, MessageResponseSchema, RegisterResultSchema, ResendResultSchema } from '@msp/contracts';
 import type { AccountsService } from './accounts.service.js';
 import { CheckUserBodySchema, RegisterBodySchema, ResendBodySchema, VerifyEmailBodySchema } from './accounts.schemas.js';
 
+/** AUTH-5, AUTH-6, AUTH-7, AUTH-15, registered from their contract (method, path, auth: packages/contracts). */
 export const accountsModule: FastifyPluginAsyncZod<{ accounts: AccountsService }> = async (app, { accounts }) => {
-  app.post(
-    '/auth/register/local',
-    {
-      schema: {
-        operationId: 'AUTH-5',
-        summary: 'Register with email and password',
-        tags: ['Authentication'],
-        body: RegisterBodySchema,
-        response: { 201: RegisterResultSchema },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await accounts.register(request.body, String(request.id))),
-  );
+  app.route({
+    ...operation('AUTH-5'),
+    schema: { body: RegisterBodySchema, response: { 201: RegisterResultSchema } },
+    handler: async (request, reply) => reply.code(201).send(await accounts.register(request.body, String(request.id))),
+  });
 
-  app.post(
-    '/auth/verify-email',
-    {
-      schema: {
-        operationId: 'AUTH-6',
-        summary: 'Verify email',
-        tags: ['Authentication'],
-        body: VerifyEmailBodySchema,
-        response: { 200: MessageResponseSchema },
-      },
-    },
-    async (request) => accounts.verifyEmail(request.body.token),
-  );
+  app.route({
+    ...operation('AUTH-6'),
+    schema: { body: VerifyEmailBodySchema, response: { 200: MessageResponseSchema } },
+    handler: async (request) => accounts.verifyEmail(request.body.token),
+  });
 
-  app.post(
-    '/auth/resend-verification',
-    {
-      schema: {
-        operationId: 'AUTH-7',
-        summary: 'Resend verification email',
-        tags: ['Authentication'],
-        body: ResendBodySchema,
-        response: { 200: ResendResultSchema },
-      },
-    },
-    async (request) => accounts.resendVerification(request.body.email),
-  );
+  app.route({
+    ...operation('AUTH-7'),
+    schema: { body: ResendBodySchema, response: { 200: ResendResultSchema } },
+    handler: async (request) => accounts.resendVerification(request.body.email),
+  });
 
-  app.post(
-    '/auth/check-user',
-    {
-      schema: {
-        operationId: 'AUTH-15',
-        summary: 'Check email or profile URL availability',
-        tags: ['Authentication'],
-        deprecated: true,
-        body: CheckUserBodySchema,
-        response: { 200: AvailabilityResultSchema },
-      },
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('AUTH-15'),
+    schema: { body: CheckUserBodySchema, response: { 200: AvailabilityResultSchema } },
+    handler: async (request, reply) => {
       reply.header('deprecation', 'true');
       return accounts.checkAvailability(request.body);
     },
-  );
+  });
 };

@@ -1,4 +1,5 @@
 import { UserDeleted, UserDeletionCancelled, UserDeletionScheduled, writeOutbox } from '@msp/events';
+import { removeInBatches, type Logger, type RemovalSummary } from '@msp/runtime';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { cancelRunningExports } from '../exports/exports.repository.js';
 
@@ -10,6 +11,17 @@ export interface DeletionTarget {
   suspendedUntil: Date | null;
   deleteAt: Date | null;
 }
+
+/** Outbox rows one statement of the pass over the published events looks at (by `seq`, in order). */
+export const OUTBOX_SCAN = 2000;
+
+/**
+ * How far before the pass's start the removal's transaction looks again for published events
+ * naming the account (by `published_at`): an event the pass saw unpublished (or not yet
+ * committed) is published after the pass started, unless a relay transaction that began before
+ * it was still open; none stays open this long.
+ */
+const PUBLISHED_SINCE_MARGIN = "interval '5 minutes'";
 
 /** What the removal of an account leaves for the caller to finish outside the transaction. */
 export interface RemovedAccount {
@@ -82,12 +94,46 @@ export class DeletionRepository {
   }
 
   /**
+   * The published events naming the account (their snapshots carry the username), found in one
+   * pass over the outbox in commit order (`removeInBatches`, a keyset on `seq`, OUTBOX_SCAN rows a
+   * statement, each statement on its own), before the removal's transaction: the transaction then
+   * looks only at the events published since the pass began (`remove`'s `publishedSince`), not at
+   * the whole table. Answers the database time the pass began and what it removed.
+   */
+  async removePublishedEvents(userId: number, logger?: Pick<Logger, 'debug' | 'warn'>): Promise<{ startedAt: Date; summary: RemovalSummary }> {
+    const [{ now: startedAt } = { now: new Date() }] = await this.prisma.$queryRaw<Array<{ now: Date }>>`SELECT now() AS now`;
+    const summary = await removeInBatches<bigint>((after) => this.publishedEventsBatch(userId, after), {
+      name: 'identity.outbox_event',
+      logger,
+      context: { userId },
+    });
+    return { startedAt, summary };
+  }
+
+  /**
+   * Published events naming the account among the OUTBOX_SCAN outbox rows after `afterSeq`:
+   * the rows removed and the last `seq` looked at (null once the end is reached). Unpublished
+   * events are the relay's (identity keeps those, docs/account-control.md).
+   */
+  async publishedEventsBatch(userId: number, afterSeq: bigint | undefined): Promise<{ removed: number; next: bigint | null }> {
+    const [row] = await this.prisma.$queryRaw<Array<{ scanned: number; last: bigint | null; removed: number }>>`
+      WITH s AS (SELECT seq, published_at, payload FROM outbox_event WHERE seq > ${afterSeq ?? 0n} ORDER BY seq LIMIT ${OUTBOX_SCAN}),
+           d AS (DELETE FROM outbox_event o USING s
+                  WHERE o.seq = s.seq AND s.published_at IS NOT NULL AND (s.payload->'data'->>'userId') = ${String(userId)}
+                 RETURNING 1)
+      SELECT (SELECT count(*)::int FROM s) AS scanned, (SELECT max(seq) FROM s) AS last, (SELECT count(*)::int FROM d) AS removed`;
+    return { removed: row?.removed ?? 0, next: row && row.scanned === OUTBOX_SCAN ? row.last : null };
+  }
+
+  /**
    * Removes every row of the account in one transaction (an account has few rows here: its
    * sessions, addresses, factors, apps) and publishes UserDeleted with it. The account row is
    * locked first (SKIP LOCKED): another replica removing the same account skips it; one whose
    * grace has not passed (restored meanwhile) is left alone. Null when nothing was removed.
+   * The published events naming the account: those published since `publishedSince` (the start
+   * of `removePublishedEvents`' pass, which removed the earlier ones); without it, all of them.
    */
-  async remove(userId: number, now: Date, correlationId: string): Promise<RemovedAccount | null> {
+  async remove(userId: number, now: Date, correlationId: string, publishedSince?: Date): Promise<RemovedAccount | null> {
     return this.prisma.$transaction(async (tx) => {
       const locked = await tx.$queryRaw<Array<{ id: number }>>`
         SELECT id FROM users WHERE id = ${userId} AND delete_at <= ${now} FOR UPDATE SKIP LOCKED`;
@@ -109,7 +155,16 @@ export class DeletionRepository {
       await tx.mailRequest.deleteMany({ where: { email: { in: addresses } } });
       await tx.user.delete({ where: { id: userId }, select: { id: true } });
       // Published events about the account (its snapshot carries the username): already delivered.
-      await tx.$executeRaw`DELETE FROM outbox_event WHERE published_at IS NOT NULL AND (payload->'data'->>'userId') = ${String(userId)}`;
+      // Those published before the pass began are gone with it; the rest by `published_at` (indexed).
+      if (publishedSince) {
+        await tx.$executeRawUnsafe(
+          `DELETE FROM outbox_event WHERE published_at >= $2::timestamptz - ${PUBLISHED_SINCE_MARGIN} AND (payload->'data'->>'userId') = $1`,
+          String(userId),
+          publishedSince,
+        );
+      } else {
+        await tx.$executeRaw`DELETE FROM outbox_event WHERE published_at IS NOT NULL AND (payload->'data'->>'userId') = ${String(userId)}`;
+      }
       await writeOutbox(tx, UserDeleted, { userId }, { correlationId });
       return { userId, foreignGrantIds: foreignGrants.map((g) => g.id) };
     });

@@ -118,8 +118,9 @@ export class DeletionService {
 
   /**
    * One run of the grace worker: removes up to `limit` accounts whose grace has passed. Files first
-   * (idempotent: a run that fails later lists nothing the next time), then every row with UserDeleted
-   * in one transaction. Returns how many were removed and whether more may be due.
+   * (idempotent: a run that fails later lists nothing the next time), then the published events
+   * naming the account in batches (`removeInBatches`, idempotent too), then every row with
+   * UserDeleted in one transaction. Returns how many were removed and whether more may be due.
    */
   async removeDue(limit = 20): Promise<{ done: number; failed: number; more: boolean }> {
     const due = await this.repo.due(new Date(), limit);
@@ -142,7 +143,8 @@ export class DeletionService {
       const keys = await this.deps.storage.list(prefix);
       if (keys.length > 0) await this.deps.storage.remove(keys);
     }
-    const removed = await this.repo.remove(userId, new Date(), `account-deletion-${userId}`);
+    const events = await this.repo.removePublishedEvents(userId, this.deps.logger);
+    const removed = await this.repo.remove(userId, new Date(), `account-deletion-${userId}`, events.startedAt);
     if (!removed) return false;
     this.deps.logger.info({ userId }, 'account removed; UserDeleted published');
     try {

@@ -1,10 +1,8 @@
 import multipart from '@fastify/multipart';
 import { ImageUpdateResultSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import { multipartParts, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { multipartParts, operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { ImageChanges, ImagesService } from './images.service.js';
-
-const bearer = [{ bearerAuth: [] }];
 
 function truthy(value: string): boolean {
   return ['true', '1', 'yes'].includes(value.trim().toLowerCase());
@@ -16,19 +14,10 @@ export const imagesModule: FastifyPluginAsyncZod<{ images: ImagesService; maxByt
     limits: { fileSize: maxBytes, files: 2, fields: 4, parts: 6, fieldSize: 1024, headerPairs: 100 },
   });
 
-  app.patch(
-    '/users/me/images',
-    {
-      schema: {
-        operationId: 'USR-9',
-        summary: 'Update profile or cover images',
-        tags: ['Users'],
-        security: bearer,
-        consumes: ['multipart/form-data'],
-        response: { 200: ImageUpdateResultSchema },
-      },
-    },
-    async (request) => {
+  app.route({
+    ...operation('USR-9'),
+    schema: { consumes: ['multipart/form-data'], response: { 200: ImageUpdateResultSchema } },
+    handler: async (request) => {
       const caller = requireCaller(request);
       if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send multipart/form-data.');
       const changes: ImageChanges = {};
@@ -51,23 +40,21 @@ export const imagesModule: FastifyPluginAsyncZod<{ images: ImagesService; maxByt
       }
       return images.apply(caller.userId, changes, String(request.id));
     },
-  );
+  });
 
-  app.delete(
-    '/users/me/images/avatar',
-    { schema: { operationId: 'USR-10', summary: 'Delete current user avatar', tags: ['Users'], security: bearer } },
-    async (request, reply) => {
+  app.route({
+    ...operation('USR-10'),
+    handler: async (request, reply) => {
       await images.apply(requireCaller(request).userId, { avatar: 'remove' }, String(request.id));
       return reply.code(204).send();
     },
-  );
+  });
 
-  app.delete(
-    '/users/me/images/cover',
-    { schema: { operationId: 'USR-11', summary: 'Delete current user cover', tags: ['Users'], security: bearer } },
-    async (request, reply) => {
+  app.route({
+    ...operation('USR-11'),
+    handler: async (request, reply) => {
       await images.apply(requireCaller(request).userId, { cover: 'remove' }, String(request.id));
       return reply.code(204).send();
     },
-  );
+  });
 };

@@ -1,11 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { FastifyPluginAsyncZod } from '@msp/http';
+import { operation, type FastifyPluginAsyncZod } from '@msp/http';
 import { clientOf } from '../sessions/sessions.routes.js';
 import { renderConsent, renderError } from './consent-page.js';
 import type { ConsentOutcome, OAuthAnswer, OAuthHttpRequest, OAuthServerService } from './oauth-server.service.js';
 
-const tags = ['OAuth'];
 const param = z.string().max(2048).optional();
 const AuthorizeQuerySchema = z.object({
   response_type: param,
@@ -73,7 +72,7 @@ function sendAnswer(reply: FastifyReply, answer: OAuthAnswer) {
 }
 
 /**
- * APP-11…APP-16: the consent page and the OAuth endpoints. Form bodies
+ * APP-11…APP-16: the consent page and the OAuth endpoints, registered from their contract. Form bodies
  * (application/x-www-form-urlencoded, as OAuth requires) are parsed here only.
  */
 export const oauthServerModule: FastifyPluginAsyncZod<{ oauthServer: OAuthServerService }> = async (app, { oauthServer }) => {
@@ -91,48 +90,49 @@ export const oauthServerModule: FastifyPluginAsyncZod<{ oauthServer: OAuthServer
     done(null, out);
   });
 
-  app.get(
-    '/oauth/authorize',
-    { schema: { operationId: 'APP-11', summary: 'OAuth authorization request: consent page', tags, querystring: AuthorizeQuerySchema } },
-    async (request, reply) => sendOutcome(request, reply, await oauthServer.check(request.query), 302),
-  );
+  app.route({
+    ...operation('APP-11'),
+    schema: { querystring: AuthorizeQuerySchema },
+    handler: async (request, reply) => sendOutcome(request, reply, await oauthServer.check(request.query), 302),
+  });
 
-  app.post(
-    '/oauth/authorize',
-    { schema: { operationId: 'APP-12', summary: 'Consent page: sign in and approve or deny', tags, body: ConsentFormSchema } },
-    async (request, reply) => {
+  app.route({
+    ...operation('APP-12'),
+    schema: { body: ConsentFormSchema },
+    handler: async (request, reply) => {
       const { decision, email, password, mfa_token: mfaToken, code, recovery_code: recoveryCode, ...params } = request.body;
       const form = { decision, email, password, mfaToken, code, recoveryCode };
       const outcome = await oauthServer.decide(params, form, clientOf(request), rawOf(request, {}));
       return sendOutcome(request, reply, outcome, 303);
     },
-  );
+  });
 
-  app.post(
-    '/oauth/token',
-    { schema: { operationId: 'APP-13', summary: 'OAuth token endpoint (code + PKCE, refresh)', tags, body: OAuthFormSchema } },
-    async (request, reply) => sendAnswer(reply, await oauthServer.token(rawOf(request, request.body), request.url.split('?')[0] ?? '', String(request.id))),
-  );
+  app.route({
+    ...operation('APP-13'),
+    schema: { body: OAuthFormSchema },
+    handler: async (request, reply) =>
+      sendAnswer(reply, await oauthServer.token(rawOf(request, request.body), request.url.split('?')[0] ?? '', String(request.id))),
+  });
 
-  app.post(
-    '/oauth/revoke',
-    { schema: { operationId: 'APP-14', summary: 'OAuth token revocation (RFC 7009)', tags, body: OAuthFormSchema } },
-    async (request, reply) => sendAnswer(reply, await oauthServer.revoke(rawOf(request, request.body), request.url.split('?')[0] ?? '', String(request.id))),
-  );
+  app.route({
+    ...operation('APP-14'),
+    schema: { body: OAuthFormSchema },
+    handler: async (request, reply) =>
+      sendAnswer(reply, await oauthServer.revoke(rawOf(request, request.body), request.url.split('?')[0] ?? '', String(request.id))),
+  });
 
-  app.post(
-    '/oauth/introspect',
-    { schema: { operationId: 'APP-15', summary: 'OAuth token introspection (RFC 7662)', tags, body: OAuthFormSchema } },
-    async (request, reply) =>
+  app.route({
+    ...operation('APP-15'),
+    schema: { body: OAuthFormSchema },
+    handler: async (request, reply) =>
       sendAnswer(reply, await oauthServer.introspect(rawOf(request, request.body), request.url.split('?')[0] ?? '', String(request.id))),
-  );
+  });
 
-  app.get(
-    '/.well-known/oauth-authorization-server',
-    { schema: { operationId: 'APP-16', summary: 'OAuth authorization-server metadata (RFC 8414)', tags } },
-    async (_request, reply) => {
+  app.route({
+    ...operation('APP-16'),
+    handler: async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
       return oauthServer.metadata();
     },
-  );
+  });
 };

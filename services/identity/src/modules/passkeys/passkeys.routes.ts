@@ -1,6 +1,6 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { IdParamSchema, LoginResponseSchema } from '@msp/contracts';
-import { requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import { AppError } from '@msp/errors';
 import { z } from 'zod';
 import type { IdentityConfig } from '../../config.js';
@@ -19,139 +19,105 @@ import { clientOf, deliverTokens, rememberDevice } from '../sessions/sessions.ro
 import { DEV_PAGE_CSP, DEV_PAGE_HTML } from './dev-page.js';
 import type { PasskeysService } from './passkeys.service.js';
 
-const bearer = [{ bearerAuth: [] }];
-const tags = ['Account Security'];
 const refreshDelivery = z.object({ 'x-refresh-token-delivery': z.string().max(20).optional() });
 const asJson = (options: { challenge: string }) => options as { challenge: string } & Record<string, unknown>;
 
-/** MFA-6…MFA-13: passkeys (WebAuthn) — registration, management, sign-in (docs/account-security.md). */
+/** MFA-6…MFA-13: passkeys (WebAuthn) — registration, management, sign-in (docs/account-security.md), registered from their contract. */
 export const passkeysModule: FastifyPluginAsyncZod<{ passkeys: PasskeysService; mfa: MfaService; users: MfaRepository; config: IdentityConfig }> = async (
   app,
   { passkeys, mfa, users, config },
 ) => {
-  app.post(
-    '/users/me/passkeys/options',
-    {
-      schema: {
-        operationId: 'MFA-6',
-        summary: 'Passkey registration options',
-        description: 'Options for `navigator.credentials.create` (JSON form); the challenge is single use and lives 5 minutes.',
-        tags,
-        security: bearer,
-        response: { 200: WebAuthnOptionsSchema },
-      },
+  app.route({
+    ...operation('MFA-6'),
+    schema: {
+      description: 'Options for `navigator.credentials.create` (JSON form); the challenge is single use and lives 5 minutes.',
+      response: { 200: WebAuthnOptionsSchema },
     },
-    async (request) => {
+    handler: async (request) => {
       const user = await users.findTokenUser(requireCaller(request).userId);
       if (!user) throw new AppError('UNAUTHORIZED');
       return asJson(await passkeys.registrationOptions(user));
     },
-  );
+  });
 
-  app.post(
-    '/users/me/passkeys',
-    {
-      schema: {
-        operationId: 'MFA-7',
-        summary: 'Register a passkey',
-        description: 'The credential `navigator.credentials.create` returned (`toJSON()`), for options from MFA-6.',
-        tags,
-        security: bearer,
-        body: RegisterPasskeyBodySchema,
-        response: { 201: PasskeySchema },
-      },
+  app.route({
+    ...operation('MFA-7'),
+    schema: {
+      description: 'The credential `navigator.credentials.create` returned (`toJSON()`), for options from MFA-6.',
+      body: RegisterPasskeyBodySchema,
+      response: { 201: PasskeySchema },
     },
-    async (request, reply) => {
+    handler: async (request, reply) => {
       const created = await passkeys.register(requireCaller(request).userId, request.body.credential as unknown as RegistrationResponseJSON, request.body.name);
       return reply.code(201).send(passkeyRecord(created));
     },
-  );
+  });
 
-  app.get(
-    '/users/me/passkeys',
-    { schema: { operationId: 'MFA-8', summary: 'List passkeys', tags, security: bearer, response: { 200: z.array(PasskeySchema) } } },
-    async (request) => (await passkeys.list(requireCaller(request).userId)).map(passkeyRecord),
-  );
+  app.route({
+    ...operation('MFA-8'),
+    schema: { response: { 200: z.array(PasskeySchema) } },
+    handler: async (request) => (await passkeys.list(requireCaller(request).userId)).map(passkeyRecord),
+  });
 
-  app.patch(
-    '/users/me/passkeys/:passkeyId',
-    {
-      schema: {
-        operationId: 'MFA-9',
-        summary: 'Rename a passkey',
-        tags,
-        security: bearer,
-        params: IdParamSchema('passkeyId'),
-        body: RenamePasskeyBodySchema,
-        response: { 200: PasskeySchema },
-      },
-    },
-    async (request) => passkeyRecord(await passkeys.rename(requireCaller(request).userId, request.params.passkeyId, request.body.name)),
-  );
+  app.route({
+    ...operation('MFA-9'),
+    schema: { params: IdParamSchema('passkeyId'), body: RenamePasskeyBodySchema, response: { 200: PasskeySchema } },
+    handler: async (request) => passkeyRecord(await passkeys.rename(requireCaller(request).userId, request.params.passkeyId, request.body.name)),
+  });
 
-  app.delete(
-    '/users/me/passkeys/:passkeyId',
-    { schema: { operationId: 'MFA-10', summary: 'Delete a passkey', tags, security: bearer, params: IdParamSchema('passkeyId') } },
-    async (request, reply) => {
+  app.route({
+    ...operation('MFA-10'),
+    schema: { params: IdParamSchema('passkeyId') },
+    handler: async (request, reply) => {
       await passkeys.remove(requireCaller(request).userId, request.params.passkeyId);
       return reply.code(204).send();
     },
-  );
+  });
 
-  app.post(
-    '/auth/passkeys/options',
-    {
-      schema: {
-        operationId: 'MFA-11',
-        summary: 'Passkey sign-in options',
-        description:
-          'Without a body (or `{}`): options for a password-less sign-in with a discoverable passkey (MFA-12). With `{mfaToken}` from AUTH-1: ' +
-          "options for the second step, listing the account's passkeys (the assertion goes to MFA-4 as `passkey`).",
-        tags: ['Authentication'],
-        body: PasskeyOptionsBodySchema,
-        response: { 200: WebAuthnOptionsSchema },
-      },
+  app.route({
+    ...operation('MFA-11'),
+    schema: {
+      description:
+        'Without a body (or `{}`): options for a password-less sign-in with a discoverable passkey (MFA-12). With `{mfaToken}` from AUTH-1: ' +
+        "options for the second step, listing the account's passkeys (the assertion goes to MFA-4 as `passkey`).",
+      body: PasskeyOptionsBodySchema,
+      response: { 200: WebAuthnOptionsSchema },
     },
-    async (request) => {
+    handler: async (request) => {
       const mfaToken = request.body?.mfaToken;
       return asJson(mfaToken ? await mfa.passkeyOptions(mfaToken, clientOf(request)) : await passkeys.authenticationOptions({ purpose: 'login' }));
     },
-  );
+  });
 
-  app.post(
-    '/auth/passkeys/login',
-    {
-      schema: {
-        operationId: 'MFA-12',
-        summary: 'Sign in with a passkey',
-        description:
-          'The assertion `navigator.credentials.get` returned (`toJSON()`) for options from MFA-11. A user-verified passkey is both factors: ' +
-          'no password or code. Answers the Login response and sets the refresh cookie like AUTH-1.',
-        tags: ['Authentication'],
-        headers: refreshDelivery,
-        body: PasskeyLoginBodySchema,
-        response: { 200: LoginResponseSchema },
-      },
+  app.route({
+    ...operation('MFA-12'),
+    schema: {
+      description:
+        'The assertion `navigator.credentials.get` returned (`toJSON()`) for options from MFA-11. A user-verified passkey is both factors: ' +
+        'no password or code. Answers the Login response and sets the refresh cookie like AUTH-1.',
+      headers: refreshDelivery,
+      body: PasskeyLoginBodySchema,
+      response: { 200: LoginResponseSchema },
     },
-    async (request, reply) => {
+    handler: async (request, reply) => {
       const { credential, deviceInfo } = request.body;
       const { issued, knownDevice } = await mfa.passkeyLogin(credential as unknown as AuthenticationResponseJSON, clientOf(request, deviceInfo));
       const body = deliverTokens(request, reply, issued, config);
       rememberDevice(reply, knownDevice, config);
       return body;
     },
-  );
+  });
 
   if (config.NODE_ENV !== 'production') {
-    app.get(
-      '/dev/passkeys',
-      { schema: { operationId: 'MFA-13', summary: 'Passkey test page (development only)', tags: ['Account Security'], produces: ['text/html'] } },
-      async (_request, reply) =>
+    app.route({
+      ...operation('MFA-13'),
+      schema: { produces: ['text/html'] },
+      handler: async (_request, reply) =>
         reply
           .header('content-type', 'text/html; charset=utf-8')
           .header('content-security-policy', DEV_PAGE_CSP)
           .header('cache-control', 'no-store')
           .send(DEV_PAGE_HTML),
-    );
+    });
   }
 };

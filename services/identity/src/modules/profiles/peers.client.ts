@@ -1,7 +1,6 @@
 import { InternalCallError, InternalClient } from '@msp/http';
 import type { FastifyBaseLogger } from 'fastify';
-import { z } from 'zod';
-import { INTERNAL_ROUTES, type RelationshipsResponse } from '@msp/contracts';
+import { INTERNAL_OPERATIONS, type RelationshipsResponse } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 
 export type Relationship = RelationshipsResponse['items'][number];
@@ -24,12 +23,12 @@ export class PeersClient {
     this.billing = new InternalClient({ target: 'billing', baseUrl: urls.billing, timeoutMs });
   }
 
-  /** How `viewerId` relates to each user (INTERNAL_ROUTES.relationships), or null when social does not answer. */
+  /** How `viewerId` relates to each user (INTERNAL_OPERATIONS.relationships), or null when social does not answer. */
   async relationships(viewerId: number, userIds: number[]): Promise<Map<number, Relationship> | null> {
     if (userIds.length === 0) return new Map();
     try {
-      const body = await this.social.post<RelationshipsResponse>(INTERNAL_ROUTES.relationships, { viewerId, userIds });
-      return new Map(body.items.map((item) => [item.userId, item]));
+      const { body } = await this.social.send(INTERNAL_OPERATIONS.relationships, { body: { viewerId, userIds } });
+      return new Map((body?.items ?? []).map((item) => [item.userId, item]));
     } catch (err) {
       if (!(err instanceof InternalCallError)) throw err;
       this.logger.warn({ err: err.message }, 'relationships unavailable; profile flags degrade to false');
@@ -38,25 +37,22 @@ export class PeersClient {
   }
 
   /**
-   * The user's subscription status from billing (`GET /internal/subscriptions/{userId}` answering
-   * at least `{ status }`); a 404 means the user never subscribed.
+   * The user's subscription status from billing (INTERNAL_OPERATIONS.subscription); a 404 means the
+   * user never subscribed.
    */
   async subscriptionStatus(userId: number): Promise<string> {
     let answer;
     try {
-      answer = await this.billing.call<unknown>('GET', `/internal/subscriptions/${userId}`, undefined, { acceptStatuses: [404] });
+      // Validated: the answer decides USR-5.
+      answer = await this.billing.send(INTERNAL_OPERATIONS.subscription, { params: { userId } }, { acceptStatuses: [404], validate: true });
     } catch (err) {
       throw unavailable(err);
     }
     if (answer.status === 404) return 'cancelled';
-    // Validated: the answer decides USR-5.
-    const parsed = SubscriptionAnswerSchema.safeParse(answer.body);
-    if (!parsed.success) throw unavailable(new Error('billing answered an unexpected body'));
-    return parsed.data.status;
+    if (!answer.body) throw unavailable(new Error('billing answered without a body'));
+    return answer.body.status;
   }
 }
-
-const SubscriptionAnswerSchema = z.object({ status: z.string() });
 
 function unavailable(cause: unknown): AppError {
   return new AppError('SERVICE_UNAVAILABLE', 'The subscription state cannot be checked right now; try again.', {

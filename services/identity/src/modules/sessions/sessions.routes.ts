@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AdminLoginResponseSchema, LoginResponseSchema, MessageResponseSchema } from '@msp/contracts';
-import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { callerFrom, operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { IdentityConfig } from '../../config.js';
 import { clientAddress } from '../../http/client-address.js';
 import { KNOWN_DEVICE_COOKIE, KNOWN_DEVICE_TTL_SECONDS } from './known-devices.repository.js';
@@ -75,20 +75,15 @@ export const sessionsModule: FastifyPluginAsyncZod<{ sessions: SessionsService; 
   app,
   { sessions, login, config },
 ) => {
-  app.post(
-    '/auth/login/local',
-    {
-      schema: {
-        operationId: 'AUTH-1',
-        summary: 'Login with email and password',
-        tags: ['Authentication'],
-        headers: refreshDelivery,
-        body: LoginBodySchema,
-        // With two-factor sign-in on: `{mfaRequired: true, mfaToken}`, no cookie; MFA-4 completes it.
-        response: { 200: z.union([LoginResponseSchema, z.object({ mfaRequired: z.literal(true), mfaToken: z.string() })]) },
-      },
+  app.route({
+    ...operation('AUTH-1'),
+    schema: {
+      headers: refreshDelivery,
+      body: LoginBodySchema,
+      // With two-factor sign-in on: `{mfaRequired: true, mfaToken}`, no cookie; MFA-4 completes it.
+      response: { 200: z.union([LoginResponseSchema, z.object({ mfaRequired: z.literal(true), mfaToken: z.string() })]) },
     },
-    async (request, reply) => {
+    handler: async (request, reply) => {
       const { email, password, deviceInfo } = request.body;
       const result = await login.loginLocal(email, password, clientOf(request, deviceInfo));
       if ('mfaRequired' in result) return result;
@@ -97,68 +92,40 @@ export const sessionsModule: FastifyPluginAsyncZod<{ sessions: SessionsService; 
       rememberDevice(reply, knownDevice, config);
       return body;
     },
-  );
+  });
 
-  app.post(
-    '/auth/refreshtoken',
-    {
-      schema: {
-        operationId: 'AUTH-2',
-        summary: 'Refresh access token',
-        tags: ['Authentication'],
-        headers: refreshDelivery,
-        body: RefreshBodySchema,
-        response: { 200: LoginResponseSchema },
-      },
-    },
-    async (request, reply) => deliverTokens(request, reply, await sessions.refresh(presentedRefreshToken(request, request.body)), config),
-  );
+  app.route({
+    ...operation('AUTH-2'),
+    schema: { headers: refreshDelivery, body: RefreshBodySchema, response: { 200: LoginResponseSchema } },
+    handler: async (request, reply) => deliverTokens(request, reply, await sessions.refresh(presentedRefreshToken(request, request.body)), config),
+  });
 
-  app.post(
-    '/auth/logout',
-    {
-      schema: {
-        operationId: 'AUTH-3',
-        summary: 'Logout current session',
-        tags: ['Authentication'],
-        body: RefreshBodySchema,
-        response: { 200: MessageResponseSchema },
-      },
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('AUTH-3'),
+    schema: { body: RefreshBodySchema, response: { 200: MessageResponseSchema } },
+    handler: async (request, reply) => {
       await sessions.logout(presentedRefreshToken(request, request.body), callerFrom(request)?.sessionId ?? null);
       clearRefreshCookie(reply, config);
       return { message: 'Logged out.' };
     },
-  );
+  });
 
-  app.post(
-    '/auth/logout-all',
-    {
-      schema: { operationId: 'AUTH-4', summary: 'Logout from all active sessions', tags: ['Authentication'], security: [{ bearerAuth: [] }] },
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('AUTH-4'),
+    handler: async (request, reply) => {
       const caller = requireCaller(request);
       await sessions.revokeAllOf(caller.userId, 'logout-all');
       clearRefreshCookie(reply, config);
       return reply.code(204).send();
     },
-  );
+  });
 
-  app.post(
-    '/admin/login',
-    {
-      schema: {
-        operationId: 'MOD-1',
-        summary: 'Admin login',
-        tags: ['Moderation'],
-        body: LoginBodySchema,
-        response: { 200: AdminLoginResponseSchema },
-      },
-    },
-    async (request) => {
+  app.route({
+    ...operation('MOD-1'),
+    schema: { body: LoginBodySchema, response: { 200: AdminLoginResponseSchema } },
+    handler: async (request) => {
       const { email, password, deviceInfo } = request.body;
       return login.loginAdmin(email, password, clientOf(request, deviceInfo));
     },
-  );
+  });
 };

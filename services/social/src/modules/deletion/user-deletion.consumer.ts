@@ -18,7 +18,9 @@ import { ENGAGEMENT_TABLES, RECOUNT_KINDS, UserDeletionRepository } from './user
 /**
  * ACC-5 in social: removes everything of a deleted user, one batch per transaction (each
  * recounts what it changed on others' content and users and publishes the values as
- * `social.counts.recounted.v1`, cause USER_DELETED, in the same transaction), in this order:
+ * `social.counts.recounted.v1`, cause USER_DELETED, in the same transaction; while the user is
+ * hidden, as after ACC-3, their rows count nowhere and only counters found to differ from their
+ * rows are recounted: `UserDeletionRepository`), in this order:
  * likes and reposts given, comments (with the replies under them), follows both ways, others'
  * likes, reposts and comments on their own tracks and playlists, then those (catalog's copies),
  * blocks both ways, reports filed by or about them, the published events naming them, then the

@@ -1,8 +1,15 @@
 import type { SqlExecutor, TransactionalClient } from '@msp/events';
 import { BanCountsRepository, type Recounted } from '../users/ban-counts.repository.js';
+import { bannedSql, countedCommentSql } from '../users/user-sql.js';
 
 /** Rows per transaction: small enough that no other user's write waits long on a lock. */
 export const DELETION_BATCH = 300;
+/**
+ * Counters one transaction locks and recounts at most (ACC-3's and ACC-4's recount, and a removal
+ * of a user not hidden): the locks are held while the rows behind them are counted, so a batch
+ * must stay short for the likes and comments of other users waiting on them (docs/account-control.md).
+ */
+export const RECOUNT_BATCH = 100;
 /** Comments take their replies with them, so fewer per transaction. */
 export const COMMENT_BATCH = 100;
 /** The user's own tracks and playlists per transaction, once the rows naming them are gone. */
@@ -42,12 +49,46 @@ export const ENGAGEMENT_TABLES: readonly Engagement[] = [
   { table: 'playlist_reposts', target: 'playlist' },
 ];
 
+const notBanned = (user: string) => `NOT ${bannedSql(user)}`;
+
+/**
+ * Read-only checks, one statement each, of which of the given counters differ from their rows
+ * (the counts the recounts of BanCountsRepository would write; ids as $1, no lock taken). A
+ * statement sees one snapshot, in which every committed increment has both its row and its count.
+ */
+const DRIFTED = {
+  tracks: `SELECT r.track_id AS id FROM track_refs r WHERE r.track_id = ANY($1::int[])
+             AND (r.like_count, r.repost_count, r.comment_count) IS DISTINCT FROM (
+                 (SELECT count(*)::int FROM track_likes l WHERE l.track_id = r.track_id AND ${notBanned('l.user_id')}),
+                 (SELECT count(*)::int FROM track_reposts p WHERE p.track_id = r.track_id AND ${notBanned('p.user_id')}),
+                 (SELECT count(*)::int FROM comments c WHERE c.track_id = r.track_id AND ${countedCommentSql('c')}))`,
+  replies: `SELECT p.id FROM comments p WHERE p.id = ANY($1::int[])
+             AND p.reply_count <> (SELECT count(*)::int FROM comments c WHERE c.reply_to_comment_id = p.id AND ${notBanned('c.user_id')})`,
+  playlists: `SELECT r.playlist_id AS id FROM playlist_refs r WHERE r.playlist_id = ANY($1::int[])
+             AND (r.like_count, r.repost_count) IS DISTINCT FROM (
+                 (SELECT count(*)::int FROM playlist_likes l WHERE l.playlist_id = r.playlist_id AND ${notBanned('l.user_id')}),
+                 (SELECT count(*)::int FROM playlist_reposts p WHERE p.playlist_id = r.playlist_id AND ${notBanned('p.user_id')}))`,
+  users: `SELECT u.user_id AS id FROM user_summaries u WHERE u.user_id = ANY($1::int[])
+             AND (u.follower_count, u.following_count) IS DISTINCT FROM (
+                 (SELECT count(*)::int FROM follows f WHERE f.followee_id = u.user_id AND ${notBanned('f.follower_id')}),
+                 (SELECT count(*)::int FROM follows f WHERE f.follower_id = u.user_id AND ${notBanned('f.followee_id')}))`,
+} as const;
+
 /**
  * ACC-5 in social: removes a deleted user's rows one batch per call (each call is meant to run in
- * its own transaction), recounting the counters of others' content and users the removed rows
- * contributed to, under those counters' row locks taken first and in id order (the order the
- * increments use, so no deadlock and no increment slips between). Every method answers how many
- * rows it removed (0 = that kind is done) and the recounted values to publish.
+ * its own transaction). Every method answers how many rows it removed (0 = that kind is done) and
+ * the recounted values to publish.
+ *
+ * What is recounted: while the user is hidden (ACC-3's `deletion_pending`, or a ban: their
+ * `banned_users` row, the case of every deletion that followed its scheduling), no count of
+ * others includes their likes, reposts, follows, comments, replies or the replies under their
+ * comments — ACC-3's (or the ban's) recount left them out and the increments skip them — so
+ * removing those rows changes no count: a batch only checks, without locks, that the counters it
+ * touched equal their rows, and recounts the few that do not (a recount cut short, e.g. ACC-3's
+ * event still being retried). A user not hidden (a removal that did not follow its scheduling)
+ * has every counter of the batch recounted from the rows, under the counters' row locks taken
+ * first and in id order (the order the increments use, so no deadlock and no increment slips
+ * between).
  */
 export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
   private readonly counts = new BanCountsRepository();
@@ -59,21 +100,45 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
     return this.db.$transaction(work, { maxWait: 10_000, timeout: 15_000 });
   }
 
-  /** Likes and reposts the user gave: the targets' counts are recounted. */
+  /**
+   * Whether the user is hidden (a `banned_users` row: pending deletion or ban), so that their rows
+   * count nowhere. The row is share-locked until the batch commits: an unban cannot make the
+   * user's rows count again (and recount them) between this answer and the batch's removal.
+   */
+  async isHidden(tx: SqlExecutor, userId: number): Promise<boolean> {
+    const rows = await tx.$queryRawUnsafe<Array<{ one: number }>>('SELECT 1 AS one FROM banned_users WHERE user_id = $1 FOR SHARE', userId);
+    return rows.length > 0;
+  }
+
+  /** Of the given counters of one kind, those that differ from their rows (DRIFTED; no lock). */
+  async drifted(tx: SqlExecutor, kind: RecountKind, ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await tx.$queryRawUnsafe<Array<{ id: number }>>(`${DRIFTED[kind]} ORDER BY 1`, [...new Set(ids)]);
+    return rows.map((r) => r.id);
+  }
+
+  /** The counters of one kind a batch must recount: all of them, or only the drifted ones while the user is hidden. */
+  private toRecount(tx: SqlExecutor, hidden: boolean, kind: RecountKind, ids: readonly number[]): Promise<readonly number[]> {
+    return hidden ? this.drifted(tx, kind, ids) : Promise.resolve(ids);
+  }
+
+  /** Likes and reposts the user gave: the targets' counts are recounted (see the class: only drifted ones while hidden). */
   async engagementBatch(tx: SqlExecutor, userId: number, kind: Engagement): Promise<{ removed: number; recounted: Recounted }> {
     const column = kind.target === 'track' ? 'track_id' : 'playlist_id';
     const refs = kind.target === 'track' ? 'track_refs' : 'playlist_refs';
+    const hidden = await this.isHidden(tx, userId);
     const rows = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT ${column} AS id FROM ${kind.table} WHERE user_id = $1 ORDER BY ${column} LIMIT ${DELETION_BATCH}`,
+      `SELECT ${column} AS id FROM ${kind.table} WHERE user_id = $1 ORDER BY ${column} LIMIT ${hidden ? DELETION_BATCH : RECOUNT_BATCH}`,
       userId,
     );
     if (rows.length === 0) return { removed: 0, recounted: EMPTY() };
     const ids = rows.map((r) => r.id);
-    await tx.$queryRawUnsafe(`SELECT 1 FROM ${refs} WHERE ${column} = ANY($1::int[]) ORDER BY ${column} FOR UPDATE`, ids);
+    // A hidden user's rows count nowhere: no counter row is locked for their removal.
+    if (!hidden) await tx.$queryRawUnsafe(`SELECT 1 FROM ${refs} WHERE ${column} = ANY($1::int[]) ORDER BY ${column} FOR UPDATE`, ids);
     const removed = await tx.$executeRawUnsafe(`DELETE FROM ${kind.table} WHERE user_id = $1 AND ${column} = ANY($2::int[])`, userId, ids);
     const recounted = EMPTY();
-    if (kind.target === 'track') recounted.tracks = await this.counts.recountTracks(tx, ids);
-    else recounted.playlists = await this.counts.recountPlaylists(tx, ids);
+    if (kind.target === 'track') recounted.tracks = await this.counts.recountTracks(tx, await this.toRecount(tx, hidden, 'tracks', ids));
+    else recounted.playlists = await this.counts.recountPlaylists(tx, await this.toRecount(tx, hidden, 'playlists', ids));
     return { removed, recounted };
   }
 
@@ -83,42 +148,45 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
    * replyCount of the comments the user replied to are recounted.
    */
   async commentsBatch(tx: SqlExecutor, userId: number): Promise<{ removed: number; recounted: Recounted }> {
+    const hidden = await this.isHidden(tx, userId);
     const rows = await tx.$queryRawUnsafe<Array<{ id: number; trackId: number; parentId: number | null }>>(
       `SELECT id, track_id AS "trackId", reply_to_comment_id AS "parentId" FROM comments WHERE user_id = $1 ORDER BY id LIMIT ${COMMENT_BATCH}`,
       userId,
     );
     if (rows.length === 0) return { removed: 0, recounted: EMPTY() };
     const trackIds = [...new Set(rows.map((r) => r.trackId))];
+    const parentIds = rows.flatMap((r) => (r.parentId === null ? [] : [r.parentId]));
     // The order of a comment insert: the track's counter row, then the parent comment.
-    await tx.$queryRawUnsafe(`SELECT 1 FROM track_refs WHERE track_id = ANY($1::int[]) ORDER BY track_id FOR UPDATE`, trackIds);
+    if (!hidden) await tx.$queryRawUnsafe(`SELECT 1 FROM track_refs WHERE track_id = ANY($1::int[]) ORDER BY track_id FOR UPDATE`, trackIds);
     const removed = await tx.$executeRawUnsafe(
       'DELETE FROM comments WHERE id = ANY($1::int[])',
       rows.map((r) => r.id),
     );
-    await this.counts.recountReplies(
-      tx,
-      rows.flatMap((r) => (r.parentId === null ? [] : [r.parentId])),
-    );
-    return { removed, recounted: { tracks: await this.counts.recountTracks(tx, trackIds), playlists: [], users: [] } };
+    // Tracks first, then the parents (the lock order of an insert); neither count reads the other.
+    const tracks = await this.counts.recountTracks(tx, await this.toRecount(tx, hidden, 'tracks', trackIds));
+    await this.counts.recountReplies(tx, await this.toRecount(tx, hidden, 'replies', parentIds));
+    return { removed, recounted: { tracks, playlists: [], users: [] } };
   }
 
   /** Follows both ways: the other users' follower or following counts are recounted. */
   async followsBatch(tx: SqlExecutor, userId: number): Promise<{ removed: number; recounted: Recounted }> {
+    const hidden = await this.isHidden(tx, userId);
     const rows = await tx.$queryRawUnsafe<Array<{ followerId: number; followeeId: number }>>(
       `SELECT follower_id AS "followerId", followee_id AS "followeeId" FROM follows
-        WHERE follower_id = $1 OR followee_id = $1 ORDER BY follower_id, followee_id LIMIT ${DELETION_BATCH}`,
+        WHERE follower_id = $1 OR followee_id = $1 ORDER BY follower_id, followee_id LIMIT ${hidden ? DELETION_BATCH : RECOUNT_BATCH}`,
       userId,
     );
     if (rows.length === 0) return { removed: 0, recounted: EMPTY() };
     const others = [...new Set(rows.map((r) => (r.followerId === userId ? r.followeeId : r.followerId)))];
-    await tx.$queryRawUnsafe(`SELECT 1 FROM user_summaries WHERE user_id = ANY($1::int[]) ORDER BY user_id FOR UPDATE`, [...others, userId]);
+    if (!hidden) await tx.$queryRawUnsafe(`SELECT 1 FROM user_summaries WHERE user_id = ANY($1::int[]) ORDER BY user_id FOR UPDATE`, [...others, userId]);
     const removed = await tx.$executeRawUnsafe(
       `DELETE FROM follows f USING unnest($1::int[], $2::int[]) AS d(follower_id, followee_id)
         WHERE f.follower_id = d.follower_id AND f.followee_id = d.followee_id`,
       rows.map((r) => r.followerId),
       rows.map((r) => r.followeeId),
     );
-    return { removed, recounted: { tracks: [], playlists: [], users: await this.counts.recountUsers(tx, others) } };
+    const users = await this.counts.recountUsers(tx, await this.toRecount(tx, hidden, 'users', others));
+    return { removed, recounted: { tracks: [], playlists: [], users } };
   }
 
   /**
@@ -240,12 +308,12 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
     after: number | undefined,
   ): Promise<{ removed: number; next: number | null; recounted: Recounted }> {
     const rows = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT id FROM (${RECOUNT_TARGETS[kind]}) t WHERE id > $2 ORDER BY id LIMIT ${DELETION_BATCH}`,
+      `SELECT id FROM (${RECOUNT_TARGETS[kind]}) t WHERE id > $2 ORDER BY id LIMIT ${RECOUNT_BATCH}`,
       userId,
       after ?? 0,
     );
     const ids = rows.map((r) => r.id);
-    const next = rows.length === DELETION_BATCH ? ids.at(-1)! : null;
+    const next = rows.length === RECOUNT_BATCH ? ids.at(-1)! : null;
     const recounted = EMPTY();
     if (kind === 'tracks') recounted.tracks = await this.counts.recountTracks(tx, ids);
     else if (kind === 'replies') await this.counts.recountReplies(tx, ids);

@@ -1,18 +1,20 @@
-import { EngagementRequestSchema, INTERNAL_ROUTES, RelationshipsRequestSchema } from '@msp/contracts';
-import type { FastifyPluginAsyncZod } from '@msp/http';
+import { INTERNAL_OPERATIONS } from '@msp/contracts';
+import { internalRoute, type FastifyPluginAsyncZod } from '@msp/http';
 import type { InternalReadsService } from './internal.service.js';
 
 /**
- * Service-to-service batch reads (INTERNAL_ROUTES): one call per page of items, one SQL statement
+ * Service-to-service batch reads (INTERNAL_OPERATIONS): one call per page of items, one SQL statement
  * per call. Not under /api and hidden from OpenAPI, so the gateway never exposes them. The answer
  * (EngagementResponseSchema, RelationshipsResponseSchema) is JSON text built by PostgreSQL and
  * sent as is: no zod pass over it on this hot path (tests check it against the schemas).
  */
 export const internalModule: FastifyPluginAsyncZod<{ reads: InternalReadsService }> = async (app, { reads }) => {
-  app.post(INTERNAL_ROUTES.relationships, { schema: { hide: true, body: RelationshipsRequestSchema } }, async (request, reply) =>
-    reply.type('application/json').send(await reads.relationships(request.body)),
-  );
-  app.post(INTERNAL_ROUTES.engagement, { schema: { hide: true, body: EngagementRequestSchema } }, async (request, reply) =>
-    reply.type('application/json').send(await reads.engagement(request.body)),
-  );
+  app.route({
+    ...internalRoute(INTERNAL_OPERATIONS.relationships),
+    handler: async (request, reply) => reply.type('application/json').send(await reads.relationships(request.body)),
+  });
+  app.route({
+    ...internalRoute(INTERNAL_OPERATIONS.engagement),
+    handler: async (request, reply) => reply.type('application/json').send(await reads.engagement(request.body)),
+  });
 };
