@@ -1,3 +1,5 @@
+import type { ErrorCode } from '@msp/errors';
+import type { RouteScope } from './route-scopes.js';
 import type { ServiceName } from './services.js';
 
 /** Auth rule of an operation (docs/api.md "Auth rules"). */
@@ -23,4 +25,11 @@ export interface RouteContract {
   body: BodyKind;
   summary: string;
   deprecated?: boolean;
+  /**
+   * The error codes the operation may answer beyond `COMMON_ERROR_CODES` (route-errors.ts); absent:
+   * no per-operation list yet (the common codes and what its handler documents). docs/api.md lists them.
+   */
+  errors?: readonly ErrorCode[];
+  /** What an app's token needs to call it (route-scopes.ts); absent or `closed`: apps never may. */
+  scope?: RouteScope;
 }
