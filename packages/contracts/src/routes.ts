@@ -1995,7 +1995,7 @@ export const ROUTES: readonly RouteContract[] = [
     auth: 'none',
     owner: 'catalog',
     body: 'none',
-    summary: 'Signed track audio: progressive, preview or HLS playlist (R4)',
+    summary: 'Signed track audio: progressive, preview, HLS master or media playlist (R4)',
     // Media files and embeds (catalog): a media URL with a bad or expired signature is 403.
     errors: ['VALIDATION_FAILED', 'FORBIDDEN', 'TRACK_NOT_PLAYABLE', 'TRACK_NOT_FOUND', 'RANGE_NOT_SATISFIABLE'],
   },

@@ -11,7 +11,7 @@ import {
   SearchTypeSchema,
   TrackSchema,
 } from '@msp/contracts';
-import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { callerFrom, operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { DiscoveryService } from './discovery.service.js';
 
 // PostgreSQL text cannot hold NUL: refuse control characters up front (400, not a 500 from the driver).
@@ -37,90 +37,42 @@ const ArtistStationQuerySchema = PageQuerySchema.extend({ artistId: IdTextSchema
 
 /** DSC-2 … DSC-7 (docs/api.md "DSC: Discovery"; R18). */
 export const discoveryModule: FastifyPluginAsyncZod<{ discovery: DiscoveryService }> = async (app, { discovery }) => {
-  app.get(
-    '/explore/trending',
-    {
-      schema: {
-        operationId: 'DSC-2',
-        summary: 'Popular tracks',
-        tags: ['Discovery'],
-        querystring: TrendingQuerySchema,
-        response: { 200: pageSchema(TrackSchema) },
-      },
-    },
-    async (request) => {
+  app.route({
+    ...operation('DSC-2'),
+    schema: { querystring: TrendingQuerySchema, response: { 200: pageSchema(TrackSchema) } },
+    handler: async (request) => {
       const { genre, page, size, limit } = request.query;
       return discovery.trending(callerFrom(request), { genre, page, size: limit ?? size });
     },
-  );
+  });
 
-  app.get(
-    '/search',
-    {
-      schema: {
-        operationId: 'DSC-3',
-        summary: 'Global search',
-        tags: ['Discovery'],
-        querystring: SearchQuerySchema,
-        response: { 200: pageSchema(ResourceRefSchema) },
-      },
-    },
-    async (request) => discovery.search(callerFrom(request), request.query),
-  );
+  app.route({
+    ...operation('DSC-3'),
+    schema: { querystring: SearchQuerySchema, response: { 200: pageSchema(ResourceRefSchema) } },
+    handler: async (request) => discovery.search(callerFrom(request), request.query),
+  });
 
-  app.get(
-    '/resolve',
-    {
-      schema: {
-        operationId: 'DSC-4',
-        summary: 'Resolve a public permalink URL to an internal entity id',
-        tags: ['Discovery'],
-        querystring: ResolveQuerySchema,
-        response: { 200: ResolveResultSchema },
-      },
-    },
-    async (request) => discovery.resolve(callerFrom(request), request.query.url),
-  );
+  app.route({
+    ...operation('DSC-4'),
+    schema: { querystring: ResolveQuerySchema, response: { 200: ResolveResultSchema } },
+    handler: async (request) => discovery.resolve(callerFrom(request), request.query.url),
+  });
 
-  app.get(
-    '/stations/genre',
-    {
-      schema: {
-        operationId: 'DSC-5',
-        summary: 'Generate a radio station based on a genre',
-        tags: ['Discovery'],
-        querystring: GenreStationQuerySchema,
-        response: { 200: pageSchema(RadioTrackSchema) },
-      },
-    },
-    async (request) => discovery.genreStation(callerFrom(request), request.query.genre, request.query),
-  );
+  app.route({
+    ...operation('DSC-5'),
+    schema: { querystring: GenreStationQuerySchema, response: { 200: pageSchema(RadioTrackSchema) } },
+    handler: async (request) => discovery.genreStation(callerFrom(request), request.query.genre, request.query),
+  });
 
-  app.get(
-    '/stations/artist',
-    {
-      schema: {
-        operationId: 'DSC-6',
-        summary: 'Radio station by artist similarities',
-        tags: ['Discovery'],
-        querystring: ArtistStationQuerySchema,
-        response: { 200: pageSchema(RadioTrackSchema) },
-      },
-    },
-    async (request) => discovery.artistStation(callerFrom(request), request.query.artistId, request.query),
-  );
+  app.route({
+    ...operation('DSC-6'),
+    schema: { querystring: ArtistStationQuerySchema, response: { 200: pageSchema(RadioTrackSchema) } },
+    handler: async (request) => discovery.artistStation(callerFrom(request), request.query.artistId, request.query),
+  });
 
-  app.get(
-    '/stations/likes',
-    {
-      schema: {
-        operationId: 'DSC-7',
-        summary: "Radio station from the user's likes",
-        tags: ['Discovery'],
-        querystring: PageQuerySchema,
-        response: { 200: pageSchema(RadioTrackSchema) },
-      },
-    },
-    async (request) => discovery.likesStation(requireCaller(request), request.query),
-  );
+  app.route({
+    ...operation('DSC-7'),
+    schema: { querystring: PageQuerySchema, response: { 200: pageSchema(RadioTrackSchema) } },
+    handler: async (request) => discovery.likesStation(requireCaller(request), request.query),
+  });
 };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '@msp/errors';
-import type { FastifyPluginAsyncZod } from '@msp/http';
+import { operation, type FastifyPluginAsyncZod } from '@msp/http';
 import type { Playlist, Track } from '@msp/contracts';
 import type { TrackReadsService } from '../tracks/track-reads.service.js';
 import type { PlaylistsService } from '../playlists/playlists.service.js';
@@ -255,10 +255,10 @@ export const embedModule: FastifyPluginAsyncZod<{
     return track;
   }
 
-  app.get(
-    '/embed/player',
-    { schema: { operationId: 'EMBED-1', summary: 'Embeddable track player page (TRK-16)', tags: ['Tracks'], querystring: PlayerQuerySchema } },
-    async (request, reply) => {
+  app.route({
+    ...operation('EMBED-1'),
+    schema: { querystring: PlayerQuerySchema },
+    handler: async (request, reply) => {
       const playlist = await playlistOf(request.query.url, request.query.token);
       const nonce = randomBytes(16).toString('base64');
       const self = new URL(publicBaseUrl).origin;
@@ -272,20 +272,12 @@ export const embedModule: FastifyPluginAsyncZod<{
         )
         .send(html);
     },
-  );
+  });
 
-  app.get(
-    '/oembed',
-    {
-      schema: {
-        operationId: 'EMBED-2',
-        summary: 'oEmbed for track permalinks',
-        tags: ['Tracks'],
-        querystring: OembedQuerySchema,
-        response: { 200: OembedSchema },
-      },
-    },
-    async (request) => {
+  app.route({
+    ...operation('EMBED-2'),
+    schema: { querystring: OembedQuerySchema, response: { 200: OembedSchema } },
+    handler: async (request) => {
       const playlist = await playlistOf(request.query.url, undefined);
       if (playlist) {
         const width = request.query.maxwidth ?? 600;
@@ -326,5 +318,5 @@ export const embedModule: FastifyPluginAsyncZod<{
         ...(track.coverUrl ? { thumbnail_url: track.coverUrl } : {}),
       };
     },
-  );
+  });
 };

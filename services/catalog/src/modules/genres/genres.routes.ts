@@ -1,24 +1,17 @@
 import { z } from 'zod';
 import { CURATED_GENRES } from '@msp/contracts';
-import type { FastifyPluginAsyncZod } from '@msp/http';
+import { operation, type FastifyPluginAsyncZod } from '@msp/http';
 
 /** The list changes only with a release, so clients and the gateway may keep it for a day. */
 const CACHE_CONTROL = 'public, max-age=86400';
 
 export const genresModule: FastifyPluginAsyncZod = async (app) => {
-  app.get(
-    '/genres',
-    {
-      schema: {
-        operationId: 'TRK-20',
-        summary: 'Genres',
-        tags: ['Tracks'],
-        response: { 200: z.array(z.string()) },
-      },
-    },
-    async (_request, reply) => {
+  app.route({
+    ...operation('TRK-20'),
+    schema: { response: { 200: z.array(z.string()) } },
+    handler: async (_request, reply) => {
       reply.header('cache-control', CACHE_CONTROL);
       return [...CURATED_GENRES];
     },
-  );
+  });
 };

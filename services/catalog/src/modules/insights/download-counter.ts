@@ -8,7 +8,7 @@ import type { InsightsService } from './insights.service.js';
  */
 export function installDownloadCounter(app: FastifyInstance, insights: InsightsService): void {
   app.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode !== 200 || (request.routeOptions.schema as { operationId?: unknown } | undefined)?.operationId !== 'TRK-19') return;
+    if (reply.statusCode !== 200 || (request.routeOptions.config as { operation?: unknown } | undefined)?.operation !== 'TRK-19') return;
     const caller = callerFrom(request);
     const trackId = Number((request.params as { trackId?: unknown }).trackId);
     if (!caller || !Number.isInteger(trackId)) return;

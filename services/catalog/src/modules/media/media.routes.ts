@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IdTextSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import type { FastifyPluginAsyncZod } from '@msp/http';
+import { operation, type FastifyPluginAsyncZod } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
 import { PLAYLISTS, RENDITIONS, SEGMENT_NAME, type Rendition, type SignedQuery } from './media-signer.js';
 import type { MediaService } from './media.service.js';
@@ -26,18 +26,10 @@ const ASSET_TYPES: Record<string, string> = { 'waveform.json': 'application/json
 export const mediaModule: FastifyPluginAsyncZod<{ media: MediaService; storage: ObjectStorage }> = async (app, { media, storage }) => {
   const privateCache = (expires: number) => `private, max-age=${Math.max(0, expires - Math.floor(Date.now() / 1000))}`;
 
-  app.get(
-    '/media/tracks/:trackId/:rendition',
-    {
-      schema: {
-        operationId: 'MEDIA-1',
-        summary: 'Signed track audio: progressive, preview, HLS master or media playlist (R4)',
-        tags: ['Media'],
-        params: RenditionParams,
-        querystring: SignedQuerySchema,
-      },
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('MEDIA-1'),
+    schema: { params: RenditionParams, querystring: SignedQuerySchema },
+    handler: async (request, reply) => {
       const { trackId, rendition } = request.params;
       const query = request.query as SignedQuery;
       const track = await media.authorise(trackId, RENDITIONS[rendition], query);
@@ -53,14 +45,12 @@ export const mediaModule: FastifyPluginAsyncZod<{ media: MediaService; storage: 
         headers: { 'cache-control': privateCache(query.e) },
       });
     },
-  );
+  });
 
-  app.get(
-    '/media/tracks/:trackId/segments/:segment',
-    {
-      schema: { operationId: 'MEDIA-2', summary: 'Signed HLS segment (R4)', tags: ['Media'], params: SegmentParams, querystring: SignedQuerySchema },
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('MEDIA-2'),
+    schema: { params: SegmentParams, querystring: SignedQuerySchema },
+    handler: async (request, reply) => {
       const { trackId, segment } = request.params;
       const query = request.query as SignedQuery;
       const track = await media.authorise(trackId, 'full', query);
@@ -71,12 +61,12 @@ export const mediaModule: FastifyPluginAsyncZod<{ media: MediaService; storage: 
         headers: { 'cache-control': privateCache(query.e) },
       });
     },
-  );
+  });
 
-  app.get(
-    '/media/assets/:assetId/:file',
-    { schema: { operationId: 'MEDIA-3', summary: 'Waveform and cover files (unsigned, unguessable)', tags: ['Media'], params: AssetParams } },
-    async (request, reply) => {
+  app.route({
+    ...operation('MEDIA-3'),
+    schema: { params: AssetParams },
+    handler: async (request, reply) => {
       const { assetId, file } = request.params;
       return sendObject(reply, storage, `public/${assetId}/${file}`, {
         contentType: ASSET_TYPES[file] ?? 'application/octet-stream',
@@ -84,5 +74,5 @@ export const mediaModule: FastifyPluginAsyncZod<{ media: MediaService; storage: 
         headers: { 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*' },
       });
     },
-  );
+  });
 };

@@ -16,7 +16,7 @@ import {
   type DeviceInfo,
 } from '@msp/contracts';
 import { AppError } from '@msp/errors';
-import { callerFrom, clientAddress, multipartParts, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { callerFrom, clientAddress, multipartParts, operation, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
 import { sendObject } from '../media/send-object.js';
 import { UpdateJsonSchema, UpdateMultipartSchema, type TrackUpdate } from '../uploads/upload-fields.js';
@@ -38,17 +38,6 @@ const PlayBodySchema = z
     source: z.enum(PLAY_SOURCES).optional(),
   })
   .nullish();
-
-const bearerAuth = [{ bearerAuth: [] }];
-
-/** Bearer routes answer 401 before looking at the request's parameters. */
-async function bearer(request: FastifyRequest) {
-  requireCaller(request);
-}
-
-async function admin(request: FastifyRequest) {
-  requireAdmin(request);
-}
 
 /** The upload as the service reads it: declared length and multipart parts (ending in 400 when the body ends early). */
 function uploadSource(request: FastifyRequest): UploadSource {
@@ -100,253 +89,126 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
 
   const listener = (request: FastifyRequest) => ({ ip: clientAddress(request), userAgent: String(request.headers['user-agent'] ?? '') });
 
-  app.post(
-    '/tracks/upload',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-1',
-        summary: 'Upload a new track',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        consumes: ['multipart/form-data'],
-        response: { 201: TrackSchema, 202: TrackSchema },
-      },
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('TRK-1'),
+    schema: { consumes: ['multipart/form-data'], response: { 201: TrackSchema, 202: TrackSchema } },
+    handler: async (request, reply) => {
       const result = await uploads.upload(uploadSource(request), requireCaller(request), 'v1', String(request.id));
       return reply.code(result.status).send(result.body as z.infer<typeof TrackSchema>);
     },
-  );
+  });
 
-  app.post(
-    '/tracks/upload/v2',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-2',
-        summary: 'Upload a new track V2',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        consumes: ['multipart/form-data'],
-        response: { 201: UploadAcceptedSchema },
-      },
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('TRK-2'),
+    schema: { consumes: ['multipart/form-data'], response: { 201: UploadAcceptedSchema } },
+    handler: async (request, reply) => {
       const result = await uploads.upload(uploadSource(request), requireCaller(request), 'v2', String(request.id));
       return reply.code(201).send(result.body as z.infer<typeof UploadAcceptedSchema>);
     },
-  );
+  });
 
-  app.get(
-    '/tracks/:trackId/status',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-3',
-        summary: 'Track status',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        params: TrackParams,
-        response: { 200: UploadStatusMessageSchema },
-      },
-    },
-    async (request) => lifecycle.status(request.params.trackId, requireCaller(request)),
-  );
+  app.route({
+    ...operation('TRK-3'),
+    schema: { params: TrackParams, response: { 200: UploadStatusMessageSchema } },
+    handler: async (request) => lifecycle.status(request.params.trackId, requireCaller(request)),
+  });
 
-  app.post(
-    '/tracks/:trackId/retry-processing',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-4',
-        summary: 'Retry processing',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        params: TrackParams,
-        response: { 202: UploadStatusMessageSchema },
-      },
-    },
-    async (request, reply) => reply.code(202).send(await lifecycle.retry(request.params.trackId, requireCaller(request), String(request.id))),
-  );
+  app.route({
+    ...operation('TRK-4'),
+    schema: { params: TrackParams, response: { 202: UploadStatusMessageSchema } },
+    handler: async (request, reply) => reply.code(202).send(await lifecycle.retry(request.params.trackId, requireCaller(request), String(request.id))),
+  });
 
-  app.post(
-    '/tracks/:trackId/publish',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-5',
-        summary: 'Publish track',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        params: TrackParams,
-        response: { 200: PublishResultSchema },
-      },
-    },
-    async (request) => lifecycle.publish(request.params.trackId, requireCaller(request), String(request.id)),
-  );
+  app.route({
+    ...operation('TRK-5'),
+    schema: { params: TrackParams, response: { 200: PublishResultSchema } },
+    handler: async (request) => lifecycle.publish(request.params.trackId, requireCaller(request), String(request.id)),
+  });
 
-  app.get(
-    '/tracks/:trackId',
-    { schema: { operationId: 'TRK-6', summary: 'Track metadata', tags: ['Tracks'], params: TrackParams, response: { 200: TrackSchema } } },
-    async (request) => reads.get(request.params.trackId, callerFrom(request)),
-  );
+  app.route({
+    ...operation('TRK-6'),
+    schema: { params: TrackParams, response: { 200: TrackSchema } },
+    handler: async (request) => reads.get(request.params.trackId, callerFrom(request)),
+  });
 
-  app.get(
-    '/users/me/tracks/:trackId',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-7',
-        summary: 'Track metadata (user)',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        params: TrackParams,
-        response: { 200: TrackSchema },
-      },
-    },
-    async (request) => reads.getOwn(request.params.trackId, requireCaller(request)),
-  );
+  app.route({
+    ...operation('TRK-7'),
+    schema: { params: TrackParams, response: { 200: TrackSchema } },
+    handler: async (request) => reads.getOwn(request.params.trackId, requireCaller(request)),
+  });
 
-  app.patch(
-    '/tracks/:trackId',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-8',
-        summary: 'Update track metadata',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        consumes: ['application/json', 'multipart/form-data'],
-        params: TrackParams,
-        response: { 200: TrackSchema },
-      },
-    },
-    async (request) => {
+  app.route({
+    ...operation('TRK-8'),
+    schema: { consumes: ['application/json', 'multipart/form-data'], params: TrackParams, response: { 200: TrackSchema } },
+    handler: async (request) => {
       const caller = requireCaller(request);
       const { input, cover } = await readUpdate(request);
       return lifecycle.update(request.params.trackId, caller, input, cover, String(request.id));
     },
-  );
+  });
 
-  app.delete(
-    '/tracks/:trackId',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-9',
-        summary: 'Delete a track',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        params: TrackParams,
-        response: { 200: MessageResponseSchema },
-      },
-    },
-    async (request) => {
+  app.route({
+    ...operation('TRK-9'),
+    schema: { params: TrackParams, response: { 200: MessageResponseSchema } },
+    handler: async (request) => {
       await lifecycle.delete(request.params.trackId, requireCaller(request), false, String(request.id));
       return { message: 'Track deleted.' };
     },
-  );
+  });
 
-  app.delete(
-    '/tracks/:trackId/cover',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-10',
-        summary: 'Delete track cover',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        params: TrackParams,
-        response: { 204: z.null() },
-      },
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('TRK-10'),
+    schema: { params: TrackParams, response: { 204: z.null() } },
+    handler: async (request, reply) => {
       await lifecycle.deleteCover(request.params.trackId, requireCaller(request), String(request.id));
       return reply.code(204).send(null);
     },
-  );
+  });
 
-  app.get(
-    '/tracks/:trackId/secret-token',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-11',
-        summary: 'Get secret token',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        params: TrackParams,
-        response: { 200: SecretTokenSchema },
-      },
-    },
-    async (request) => lifecycle.secretToken(request.params.trackId, requireCaller(request)),
-  );
+  app.route({
+    ...operation('TRK-11'),
+    schema: { params: TrackParams, response: { 200: SecretTokenSchema } },
+    handler: async (request) => lifecycle.secretToken(request.params.trackId, requireCaller(request)),
+  });
 
-  app.post(
-    '/tracks/:trackId/regenerate-token',
-    {
-      onRequest: bearer,
-      schema: {
-        operationId: 'TRK-12',
-        summary: 'Generate new secret token',
-        tags: ['Tracks'],
-        security: bearerAuth,
-        params: TrackParams,
-        response: { 200: SecretTokenSchema },
-      },
-    },
-    async (request) => lifecycle.regenerateToken(request.params.trackId, requireCaller(request)),
-  );
+  app.route({
+    ...operation('TRK-12'),
+    schema: { params: TrackParams, response: { 200: SecretTokenSchema } },
+    handler: async (request) => lifecycle.regenerateToken(request.params.trackId, requireCaller(request)),
+  });
 
-  app.get(
-    '/tracks/token/:token',
-    {
-      schema: {
-        operationId: 'TRK-13',
-        summary: 'Track with token',
-        tags: ['Tracks'],
-        params: z.object({ token: z.string().min(1).max(200) }),
-        response: { 200: TrackSchema },
-      },
-    },
-    async (request) => reads.byToken(request.params.token, callerFrom(request)),
-  );
+  app.route({
+    ...operation('TRK-13'),
+    schema: { params: z.object({ token: z.string().min(1).max(200) }), response: { 200: TrackSchema } },
+    handler: async (request) => reads.byToken(request.params.token, callerFrom(request)),
+  });
 
-  app.get(
-    '/tracks/resolve/:trackSlug',
-    {
-      schema: {
-        operationId: 'TRK-14',
-        summary: 'Resolve track slug to id',
-        tags: ['Tracks'],
-        params: z.object({ trackSlug: z.string().min(1).max(200) }),
-        response: { 200: ResolveResultSchema },
-      },
-    },
-    async (request) => reads.resolve(request.params.trackSlug, callerFrom(request)),
-  );
+  app.route({
+    ...operation('TRK-14'),
+    schema: { params: z.object({ trackSlug: z.string().min(1).max(200) }), response: { 200: ResolveResultSchema } },
+    handler: async (request) => reads.resolve(request.params.trackSlug, callerFrom(request)),
+  });
 
-  app.get(
-    '/tracks/:trackId/waveform-url',
-    { schema: { operationId: 'TRK-15', summary: 'Waveform URL', tags: ['Tracks'], params: TrackParams, response: { 200: WaveformUrlSchema } } },
-    async (request) => reads.waveformUrl(request.params.trackId, callerFrom(request)),
-  );
+  app.route({
+    ...operation('TRK-15'),
+    schema: { params: TrackParams, response: { 200: WaveformUrlSchema } },
+    handler: async (request) => reads.waveformUrl(request.params.trackId, callerFrom(request)),
+  });
 
-  app.get(
-    '/tracks/:trackId/embed',
-    { schema: { operationId: 'TRK-16', summary: 'HTML iframe embed code', tags: ['Tracks'], params: TrackParams, response: { 200: EmbedCodeSchema } } },
-    async (request) => reads.embed(request.params.trackId, callerFrom(request)),
-  );
+  app.route({
+    ...operation('TRK-16'),
+    schema: { params: TrackParams, response: { 200: EmbedCodeSchema } },
+    handler: async (request) => reads.embed(request.params.trackId, callerFrom(request)),
+  });
 
-  for (const [id, path, kind, summary] of [
-    ['TRK-17', '/tracks/:trackId/play', 'play', 'Increment play count'],
-    ['TRK-18', '/tracks/:trackId/complete', 'complete', 'Mark a track as completely listened to'],
+  for (const [id, kind] of [
+    ['TRK-17', 'play'],
+    ['TRK-18', 'complete'],
   ] as const) {
-    app.post(
-      path,
-      { schema: { operationId: id, summary, tags: ['Tracks'], params: TrackParams, body: PlayBodySchema, response: { 200: MessageResponseSchema } } },
-      async (request, reply) => {
+    app.route({
+      ...operation(id),
+      schema: { params: TrackParams, body: PlayBodySchema, response: { 200: MessageResponseSchema } },
+      handler: async (request, reply) => {
         const { message, playId } = await plays.play(
           request.params.trackId,
           callerFrom(request),
@@ -359,16 +221,13 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
         reply.header('x-play-id', playId);
         return { message };
       },
-    );
+    });
   }
 
-  app.get(
-    '/tracks/:trackId/download',
-    {
-      onRequest: bearer,
-      schema: { operationId: 'TRK-19', summary: 'Mock offline download for Pro users', tags: ['Tracks'], security: bearerAuth, params: TrackParams },
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('TRK-19'),
+    schema: { params: TrackParams },
+    handler: async (request, reply) => {
       const file = await reads.download(request.params.trackId, requireCaller(request));
       return sendObject(reply, storage, file.key, {
         contentType: file.contentType,
@@ -376,25 +235,14 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
         headers: { 'content-disposition': `attachment; filename="${file.filename}"`, 'cache-control': 'private, no-store' },
       });
     },
-  );
+  });
 
-  app.delete(
-    '/admin/tracks/:trackId',
-    {
-      onRequest: admin,
-      schema: {
-        operationId: 'MOD-11',
-        summary: 'Admin delete track',
-        tags: ['Moderation'],
-        security: bearerAuth,
-        params: TrackParams,
-        querystring: z.object({ reason: z.string().max(1000).optional() }),
-        response: { 200: MessageResponseSchema },
-      },
-    },
-    async (request) => {
+  app.route({
+    ...operation('MOD-11'),
+    schema: { params: TrackParams, querystring: z.object({ reason: z.string().max(1000).optional() }), response: { 200: MessageResponseSchema } },
+    handler: async (request) => {
       await lifecycle.delete(request.params.trackId, requireAdmin(request), true, String(request.id));
       return { message: 'Track removed.' };
     },
-  );
+  });
 };
