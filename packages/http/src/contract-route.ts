@@ -77,9 +77,6 @@ const SECURITY: Record<AuthRule, Array<Record<string, string[]>> | undefined> = 
   'webhook-signature': undefined,
 };
 
-/** While the services move to `operation(id)`: when on, a route naming a contract id without it fails at start. */
-const REFUSE_UNREGISTERED = false;
-
 const hooks = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 /**
@@ -93,7 +90,7 @@ export function registerContractRoutes(app: FastifyInstance) {
     const schema = (route.schema ?? {}) as Record<string, unknown>;
     if (typeof id !== 'string') {
       const named = schema.operationId;
-      if (REFUSE_UNREGISTERED && typeof named === 'string' && CONTRACTS.has(named)) {
+      if (typeof named === 'string' && CONTRACTS.has(named)) {
         throw new Error(`route ${route.method} ${route.url} names ${named}: register it with operation('${named}')`);
       }
       return;

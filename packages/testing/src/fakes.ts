@@ -3,18 +3,24 @@
  * connection or imports a driver, so a unit test file stays cheap to load.
  */
 
-/** An event a service wrote to the outbox: its type and its (schema-parsed) data. */
+/**
+ * An event a service wrote to the outbox: its type, its (schema-parsed) data and, when the
+ * recorder was asked for them, its correlation id (null when the service passed none).
+ */
 export interface RecordedEvent {
   type: string;
-  data: unknown;
+  data: Record<string, unknown>;
+  correlationId?: string | null;
 }
 
 /**
  * A transaction client that records what `writeOutbox` (`@msp/events`) writes: each outbox
- * INSERT becomes `{ type, data }` in `events`, in order. Any other SQL is refused, so a service
- * that talks SQL outside its repository fails the test.
+ * INSERT becomes `{ type, data }` in `events` (`{ type, data, correlationId }` with
+ * `correlationIds: true`), in order. Any other SQL is refused, so a service that talks SQL
+ * outside its repository fails the test. Cast `tx` to the repository's `Tx` where a signature
+ * asks for one.
  */
-export function outboxRecorder(): {
+export function outboxRecorder(options: { correlationIds?: boolean } = {}): {
   tx: {
     $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
     $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
@@ -26,8 +32,12 @@ export function outboxRecorder(): {
   const tx = {
     $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
       if (query.startsWith('INSERT INTO outbox_event')) {
-        const envelope = JSON.parse(String(values[2])) as RecordedEvent;
-        events.push({ type: envelope.type, data: envelope.data });
+        const envelope = JSON.parse(String(values[2])) as Required<RecordedEvent>;
+        events.push(
+          options.correlationIds
+            ? { type: envelope.type, data: envelope.data, correlationId: envelope.correlationId }
+            : { type: envelope.type, data: envelope.data },
+        );
         return Promise.resolve(1);
       }
       if (query.includes('pg_notify(')) return Promise.resolve(1);

@@ -67,4 +67,9 @@ describe('routes registered from the contract (operation)', () => {
     app = await createHttpApp({ service: 'test', logger: false });
     expect(() => app!.route({ ...operation('INS-2'), method: 'POST', handler: async () => ({}) })).toThrow(/differs from INS-2/);
   });
+
+  it('a route that names a contract operation without being registered from it fails at start', async () => {
+    app = await createHttpApp({ service: 'test', logger: false });
+    expect(() => app!.get('/insights/me', { schema: { operationId: 'INS-2' } }, async () => ({}))).toThrow(/register it with operation\('INS-2'\)/);
+  });
 });

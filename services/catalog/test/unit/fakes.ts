@@ -1,4 +1,3 @@
-import type { SqlExecutor } from '@msp/events';
 import type { Caller } from '@msp/http';
 import type { PlaylistRow } from '../../src/modules/playlists/playlists.repository.js';
 import type { ReadTrack } from '../../src/modules/tracks/track-reads.repository.js';
@@ -83,34 +82,4 @@ export function playlistRow(overrides: Partial<PlaylistRow> = {}): PlaylistRow {
     updatedAt: at,
     ...overrides,
   };
-}
-
-export interface RecordedEvent {
-  type: string;
-  data: Record<string, unknown>;
-  correlationId: string | null;
-}
-
-/**
- * A transaction handle without a database: it records the outbox rows `writeOutbox` writes (the
- * events a service emits) and refuses any other SQL, since the repositories it is handed are fakes.
- * Cast it to the repository's `Tx` where a signature asks for one.
- */
-export function outboxTx(): { tx: SqlExecutor; events: RecordedEvent[] } {
-  const events: RecordedEvent[] = [];
-  const tx: SqlExecutor = {
-    async $executeRawUnsafe(query: string, ...values: unknown[]) {
-      if (query.includes('INSERT INTO outbox_event')) {
-        const envelope = JSON.parse(String(values[2])) as RecordedEvent;
-        events.push({ type: envelope.type, data: envelope.data, correlationId: envelope.correlationId });
-      } else if (!query.includes('pg_notify')) {
-        throw new Error(`unexpected SQL in a unit test: ${query}`);
-      }
-      return 1;
-    },
-    async $queryRawUnsafe() {
-      throw new Error('unexpected SQL in a unit test');
-    },
-  };
-  return { tx, events };
 }

@@ -1,5 +1,5 @@
-import type { SqlExecutor } from '@msp/events';
 import type { Caller } from '@msp/http';
+import { outboxRecorder, type RecordedEvent } from '@msp/testing/fakes';
 import type { Transactions } from '../../src/sql/transactions.repository.js';
 
 /** Callers of the unit tests: a listener, an artist and an admin. */
@@ -7,34 +7,14 @@ export const ann: Caller = { userId: 1, role: 'LISTENER', tier: 'FREE', sessionI
 export const bob: Caller = { userId: 2, role: 'ARTIST', tier: 'PRO', sessionId: 's2', username: 'bob' };
 export const admin: Caller = { userId: 9, role: 'ADMIN', tier: 'FREE', sessionId: 's9', username: 'root' };
 
-export interface RecordedEvent {
-  type: string;
-  data: Record<string, unknown>;
-  correlationId: string | null;
-}
-
 /**
- * A unit of work without a database: `run` hands the work a transaction that records the outbox
- * rows written through `writeOutbox` (the events a service emits) and refuses any other SQL, since
- * the repositories it is handed are fakes.
+ * A unit of work without a database: `run` hands the work the shared outbox recorder
+ * (`@msp/testing/fakes`), which records the events a service emits through `writeOutbox`, with
+ * their correlation ids, and refuses any other SQL, since the repositories it is handed are fakes.
  */
 export function recordingTransactions(): { transactions: Transactions; events: RecordedEvent[]; runs: () => number } {
-  const events: RecordedEvent[] = [];
+  const { tx, events } = outboxRecorder({ correlationIds: true });
   let runs = 0;
-  const tx: SqlExecutor = {
-    async $executeRawUnsafe(query: string, ...values: unknown[]) {
-      if (query.includes('INSERT INTO outbox_event')) {
-        const envelope = JSON.parse(String(values[2])) as RecordedEvent;
-        events.push({ type: envelope.type, data: envelope.data, correlationId: envelope.correlationId });
-      } else if (!query.includes('pg_notify')) {
-        throw new Error(`unexpected SQL in a unit test: ${query}`);
-      }
-      return 1;
-    },
-    async $queryRawUnsafe() {
-      throw new Error('unexpected SQL in a unit test');
-    },
-  };
   return {
     transactions: {
       run: (work) => {

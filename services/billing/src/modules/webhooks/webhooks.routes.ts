@@ -1,5 +1,5 @@
 import { MessageResponseSchema } from '@msp/contracts';
-import type { FastifyPluginAsyncZod } from '@msp/http';
+import { operation, type FastifyPluginAsyncZod } from '@msp/http';
 import type { WebhooksService } from './webhooks.service.js';
 
 /**
@@ -10,20 +10,13 @@ export const webhooksModule: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.post(
-    '/webhook/stripe',
-    {
-      schema: {
-        operationId: 'SUB-5',
-        summary: 'Payment-provider webhook listener',
-        tags: ['Subscriptions'],
-        response: { 200: MessageResponseSchema },
-      },
-    },
-    async (request) => {
+  app.route({
+    ...operation('SUB-5'),
+    schema: { response: { 200: MessageResponseSchema } },
+    handler: async (request) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const signature = request.headers['stripe-signature'];
       return webhooks.receive(raw, typeof signature === 'string' ? signature : undefined);
     },
-  );
+  });
 };

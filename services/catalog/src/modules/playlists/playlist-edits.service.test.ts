@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Playlist } from '@msp/contracts';
 import { PlaylistChanged, PlaylistDeleted } from '@msp/events';
 import type { Caller } from '@msp/http';
-import { admin, ann, bob, outboxTx, playlistRow, trackRow } from '../../../test/unit/fakes.js';
+import { outboxRecorder } from '@msp/testing/fakes';
+import { admin, ann, bob, playlistRow, trackRow } from '../../../test/unit/fakes.js';
 import { PlaylistEditsService } from './playlist-edits.service.js';
 import type { PlaylistRow, PlaylistWrites, Tx } from './playlists.repository.js';
 import { MAX_TRACKS, type PlaylistsService } from './playlists.service.js';
@@ -28,7 +29,7 @@ interface World {
 }
 
 function world(options: World = {}) {
-  const { tx, events } = outboxTx();
+  const { tx, events } = outboxRecorder({ correlationIds: true });
   let playlist = options.playlist === undefined ? playlistRow() : options.playlist;
   let members = [...(options.members ?? [])];
   let slugRaces = options.slugRaces ?? 0;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Track } from '@msp/contracts';
 import { ArtistTrackCountChanged, TrackChanged, TrackDeleted, TrackPublished, TrackUploaded, TrackUploadStatus } from '@msp/events';
-import { admin, ann, bob, outboxTx, readTrack } from '../../../test/unit/fakes.js';
+import { outboxRecorder } from '@msp/testing/fakes';
+import { admin, ann, bob, readTrack } from '../../../test/unit/fakes.js';
 import type { TrackRow } from './track.mapper.js';
 import { TrackAccess } from './track-access.js';
 import { TrackEvents } from './track-events.js';
@@ -11,7 +12,7 @@ import type { Tx } from './tracks.repository.js';
 
 /** One track (bob's unless told), the files removed and the cover images stored. */
 function world(initial: ReadTrack | null = readTrack()) {
-  const { tx, events } = outboxTx();
+  const { tx, events } = outboxRecorder({ correlationIds: true });
   let row = initial;
   const removed: string[][] = [];
   const coverRemovals: Array<ReadonlyArray<string | null>> = [];

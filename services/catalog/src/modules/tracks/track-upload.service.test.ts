@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { ProbeResult, Track } from '@msp/contracts';
 import { TrackChanged, TrackUploaded, TrackUploadStatus } from '@msp/events';
 import type { Caller } from '@msp/http';
-import { bob, outboxTx, trackRow } from '../../../test/unit/fakes.js';
+import { outboxRecorder } from '@msp/testing/fakes';
+import { bob, trackRow } from '../../../test/unit/fakes.js';
 import type { UploadSource } from '../uploads/upload-receiver.js';
 import type { TrackRow } from './track.mapper.js';
 import { TrackEvents } from './track-events.js';
@@ -41,7 +42,7 @@ interface World {
 }
 
 function world(options: World = {}) {
-  const { tx, events } = outboxTx();
+  const { tx, events } = outboxRecorder({ correlationIds: true });
   const stored = new Map<string, number>();
   const removed: string[] = [];
   let created: TrackRow | null = null;

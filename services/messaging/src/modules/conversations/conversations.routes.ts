@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConversationSchema, IdParamSchema, IdSchema, MessageResourceTypeSchema, MessageSchema, pageSchema, PageQuerySchema } from '@msp/contracts';
-import { requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { MessagesService } from '../messages/messages.service.js';
 import type { ConversationsService } from './conversations.service.js';
 
@@ -19,79 +19,35 @@ const SendBodySchema = z.object({
   resourceId: IdSchema.optional(),
 });
 
-/** Bearer routes: 401 before any validation of path, query or body. */
-const bearer = {
-  onRequest: async (request: Parameters<typeof requireCaller>[0]) => {
-    requireCaller(request);
-  },
-};
-
+/** MSG-1…MSG-4, registered from their contract (bearer: the contract's check answers 401 before any validation). */
 export const conversationsModule: FastifyPluginAsyncZod<{ conversations: ConversationsService; messages: MessagesService }> = async (
   app,
   { conversations, messages },
 ) => {
-  app.get(
-    '/conversations',
-    {
-      schema: {
-        operationId: 'MSG-1',
-        summary: 'List direct-message threads',
-        tags: ['Conversations'],
-        querystring: PageQuerySchema,
-        response: { 200: pageSchema(ConversationSchema) },
-      },
-      ...bearer,
-    },
-    async (request) => conversations.list(requireCaller(request).userId, request.query.page, request.query.size),
-  );
-  app.post(
-    '/conversations/:userId/start',
-    {
-      schema: {
-        operationId: 'MSG-2',
-        summary: 'Start a thread',
-        tags: ['Conversations'],
-        params: IdParamSchema('userId'),
-        response: { 200: ConversationSchema, 201: ConversationSchema },
-      },
-      ...bearer,
-    },
-    async (request, reply) => {
+  app.route({
+    ...operation('MSG-1'),
+    schema: { querystring: PageQuerySchema, response: { 200: pageSchema(ConversationSchema) } },
+    handler: async (request) => conversations.list(requireCaller(request).userId, request.query.page, request.query.size),
+  });
+  app.route({
+    ...operation('MSG-2'),
+    schema: { params: IdParamSchema('userId'), response: { 200: ConversationSchema, 201: ConversationSchema } },
+    handler: async (request, reply) => {
       const { created, conversation } = await conversations.start(requireCaller(request).userId, request.params.userId);
       return reply.code(created ? 201 : 200).send(conversation);
     },
-  );
-  app.get(
-    '/conversations/:conversationId/messages',
-    {
-      schema: {
-        operationId: 'MSG-3',
-        summary: 'Messages within a thread',
-        tags: ['Conversations'],
-        params: IdParamSchema('conversationId'),
-        querystring: PageQuerySchema,
-        response: { 200: pageSchema(MessageSchema) },
-      },
-      ...bearer,
-    },
-    async (request) => messages.list(requireCaller(request), request.params.conversationId, request.query.page, request.query.size),
-  );
-  app.post(
-    '/conversations/:conversationId/messages',
-    {
-      schema: {
-        operationId: 'MSG-4',
-        summary: 'Send a message',
-        tags: ['Conversations'],
-        params: IdParamSchema('conversationId'),
-        body: SendBodySchema,
-        response: { 201: MessageSchema },
-      },
-      ...bearer,
-    },
-    async (request, reply) => {
+  });
+  app.route({
+    ...operation('MSG-3'),
+    schema: { params: IdParamSchema('conversationId'), querystring: PageQuerySchema, response: { 200: pageSchema(MessageSchema) } },
+    handler: async (request) => messages.list(requireCaller(request), request.params.conversationId, request.query.page, request.query.size),
+  });
+  app.route({
+    ...operation('MSG-4'),
+    schema: { params: IdParamSchema('conversationId'), body: SendBodySchema, response: { 201: MessageSchema } },
+    handler: async (request, reply) => {
       const message = await messages.send(requireCaller(request), request.params.conversationId, request.body);
       return reply.code(201).send(message);
     },
-  );
+  });
 };

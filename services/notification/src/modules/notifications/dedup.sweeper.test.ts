@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '@msp/runtime';
 import { startDedupSweeper } from './dedup.sweeper.js';
-import { DEDUP_WINDOW_MS } from './notification.creator.js';
+import { DEDUP_WINDOW_MS } from '../activity/activity.consumers.js';
 
 describe('R15 dedup key sweeper (unit, fake store)', () => {
   beforeEach(() => {

@@ -1,5 +1,5 @@
 import { DurableWorker, type Logger } from '@msp/runtime';
-import { DEDUP_WINDOW_MS } from './notification.creator.js';
+import { DEDUP_WINDOW_MS } from '../activity/activity.consumers.js';
 import type { NotificationsRepository } from './notifications.repository.js';
 
 /**

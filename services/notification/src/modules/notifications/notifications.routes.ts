@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MessageResponseSchema, NotificationSchema, pageSchema, PageQuerySchema, UnreadCountSchema } from '@msp/contracts';
-import { requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { NotificationsService } from './notifications.service.js';
 
 /** Query booleans are text: only "true" and "false" are accepted. */
@@ -11,49 +11,26 @@ const ListQuerySchema = PageQuerySchema.extend({
     .transform((v) => v === 'true'),
 });
 
-const bearer = {
-  onRequest: async (request: Parameters<typeof requireCaller>[0]) => {
-    requireCaller(request);
-  },
-};
-
+/** NOT-1…NOT-4, registered from their contract (bearer: the contract's check answers 401 before any validation). */
 export const notificationsModule: FastifyPluginAsyncZod<{ notifications: NotificationsService }> = async (app, { notifications }) => {
-  app.get(
-    '/notifications',
-    {
-      schema: {
-        operationId: 'NOT-1',
-        summary: 'List notifications',
-        tags: ['Notifications'],
-        querystring: ListQuerySchema,
-        response: { 200: pageSchema(NotificationSchema) },
-      },
-      ...bearer,
-    },
-    async (request) => notifications.list(requireCaller(request).userId, request.query.unreadOnly, request.query.page, request.query.size),
-  );
-  app.get(
-    '/notifications/unread-count',
-    {
-      schema: { operationId: 'NOT-2', summary: 'Unread count', tags: ['Notifications'], response: { 200: UnreadCountSchema } },
-      ...bearer,
-    },
-    async (request) => notifications.unreadCount(requireCaller(request).userId),
-  );
-  app.get(
-    '/notifications/badge',
-    {
-      schema: { operationId: 'NOT-3', summary: 'Quick badge unread count', tags: ['Notifications'], response: { 200: UnreadCountSchema } },
-      ...bearer,
-    },
-    async (request) => notifications.badgeCount(requireCaller(request).userId),
-  );
-  app.post(
-    '/notifications/mark-all-read',
-    {
-      schema: { operationId: 'NOT-4', summary: 'Mark all unread as read', tags: ['Notifications'], response: { 200: MessageResponseSchema } },
-      ...bearer,
-    },
-    async (request) => notifications.markAllRead(requireCaller(request).userId),
-  );
+  app.route({
+    ...operation('NOT-1'),
+    schema: { querystring: ListQuerySchema, response: { 200: pageSchema(NotificationSchema) } },
+    handler: async (request) => notifications.list(requireCaller(request).userId, request.query.unreadOnly, request.query.page, request.query.size),
+  });
+  app.route({
+    ...operation('NOT-2'),
+    schema: { response: { 200: UnreadCountSchema } },
+    handler: async (request) => notifications.unreadCount(requireCaller(request).userId),
+  });
+  app.route({
+    ...operation('NOT-3'),
+    schema: { response: { 200: UnreadCountSchema } },
+    handler: async (request) => notifications.badgeCount(requireCaller(request).userId),
+  });
+  app.route({
+    ...operation('NOT-4'),
+    schema: { response: { 200: MessageResponseSchema } },
+    handler: async (request) => notifications.markAllRead(requireCaller(request).userId),
+  });
 };

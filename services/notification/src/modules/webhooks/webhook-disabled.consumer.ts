@@ -1,6 +1,6 @@
 import { DurableConsumer, WebhookEndpointDisabled, type NatsConnection, type TransactionalClient } from '@msp/events';
 import type { Logger } from '@msp/runtime';
-import type { NotificationCreator } from '../notifications/notification.creator.js';
+import type { NotificationCreator } from '../activity/activity.consumers.js';
 
 type Tx = Parameters<NotificationCreator['create']>[0];
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CommentSchema, IdParamSchema, pageSchema, PageQuerySchema, ReplySchema } from '@msp/contracts';
-import { callerFrom, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { callerFrom, operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { CommentsService } from './comments.service.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -20,71 +20,35 @@ const CommentBody = z.object({ body: BodyText, timestampSeconds: z.number().int(
 const ReplyBody = z.object({ body: BodyText, timestampSeconds: z.unknown().optional() });
 const trackParams = IdParamSchema('trackId');
 const commentParams = IdParamSchema('commentId');
-const tags = ['Engagement'];
 
+/** ENG-13…ENG-17, registered from their contract (packages/contracts: method, path, auth). */
 export const commentsModule: FastifyPluginAsyncZod<{ comments: CommentsService }> = async (app, { comments }) => {
-  app.post(
-    '/tracks/:trackId/comments',
-    {
-      schema: {
-        operationId: 'ENG-13',
-        summary: 'Add a comment to a track',
-        tags,
-        params: trackParams,
-        body: CommentBody,
-        response: { 201: CommentSchema },
-      },
-    },
-    async (req, reply) => reply.code(201).send(await comments.add(req.params.trackId, req.body, requireCaller(req), String(req.id))),
-  );
-  app.get(
-    '/tracks/:trackId/comments',
-    {
-      schema: {
-        operationId: 'ENG-14',
-        summary: 'Comments of a track',
-        tags,
-        params: trackParams,
-        querystring: PageQuerySchema,
-        response: { 200: pageSchema(CommentSchema) },
-      },
-    },
-    async (req) => comments.listForTrack(req.params.trackId, callerFrom(req), req.query.page, req.query.size),
-  );
-  app.delete(
-    '/comments/:commentId',
-    { schema: { operationId: 'ENG-15', summary: 'Delete comment', tags, params: commentParams, response: { 204: z.null() } } },
-    async (req, reply) => {
+  app.route({
+    ...operation('ENG-13'),
+    schema: { params: trackParams, body: CommentBody, response: { 201: CommentSchema } },
+    handler: async (req, reply) => reply.code(201).send(await comments.add(req.params.trackId, req.body, requireCaller(req), String(req.id))),
+  });
+  app.route({
+    ...operation('ENG-14'),
+    schema: { params: trackParams, querystring: PageQuerySchema, response: { 200: pageSchema(CommentSchema) } },
+    handler: async (req) => comments.listForTrack(req.params.trackId, callerFrom(req), req.query.page, req.query.size),
+  });
+  app.route({
+    ...operation('ENG-15'),
+    schema: { params: commentParams, response: { 204: z.null() } },
+    handler: async (req, reply) => {
       await comments.delete(req.params.commentId, requireCaller(req), String(req.id));
       return reply.code(204).send(null);
     },
-  );
-  app.post(
-    '/comments/:commentId/replies',
-    {
-      schema: {
-        operationId: 'ENG-16',
-        summary: 'Add a reply to a comment',
-        tags,
-        params: commentParams,
-        body: ReplyBody,
-        response: { 201: ReplySchema },
-      },
-    },
-    async (req, reply) => reply.code(201).send(await comments.reply(req.params.commentId, req.body, requireCaller(req), String(req.id))),
-  );
-  app.get(
-    '/comments/:commentId/replies',
-    {
-      schema: {
-        operationId: 'ENG-17',
-        summary: 'Replies of a comment',
-        tags,
-        params: commentParams,
-        querystring: PageQuerySchema,
-        response: { 200: pageSchema(ReplySchema) },
-      },
-    },
-    async (req) => comments.listReplies(req.params.commentId, callerFrom(req), req.query.page, req.query.size),
-  );
+  });
+  app.route({
+    ...operation('ENG-16'),
+    schema: { params: commentParams, body: ReplyBody, response: { 201: ReplySchema } },
+    handler: async (req, reply) => reply.code(201).send(await comments.reply(req.params.commentId, req.body, requireCaller(req), String(req.id))),
+  });
+  app.route({
+    ...operation('ENG-17'),
+    schema: { params: commentParams, querystring: PageQuerySchema, response: { 200: pageSchema(ReplySchema) } },
+    handler: async (req) => comments.listReplies(req.params.commentId, callerFrom(req), req.query.page, req.query.size),
+  });
 };

@@ -1,9 +1,42 @@
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { activityListedSql, bannedSql, blockedBetweenSql, notBannedSql, userColumns } from '../users/user-sql.js';
+import { activityListedSql, bannedSql, blockedBetweenSql, notBannedSql, playlistVisibleSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
 import type { UserListRow } from '../follows/follows.repository.js';
-import { COUNTER, TARGETS, type Action, type TargetType } from './targets.js';
+
+export type TargetType = 'TRACK' | 'PLAYLIST';
+export type Action = 'like' | 'repost';
+
+/** Where each engageable item lives in social's database. Table names are constants, never input. */
+interface TargetTables {
+  ref: string;
+  id: string;
+  owner: string;
+  like: string;
+  repost: string;
+  visible: (alias: string, viewer: string, admin: string, banExempt?: string) => string;
+}
+
+const TARGETS: Record<TargetType, TargetTables> = {
+  TRACK: {
+    ref: 'track_refs',
+    id: 'track_id',
+    owner: 'artist_id',
+    like: 'track_likes',
+    repost: 'track_reposts',
+    visible: trackVisibleSql,
+  },
+  PLAYLIST: {
+    ref: 'playlist_refs',
+    id: 'playlist_id',
+    owner: 'owner_id',
+    like: 'playlist_likes',
+    repost: 'playlist_reposts',
+    visible: playlistVisibleSql,
+  },
+};
+
+const COUNTER: Record<Action, 'like_count' | 'repost_count'> = { like: 'like_count', repost: 'repost_count' };
 
 export interface TargetRow {
   id: number;

@@ -4,10 +4,10 @@ import { ItemLiked, ItemReposted, ItemUnliked, ItemUnreposted, writeOutbox } fro
 import type { Caller } from '@msp/http';
 import type { Transactions } from '../../sql/transactions.repository.js';
 import { viewerOf } from '../users/viewer.js';
-import type { EngagementStore, TargetRow } from './engagement.repository.js';
-import { TARGETS, type Action, type TargetType } from './targets.js';
+import type { Action, EngagementStore, TargetRow, TargetType } from './engagement.repository.js';
 
 const NOUN: Record<TargetType, string> = { TRACK: 'Track', PLAYLIST: 'Playlist' };
+const NOT_FOUND = { TRACK: 'TRACK_NOT_FOUND', PLAYLIST: 'PLAYLIST_NOT_FOUND' } as const;
 
 export class EngagementService {
   constructor(
@@ -17,7 +17,7 @@ export class EngagementService {
 
   async requireVisible(type: TargetType, id: number, caller: Caller | null, ignoreOwnerBan = false): Promise<TargetRow> {
     const item = await this.repo.findVisible(type, id, viewerOf(caller), ignoreOwnerBan);
-    if (!item) throw new AppError(TARGETS[type].notFound, `${NOUN[type]} not found.`);
+    if (!item) throw new AppError(NOT_FOUND[type], `${NOUN[type]} not found.`);
     return item;
   }
 

@@ -1,20 +1,12 @@
 import { FeedItemSchema, pageSchema, PageQuerySchema } from '@msp/contracts';
-import { requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
+import { operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { FeedService } from './feed.service.js';
 
-/** DSC-1 (R18). */
+/** DSC-1 (R18), registered from its contract. */
 export const feedModule: FastifyPluginAsyncZod<{ feed: FeedService }> = async (app, { feed }) => {
-  app.get(
-    '/feed',
-    {
-      schema: {
-        operationId: 'DSC-1',
-        summary: 'Followed users feed',
-        tags: ['Discovery'],
-        querystring: PageQuerySchema,
-        response: { 200: pageSchema(FeedItemSchema) },
-      },
-    },
-    async (request) => feed.feed(requireCaller(request), request.query.page, request.query.size),
-  );
+  app.route({
+    ...operation('DSC-1'),
+    schema: { querystring: PageQuerySchema, response: { 200: pageSchema(FeedItemSchema) } },
+    handler: async (request) => feed.feed(requireCaller(request), request.query.page, request.query.size),
+  });
 };

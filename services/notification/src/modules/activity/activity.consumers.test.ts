@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Prisma } from '../../generated/prisma/client.js';
-import { DEDUP_WINDOW_MS, NotificationCreator, type NotificationInput, type NotificationStore } from './notification.creator.js';
+import { DEDUP_WINDOW_MS, NotificationCreator, type NotificationInput, type NotificationStore } from './activity.consumers.js';
 
 /** An in-memory stand-in for the repository: enough of R15 to decide without a database. */
 function fakeStore(options: { blocked?: boolean; banned?: boolean; preferences?: Partial<Record<string, boolean>> } = {}) {
