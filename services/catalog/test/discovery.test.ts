@@ -276,6 +276,12 @@ describe('DSC-2 trending (R18)', () => {
     expect(second.content.map((c) => [c.id, c.trendingRank])).toEqual([[t.cafe, 2]]);
     expect(second.totalElements).toBe(3);
     expect(((await get('/api/explore/trending?genre=HOUSE')).json() as typeof body).content.map((c) => c.id)).toEqual([t.otherHouse]);
+    // R7 on the chart shared by viewers: the blocked artist's track is left out for the listener, before paging.
+    await app.infra.prisma.track.update({ where: { id: t.midnightBlocked! }, data: { trendingScore: 100 } });
+    const electronic = (await get('/api/explore/trending?genre=electronic')).json() as typeof body;
+    expect([electronic.content.map((c) => c.id), electronic.totalElements]).toEqual([[t.midnightBlocked], 1]);
+    const forListener = (await get('/api/explore/trending?genre=electronic', as(USERS.listener))).json() as typeof body;
+    expect([forListener.content, forListener.totalElements]).toEqual([[], 0]);
     for (const url of ['/api/explore/trending?limit=0', '/api/explore/trending?size=101', '/api/explore/trending?page=x'])
       expect((await get(url)).statusCode).toBe(400);
   });

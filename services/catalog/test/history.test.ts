@@ -88,6 +88,37 @@ describe('USR-17 listening history and R8 showHistory', () => {
     expect((await history()).content.map((t) => t.id)).toEqual([first.id]);
   });
 
+  it('pages a long history by its anchors: every page size and page in order (ties by track id), hidden tracks left out before paging', async () => {
+    const reader = 803;
+    const headers = { 'x-user-id': String(reader), 'x-user-role': 'LISTENER', 'x-username': 'reader' };
+    await publish(createEnvelope(UserRegistered, { ...snapshot(reader, 'reader'), createdAt: new Date().toISOString() }));
+    await waitFor(async () => !!(await app.infra.prisma.userSummary.findUnique({ where: { userId: reader } })), { message: 'reader' });
+    const ids: number[] = [];
+    for (let i = 0; i < 47; i++) ids.push((await track()).id);
+    const hidden = ids[10]!;
+    await app.infra.prisma.track.update({ where: { id: hidden }, data: { isPrivate: true } });
+    // Entries come in pairs sharing a play time: the tie goes to the higher track id.
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 2) * 60_000);
+    await app.infra.prisma.listeningHistory.createMany({ data: ids.map((trackId, i) => ({ userId: reader, trackId, lastPlayedAt: at(i) })) });
+    const expected = ids
+      .map((id, i) => ({ id, t: at(i).getTime() }))
+      .filter((e) => e.id !== hidden)
+      .sort((x, y) => y.t - x.t || y.id - x.id)
+      .map((e) => e.id);
+    for (const size of [20, 7, 13, 100]) {
+      for (let page = 0; page * size <= expected.length; page++) {
+        const res = await app.inject({ method: 'GET', url: `/api/users/me/history?page=${page}&size=${size}`, headers });
+        expect(res.statusCode).toBe(200);
+        const body = res.json() as { content: Array<{ id: number }>; totalElements: number };
+        expect(
+          body.content.map((t) => t.id),
+          `size ${size} page ${page}`,
+        ).toEqual(expected.slice(page * size, (page + 1) * size));
+        expect(body.totalElements).toBe(expected.length);
+      }
+    }
+  });
+
   it('keeps the stored setting when an older event without showHistory arrives', async () => {
     await setShowHistory(false);
     await publish(createEnvelope(UserUpdated, snapshot(LISTENER, 'lisa')));

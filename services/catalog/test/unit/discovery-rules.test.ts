@@ -79,10 +79,17 @@ describe('DSC-6 / DSC-7 station composition (unit)', () => {
     expect(composeStation([genre, artist], 3).map((p) => p.id)).toEqual([1, 4, 2]);
     expect(composeStation([], 3)).toEqual([]);
   });
+
+  it('leaves out the tracks asked (the likes station: the liked ones) and still fills the limit; sorts a part out of order first', () => {
+    const pick = (id: number, rank: string) => ({ id, artistId: id * 10, rank });
+    const genre = [pick(1, 'a'), pick(2, 'c'), pick(3, 'e')];
+    const artist = [pick(5, 'c'), pick(4, 'b')];
+    expect(composeStation([genre, artist], 3, new Set([1, 2])).map((p) => p.id)).toEqual([4, 5, 3]);
+  });
 });
 
 describe('USR-17 history anchors (unit)', () => {
-  const outline = { total: 350, anchors: [1, 2, 3].map((k) => ({ at: `2026-01-0${k}T00:00:00.000Z`, trackId: k })) };
+  const outline = { total: 350, step: 100, anchors: [1, 2, 3].map((k) => ({ at: `2026-01-0${k}T00:00:00.000Z`, trackId: k })) };
   it('starts a deep page at the anchor at or before its offset and skips the rest; before the first anchor, from the start', () => {
     expect(historyStart(outline, 0)).toBeNull();
     expect(historyStart(outline, 99)).toBeNull();
@@ -90,6 +97,11 @@ describe('USR-17 history anchors (unit)', () => {
     expect(historyStart(outline, 260)).toEqual({ anchor: outline.anchors[1], skip: 60 });
     // Past the last anchor (the history shrank since the outline, or a page beyond the end): from the last one.
     expect(historyStart(outline, 980)).toEqual({ anchor: outline.anchors[2], skip: 680 });
-    expect(historyStart({ total: 5, anchors: [] }, 500)).toBeNull();
+    expect(historyStart({ total: 5, step: 100, anchors: [] }, 500)).toBeNull();
+    // The step the outline was walked with (20 now: a page of 20 starts at its anchor, nothing skipped).
+    const fine = { total: 70, step: 20, anchors: outline.anchors };
+    expect(historyStart(fine, 19)).toBeNull();
+    expect(historyStart(fine, 40)).toEqual({ anchor: outline.anchors[1], skip: 0 });
+    expect(historyStart(fine, 50)).toEqual({ anchor: outline.anchors[1], skip: 10 });
   });
 });

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { UserSummarySource } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { PlaylistRow } from '../playlists/playlists.repository.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
-import { blockedSql, listedPlaylistSql, listedTrackSql, listedUserSql, ownerHiddenSql, stationPoolSql } from './discovery-sql.js';
+import { blockedSql, listedPlaylistSql, listedTrackCandidateSql, listedTrackSql, listedUserSql, ownerHiddenSql, stationPoolSql } from './discovery-sql.js';
 import { SharedTtlCache } from '../../shared-cache.js';
 import { SHORT_PREFIX_MAX, ShortPrefixesRepository, type KeptShortPrefixes, type ShortPrefixKind } from './short-prefixes.repository.js';
 import { SearchWordStats } from './search-word-stats.js';
@@ -105,16 +106,25 @@ function hitsSql(
   const candidates = shortPrefix
     ? shortPrefixCandidatesSql(kind, shortPrefix.param, shortPrefix.maxId, limit)
     : popularMatchesSql(kind, withGenre, anchored, limit, rare);
-  const exactWhole = kind === 'USER' ? `c.whole = msp_fold($3) OR c.whole2 = msp_fold($3)` : `c.whole = msp_fold($3)`;
+  const text = folded('$3');
+  const exactWhole = kind === 'USER' ? `c.whole = ${text} OR c.whole2 = ${text}` : `c.whole = ${text}`;
   return `SELECT '${kind}' AS type, r.id, r.tier,
-            r.rank + CASE WHEN r.tier >= 2 THEN 1 ELSE word_similarity(msp_fold($3), r.search_text) END + similarity(msp_fold($3), r.whole) AS score
+            r.rank + CASE WHEN r.tier >= 2 THEN 1 ELSE word_similarity(${text}, r.search_text) END + similarity(${text}, r.whole) AS score
           FROM (SELECT c.id, c.search_text, c.whole,
                   CASE WHEN ${exactWhole} THEN 3
-                       WHEN c.search_doc @@ to_tsquery('simple', msp_fold($1)) THEN 2
-                       WHEN c.search_doc @@ to_tsquery('simple', msp_fold($2)) THEN 1 ELSE 0 END AS tier,
-                  ts_rank(c.search_doc, to_tsquery('simple', msp_fold($6))) AS rank
+                       WHEN c.search_doc @@ ${tsquery('$1')} THEN 2
+                       WHEN c.search_doc @@ ${tsquery('$2')} THEN 1 ELSE 0 END AS tier,
+                  ts_rank(c.search_doc, ${tsquery('$6')}) AS rank
                 FROM (${candidates}) c) r`;
 }
+
+/**
+ * A parameter folded as the documents are (`msp_fold`), or as a tsquery, computed once per statement
+ * (an InitPlan), never per row: search statements run with generic plans (`searchClient`), where a
+ * function of a parameter is not folded when planning but would be evaluated for every row walked.
+ */
+const folded = (param: string) => `(SELECT msp_fold(${param}))`;
+const tsquery = (param: string) => `(SELECT to_tsquery('simple', msp_fold(${param})))`;
 
 /** How many entries of the popularity index a search walks before it asks the GIN index instead. */
 export const SEARCH_WALK = 50_000;
@@ -159,8 +169,8 @@ const WALKS: Record<SearchKind, { columns: string; check: string; genre: string 
 function popularMatchesSql(kind: SearchKind, withGenre: boolean, anchored: boolean, limit: number, rare: boolean): string {
   const k = KINDS[kind];
   const wk = WALKS[kind];
-  const q = `to_tsquery('simple', msp_fold($5))`;
-  const matchOn = (a: string) => `${a}.search_doc @@ ${q}${anchored ? ` AND ts_match_vq(${a}.search_doc, to_tsquery('simple', msp_fold($6)))` : ''}`;
+  const q = tsquery('$5');
+  const matchOn = (a: string) => `${a}.search_doc @@ ${q}${anchored ? ` AND ts_match_vq(${a}.search_doc, ${tsquery('$6')})` : ''}`;
   const genre = withGenre && k.genre ? ` AND ${k.genre}` : '';
   const walkGenre = withGenre && wk.genre ? ` AND ${wk.genre}` : '';
   const ginOrder = k.popularity.replace(`${k.pop} DESC`, `${k.pop} + 0 DESC`);
@@ -192,7 +202,7 @@ function popularMatchesSql(kind: SearchKind, withGenre: boolean, anchored: boole
 function shortPrefixCandidatesSql(kind: SearchKind, prefixParam: string, keptUpTo: number, limit: number): string {
   const k = KINDS[kind];
   const maxId = String(Math.trunc(Number(keptUpTo)) || 0);
-  const match = `x.search_doc @@ to_tsquery('simple', msp_fold($5))`;
+  const match = `x.search_doc @@ ${tsquery('$5')}`;
   return `SELECT s.* FROM (
             SELECT ${k.columns}, ${k.pop} AS pop, ${k.idCol} AS pop_id FROM ${k.from} AND ${match} AND ${k.idCol} <= ${maxId}
                AND ${k.idCol} IN (SELECT sp.id FROM search_short_prefixes sp WHERE sp.kind = '${kind}' AND sp.prefix = msp_fold(${prefixParam}))
@@ -205,6 +215,17 @@ function shortPrefixCandidatesSql(kind: SearchKind, prefixParam: string, keptUpT
 export const STATION_SIZE = 500;
 /** The chart: the best-scored tracks only (DSC-2). */
 export const TRENDING_SIZE = 1000;
+/**
+ * How far past TRENDING_SIZE the chart shared by every viewer reaches, so that the tracks of the
+ * artists a block separates from a viewer, taken out of it, rarely leave fewer than TRENDING_SIZE.
+ */
+export const TRENDING_SLACK = 200;
+
+/** A track of the shared chart and its artist (R7 is applied per viewer on the chart). */
+export interface ChartEntry {
+  id: number;
+  artistId: number;
+}
 
 /**
  * One track of a station's day, with its artist (R7 filtering per viewer happens on the pool) and
@@ -223,13 +244,33 @@ export function byStationRank(a: StationPick, b: StationPick): number {
 
 /**
  * A station's day from parts already ordered: the picks of every part, each track once, in the
- * day's order, at most `limit` of them. Genre parts are shared by every station of that genre, so a
- * station made of cached genre parts only reads its own artists' picks.
+ * day's order, at most `limit` of them, none of `leaveOut`. Genre parts are shared by every station
+ * of that genre, so a station made of cached genre parts only reads its own artists' picks. The
+ * parts are merged (each in the day's order, as read: a part that is not is sorted first), so a
+ * station costs about `limit` steps, not a sort of every part's picks.
  */
-export function composeStation(parts: ReadonlyArray<readonly StationPick[]>, limit: number): StationPick[] {
-  const seen = new Map<number, StationPick>();
-  for (const part of parts) for (const pick of part) if (!seen.has(pick.id)) seen.set(pick.id, pick);
-  return [...seen.values()].sort(byStationRank).slice(0, limit);
+export function composeStation(parts: ReadonlyArray<readonly StationPick[]>, limit: number, leaveOut?: ReadonlySet<number>): StationPick[] {
+  const lists = parts.filter((p) => p.length > 0).map((p) => (inStationOrder(p) ? p : [...p].sort(byStationRank)));
+  const at = lists.map(() => 0);
+  const seen = new Set<number>();
+  const out: StationPick[] = [];
+  while (out.length < limit) {
+    let best = -1;
+    for (let i = 0; i < lists.length; i++) {
+      if (at[i]! < lists[i]!.length && (best < 0 || byStationRank(lists[i]![at[i]!]!, lists[best]![at[best]!]!) < 0)) best = i;
+    }
+    if (best < 0) break;
+    const pick = lists[best]![at[best]!++]!;
+    if (seen.has(pick.id) || leaveOut?.has(pick.id)) continue;
+    seen.add(pick.id);
+    out.push(pick);
+  }
+  return out;
+}
+
+function inStationOrder(part: readonly StationPick[]): boolean {
+  for (let i = 1; i < part.length; i++) if (byStationRank(part[i - 1]!, part[i]!) > 0) return false;
+  return true;
 }
 
 /** DSC-2's chart in its order; `$1` the viewer, `genreParam` the genre's placeholder (when filtered). */
@@ -238,11 +279,23 @@ function chartSql(genreKey: string | null, genreParam: string): string {
       ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC`;
 }
 
+/** A search's page statement, and the count of the same candidates for a page past the end. */
+interface SearchStatement {
+  page: string;
+  count: string;
+}
+
 export class DiscoveryRepository {
   /** The one- and two-letter prefixes whose candidates are kept, per kind (read a minute per replica). */
   private readonly shortPrefixes = new SharedTtlCache<'all', Map<ShortPrefixKind, KeptShortPrefixes>>(60_000, 1);
   /** The words' frequencies PostgreSQL keeps for the search documents (read every 10 minutes per replica). */
   private readonly wordStats = new SharedTtlCache<'all', SearchWordStats>(600_000, 1);
+  /**
+   * The search statements by shape (kinds, genre, open prefix, rare kinds: at most a few hundred),
+   * sent as named statements: each connection parses one once and PostgreSQL may then reuse a generic
+   * plan, where planning a search took 1-8 ms (three kinds, each with its branches).
+   */
+  private readonly statements = new Map<string, SearchStatement & { name: string | undefined }>();
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -339,26 +392,37 @@ export class DiscoveryRepository {
     const param = `$${params.length}`;
     const short = (k: SearchKind) => (shortPrefix !== null ? { param, maxId: shortPrefix.kept.get(k)!.maxId } : null);
     const stats = await this.wordStats.get('all', () => SearchWordStats.read(this.pool));
-    const union = kinds
-      .map((k) =>
-        hitsSql(
-          k,
-          withGenre,
-          query.anchor !== null,
-          kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES,
-          stats.isRare(k, query.anchor ?? query.match),
-          short(k),
-        ),
-      )
-      .join('\n UNION ALL \n');
-    const n = params.length;
-    const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>(
-      `SELECT h.type, h.id, count(*) OVER ()::int AS total FROM (${union}) h
-        ORDER BY h.tier DESC, h.score DESC, h.type, h.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-      [...params, size, page * size],
-    );
+    const anchored = query.anchor !== null;
+    const rare = kinds.map((k) => stats.isRare(k, query.anchor ?? query.match));
+    const statement = (): SearchStatement => {
+      const union = kinds
+        .map((k, i) => hitsSql(k, withGenre, anchored, kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES, rare[i]!, short(k)))
+        .join('\n UNION ALL \n');
+      const n = params.length;
+      return {
+        page: `SELECT h.type, h.id, count(*) OVER ()::int AS total FROM (${union}) h
+                ORDER BY h.tier DESC, h.score DESC, h.type, h.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+        count: `SELECT count(*)::int AS total FROM (${union}) h`,
+      };
+    };
+    // A statement of a short prefix carries the kept candidates' highest id: planned every time
+    // (unnamed), or each refresh would leave one more prepared statement on every connection.
+    const shape = shortPrefix === null ? `${kinds.join(',')}|${withGenre}|${anchored}|${rare.join(',')}` : null;
+    let sql = shape === null ? undefined : this.statements.get(shape);
+    if (!sql) {
+      const built = statement();
+      // Named after the text, so that whatever builds the same text reuses the connections' statement.
+      sql = { ...built, name: shape === null ? undefined : `catalog_search_${createHash('sha1').update(built.page).digest('hex').slice(0, 20)}` };
+      if (shape !== null) this.statements.set(shape, sql);
+    }
+    const name = sql.name;
+    const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>({
+      ...(name ? { name } : {}),
+      text: sql.page,
+      values: [...params, size, page * size],
+    });
     if (rows.length > 0 || page === 0) return { hits: rows.map((r) => ({ type: r.type, id: r.id })), total: rows[0]?.total ?? 0 };
-    const counted = await this.pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM (${union}) h`, params);
+    const counted = await this.pool.query<{ total: number }>({ ...(name ? { name: `${name}_count` } : {}), text: sql.count, values: params });
     return { hits: [], total: counted.rows[0]?.total ?? 0 };
   }
 
@@ -378,6 +442,22 @@ export class DiscoveryRepository {
     });
     const ids = rows.flatMap((r) => (r.id === null ? [] : [r.id]));
     return { rows: await this.rowsInOrder(ids), viewerBlocks: rows[0]?.viewerBlocks ?? false };
+  }
+
+  /**
+   * DSC-2's chart for a viewer no block involves, in its order: the TRENDING_SIZE + TRENDING_SLACK
+   * best-scored listed tracks (R2, R14) and their artists, one walk of the partial trending index
+   * (kept a few seconds by the service, which applies the viewer's blocks on it).
+   */
+  async trendingChart(genreKey: string | null): Promise<ChartEntry[]> {
+    const { rows } = await this.pool.query<ChartEntry>({
+      name: genreKey !== null ? 'catalog_trending_chart_genre' : 'catalog_trending_chart',
+      text: `SELECT t.id, t.artist_id AS "artistId" FROM tracks t
+              WHERE t.trending_score > 0 AND ${listedTrackCandidateSql('t')}${genreKey !== null ? ' AND t.genre_key = $1' : ''}
+              ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC LIMIT ${TRENDING_SIZE + TRENDING_SLACK}`,
+      values: genreKey !== null ? [genreKey] : [],
+    });
+    return rows;
   }
 
   /** DSC-2: how many tracks the chart holds for this viewer (at most TRENDING_SIZE): one walk of the trending index. */
@@ -420,30 +500,23 @@ export class DiscoveryRepository {
    */
   async artistPicks(day: string, artists: readonly number[], perArtist: number): Promise<StationPick[]> {
     if (artists.length === 0) return [];
+    // The share is a constant of the statement (one statement per share, at most STATION_SIZE of
+    // them, a few dozen in practice): with a parameter there, PostgreSQL never took the generic plan
+    // and planned the statement on every pool.
+    const share = Math.max(1, Math.min(STATION_SIZE, Math.trunc(perArtist)));
     const { rows } = await this.pool.query<StationPick>({
-      name: 'catalog_station_artists',
+      name: `catalog_station_artists_${share}`,
       text: `SELECT c.id, c.artist_id AS "artistId", md5(c.id::text || $1) AS rank FROM unnest($2::int[]) a(id) CROSS JOIN LATERAL (
                (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${stationPoolSql('t')} AND t.shuffle_key >= hashtext($1)
-                 ORDER BY t.shuffle_key LIMIT $3)
+                 ORDER BY t.shuffle_key LIMIT ${share})
                UNION ALL
                (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${stationPoolSql('t')} AND t.shuffle_key < hashtext($1)
-                 ORDER BY t.shuffle_key LIMIT $3)
-               LIMIT $3) c
+                 ORDER BY t.shuffle_key LIMIT ${share})
+               LIMIT ${share}) c
              ORDER BY 3, 1`,
-      values: [day, [...new Set(artists)], perArtist],
+      values: [day, [...new Set(artists)]],
     });
     return rows;
-  }
-
-  /** Of these tracks, those `userId` liked (catalog's copy of the likes; one probe per track of the primary key). */
-  async likedAmong(userId: number, trackIds: readonly number[]): Promise<Set<number>> {
-    if (trackIds.length === 0) return new Set();
-    const { rows } = await this.pool.query<{ id: number }>({
-      name: 'catalog_liked_among',
-      text: `SELECT track_id AS id FROM track_engagements WHERE kind = 'L' AND user_id = $1 AND track_id = ANY($2::int[])`,
-      values: [userId, [...trackIds]],
-    });
-    return new Set(rows.map((r) => r.id));
   }
 
   /** Everybody a block separates from the viewer, either way (catalog's copy of the blocks, R7): two index ranges. */
@@ -457,28 +530,50 @@ export class DiscoveryRepository {
     return new Set(rows.map((r) => r.id));
   }
 
-  /** DSC-6: the artist's 3 most frequent genres among its public tracks. */
-  async mainGenres(artistId: number): Promise<string[]> {
-    const { rows } = await this.pool.query<{ genre: string }>({
-      name: 'catalog_station_main_genres',
-      text: `SELECT t.genre_key AS genre FROM tracks t
-              WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' AND NOT t.held_back
-              GROUP BY t.genre_key ORDER BY count(*) DESC, t.genre_key LIMIT 3`,
-      values: [artistId],
+  /**
+   * DSC-6, what an artist's station is made of, in one statement: whether the viewer may see the
+   * artist (as `visibleUser`), the artist's 3 most frequent genres among its public tracks, and the
+   * artist's own picks of the day (as `artistPicks` with STATION_SIZE), in the day's order.
+   */
+  async artistSeeds(day: string, artistId: number, viewerId: number): Promise<{ visible: boolean; genres: string[]; own: StationPick[] }> {
+    const { rows } = await this.pool.query<{ visible: boolean; genres: string[]; ids: number[] | null; ranks: string[] | null }>({
+      name: 'catalog_station_artist_seeds',
+      text: `SELECT EXISTS (SELECT 1 FROM user_summaries u WHERE u.user_id = $2 AND ${listedUserSql('u', '$3')}) AS visible,
+                    ARRAY(SELECT t.genre_key FROM tracks t
+                           WHERE t.artist_id = $2 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' AND NOT t.held_back
+                           GROUP BY t.genre_key ORDER BY count(*) DESC, t.genre_key LIMIT 3) AS genres,
+                    p.ids, p.ranks
+               FROM (SELECT array_agg(c.id ORDER BY c.rank, c.id) AS ids, array_agg(c.rank ORDER BY c.rank, c.id) AS ranks
+                       FROM (SELECT o.id, md5(o.id::text || $1) AS rank FROM (
+                               (SELECT t.id FROM tracks t WHERE t.artist_id = $2 AND ${stationPoolSql('t')} AND t.shuffle_key >= hashtext($1)
+                                 ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
+                               UNION ALL
+                               (SELECT t.id FROM tracks t WHERE t.artist_id = $2 AND ${stationPoolSql('t')} AND t.shuffle_key < hashtext($1)
+                                 ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
+                               LIMIT ${STATION_SIZE}) o) c) p`,
+      values: [day, artistId, viewerId],
     });
-    return rows.map((g) => g.genre);
+    const seeds = rows[0]!;
+    const ranks = seeds.ranks ?? [];
+    return { visible: seeds.visible, genres: seeds.genres, own: (seeds.ids ?? []).map((id, i) => ({ id, artistId, rank: ranks[i]! })) };
   }
 
-  /** DSC-7: the artists (the 50 most liked) and genres (the 5 most liked) of the user's liked tracks. */
-  async likeSeeds(userId: number): Promise<{ artists: number[]; genres: string[] }> {
-    const [seeds] = await this.prisma.$queryRawUnsafe<Array<{ artists: number[] | null; genres: string[] | null }>>(
-      `WITH liked AS (SELECT t.artist_id, t.genre_key FROM track_engagements e JOIN tracks t ON t.id = e.track_id
-                       WHERE e.kind = 'L' AND e.user_id = $1 AND t.deleted_at IS NULL)
-       SELECT (SELECT array_agg(artist_id) FROM (SELECT artist_id FROM liked GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 50) a) AS artists,
-              (SELECT array_agg(genre_key) FROM (SELECT genre_key FROM liked GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 5) g) AS genres`,
-      userId,
-    );
-    return { artists: seeds?.artists ?? [], genres: seeds?.genres ?? [] };
+  /**
+   * DSC-7: the artists (the 50 most liked) and genres (the 5 most liked) of the user's liked tracks,
+   * and every track they liked (left out of the station), in one named statement.
+   */
+  async likeSeeds(userId: number): Promise<{ artists: number[]; genres: string[]; liked: number[] }> {
+    const { rows } = await this.pool.query<{ artists: number[] | null; genres: string[] | null; liked: number[] | null }>({
+      name: 'catalog_station_like_seeds',
+      text: `WITH e AS MATERIALIZED (SELECT e.track_id FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = $1),
+                  liked AS (SELECT t.artist_id, t.genre_key FROM e JOIN tracks t ON t.id = e.track_id WHERE t.deleted_at IS NULL)
+             SELECT (SELECT array_agg(artist_id) FROM (SELECT artist_id FROM liked GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 50) a) AS artists,
+                    (SELECT array_agg(genre_key) FROM (SELECT genre_key FROM liked GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 5) g) AS genres,
+                    (SELECT array_agg(track_id) FROM e) AS liked`,
+      values: [userId],
+    });
+    const seeds = rows[0];
+    return { artists: seeds?.artists ?? [], genres: seeds?.genres ?? [], liked: seeds?.liked ?? [] };
   }
 
   /** The rows of already filtered ids, in that order, with their artists (one statement). */
@@ -562,15 +657,15 @@ export type DiscoveryStore = Pick<
   | 'userSummaries'
   | 'trendingPage'
   | 'trendingCount'
+  | 'trendingChart'
   | 'userByName'
   | 'trackBySlug'
   | 'playlistBySlug'
   | 'hasBlocked'
   | 'genrePicks'
   | 'visibleUser'
-  | 'mainGenres'
+  | 'artistSeeds'
   | 'artistPicks'
   | 'likeSeeds'
-  | 'likedAmong'
   | 'blocksOf'
 >;

@@ -3,7 +3,7 @@ import type { Playlist, Track } from '@msp/contracts';
 import { admin, ann, bob, readTrack } from '../../../test/unit/fakes.js';
 import { emptyViewerContext } from '../../clients/social.client.js';
 import type { ReadTrack } from '../tracks/track-reads.repository.js';
-import type { DiscoveryStore, SearchHit, StationPick } from './discovery.repository.js';
+import type { ChartEntry, DiscoveryStore, SearchHit, StationPick } from './discovery.repository.js';
 import { DiscoveryService, type DiscoveryServiceDeps } from './discovery.service.js';
 import { StationPools } from './station-pools.js';
 
@@ -20,6 +20,8 @@ interface World {
   /** The track or playlist read answers 404 (TRK-6 / PLS-4 rules). */
   hiddenItem?: boolean;
   genre?: StationPick[];
+  /** The shared trending chart. */
+  chart?: ChartEntry[];
   rows?: ReadTrack[];
   visibleUser?: boolean;
   hits?: SearchHit[];
@@ -29,6 +31,8 @@ function world(options: World = {}) {
   const calls: string[] = [];
   const notFound = (code: string) => Object.assign(new Error(code), { code });
   const rows = options.rows ?? [];
+  const blocked = (viewerId: number, userId: number) =>
+    (options.blocks ?? []).some(([a, b]) => (a === viewerId && b === userId) || (b === viewerId && a === userId));
   const repo: DiscoveryStore = {
     search: async (_terms, kinds) => {
       calls.push(`search ${kinds.join(',')}`);
@@ -40,16 +44,16 @@ function world(options: World = {}) {
       ids.map((userId) => ({ userId, username: `u${userId}`, displayName: 'U', avatarUrl: null, tier: 'FREE', followerCount: 0, trackCount: 0 })),
     trendingPage: async () => ({ rows, viewerBlocks: false }),
     trendingCount: async () => 99,
+    trendingChart: async () => options.chart ?? [],
     userByName: async (name) => options.users?.[name] ?? null,
     trackBySlug: async (slug) => options.tracks?.[slug] ?? null,
     playlistBySlug: async (slug) => options.playlists?.[slug] ?? null,
     hasBlocked: async (a, b) => (options.blocks ?? []).some(([x, y]) => x === a && y === b),
     genrePicks: async () => options.genre ?? [],
     visibleUser: async () => options.visibleUser ?? true,
-    mainGenres: async () => ['ambient'],
+    artistSeeds: async () => ({ visible: options.visibleUser ?? true, genres: ['ambient'], own: [] }),
     artistPicks: async () => [],
     likeSeeds: unexpected('likeSeeds'),
-    likedAmong: unexpected('likedAmong'),
     blocksOf: async (viewerId) => new Set((options.blocks ?? []).filter(([a]) => a === viewerId).map(([, b]) => b)),
   } as DiscoveryStore;
   const item = async () => {
@@ -58,7 +62,13 @@ function world(options: World = {}) {
   };
   const deps: DiscoveryServiceDeps = {
     repo,
-    reads: { inOrder: async (ids) => ids.flatMap((id) => rows.filter((r) => r.id === id)) },
+    reads: {
+      inOrderForViewer: async (ids, viewerId) => ({
+        rows: ids.flatMap((id) => rows.filter((r) => r.id === id).map((r) => ({ ...r, blocked: blocked(viewerId, r.artistId) }))),
+        flags: { liked: [], reposted: [], following: [] },
+        viewerBlocks: (options.blocks ?? []).some(([a, b]) => a === viewerId || b === viewerId),
+      }),
+    },
     stations: new StationPools(),
     tracks: { get: item, byToken: item },
     playlists: { get: item, byToken: item },
@@ -170,13 +180,24 @@ describe('DSC-3 search', () => {
 });
 
 describe('DSC-2 trending', () => {
+  const chart = Array.from({ length: 99 }, (_, i) => ({ id: i + 5, artistId: i === 1 ? 3 : 2 }));
+
   it('numbers the page from its offset', async () => {
-    const page = await world({ rows: [readTrack({ id: 7 }), readTrack({ id: 8 })] }).service.trending(null, { page: 1, size: 2 });
+    const page = await world({ rows: [readTrack({ id: 7 }), readTrack({ id: 8 })], chart }).service.trending(null, { page: 1, size: 2 });
     expect(page.content.map((t) => [t.id, t.trendingRank])).toEqual([
       [7, 3],
       [8, 4],
     ]);
     expect(page.totalElements).toBe(99);
+  });
+
+  it('R7: leaves out the artists a block separates from the caller before paging; the total is the caller’s', async () => {
+    const page = await world({ rows: [readTrack({ id: 8 }), readTrack({ id: 9 })], chart, blocks: [[1, 3]] }).service.trending(ann, { page: 1, size: 2 });
+    expect(page.content.map((t) => [t.id, t.trendingRank])).toEqual([
+      [8, 3],
+      [9, 4],
+    ]);
+    expect(page.totalElements).toBe(98);
   });
 });
 

@@ -18,7 +18,16 @@ import type { TrackPresenter } from '../tracks/track-presenter.js';
 import { toRadioTrack } from '../tracks/track.mapper.js';
 import type { TrackReadsService } from '../tracks/track-reads.service.js';
 import { todayUtc } from '../uploads/upload-fields.js';
-import { composeStation, STATION_SIZE, type DiscoveryStore, type SearchKind, type StationPick } from './discovery.repository.js';
+import {
+  composeStation,
+  STATION_SIZE,
+  TRENDING_SIZE,
+  TRENDING_SLACK,
+  type ChartEntry,
+  type DiscoveryStore,
+  type SearchKind,
+  type StationPick,
+} from './discovery.repository.js';
 import type { StationPools } from './station-pools.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { parseLink } from './resolve-link.js';
@@ -28,7 +37,7 @@ import { searchTerms } from './search-query.js';
 
 export interface DiscoveryServiceDeps {
   repo: DiscoveryStore;
-  reads: Pick<TrackReadsRepository, 'inOrder'>;
+  reads: Pick<TrackReadsRepository, 'inOrderForViewer'>;
   stations: StationPools;
   tracks: Pick<TrackReadsService, 'get' | 'byToken'>;
   playlists: Pick<PlaylistsService, 'get' | 'byToken'>;
@@ -36,9 +45,16 @@ export interface DiscoveryServiceDeps {
   playlistPresenter: Pick<PlaylistPresenter, 'presentListWithContext'>;
   social: Pick<SocialClient, 'viewerContext'>;
   webBaseUrl: string;
-  /** The chart's length per genre for viewers without blocks (default: a minute per replica). */
-  chartLengths?: SharedTtlCache<string, number>;
+  /** The chart per genre ('' for all) shared by every viewer (default: TRENDING_CHART_TTL_MS per replica). */
+  charts?: SharedTtlCache<string, ChartEntry[]>;
 }
+
+/**
+ * How long a replica keeps a trending chart (its ids in order): the scores move with every counted
+ * play, like, repost and comment, so a chart is at most this old; each page's tracks are checked as
+ * they are now.
+ */
+export const TRENDING_CHART_TTL_MS = 3_000;
 
 interface PageQuery {
   page: number;
@@ -52,12 +68,12 @@ const emptyRef = { track: null, playlist: null, user: null, repostedBy: null, re
 export class DiscoveryService {
   private readonly repo: DiscoveryStore;
 
-  /** The chart's length per genre ('' for all) for viewers no block involves, kept a minute per replica. */
-  private readonly chartLengths: SharedTtlCache<string, number>;
+  /** The chart per genre ('' for all), the same for every viewer, kept TRENDING_CHART_TTL_MS per replica. */
+  private readonly charts: SharedTtlCache<string, ChartEntry[]>;
 
   constructor(private readonly deps: DiscoveryServiceDeps) {
     this.repo = deps.repo;
-    this.chartLengths = deps.chartLengths ?? new SharedTtlCache<string, number>(60_000, 200);
+    this.charts = deps.charts ?? new SharedTtlCache<string, ChartEntry[]>(TRENDING_CHART_TTL_MS, 200);
   }
 
   // ───────────────────────────── DSC-3 ─────────────────────────────
@@ -107,15 +123,44 @@ export class DiscoveryService {
 
   // ───────────────────────────── DSC-2 ─────────────────────────────
 
+  /**
+   * The chart is the same for every viewer no block involves: its ids (TRENDING_SIZE + TRENDING_SLACK
+   * of them) are kept per genre for TRENDING_CHART_TTL_MS, and a page is cut from them and read with
+   * the caller's flags in one statement (`inOrderForViewer`), which also tells whether any block
+   * involves the caller. If one does, the artists a block separates are taken out of the chart
+   * before paging (R7: pages stay full, the total is the caller's); should that leave fewer than
+   * TRENDING_SIZE of a chart cut at its slack, the caller's chart is read in SQL instead.
+   */
   async trending(caller: Caller | null, query: PageQuery & { genre?: string }): Promise<Page<Track>> {
     const genre = query.genre?.trim().toLowerCase() || null;
     const viewerId = viewerIdOf(caller);
-    const { rows, viewerBlocks } = await this.repo.trendingPage(viewerId, genre, query.page, query.size);
-    // The chart's length is the same for every viewer no block involves: counted once per genre
-    // for a short while (the scores themselves change only when the refresher runs).
-    const total = await pageTotal(rows.length, query, () =>
-      viewerBlocks ? this.repo.trendingCount(viewerId, genre) : this.chartLengths.get(genre ?? '', () => this.repo.trendingCount(0, genre)),
+    const chart = await this.charts.get(genre ?? '', () => this.repo.trendingChart(genre));
+    const start = query.page * query.size;
+    const cut = (list: readonly ChartEntry[]) => list.slice(Math.min(start, TRENDING_SIZE), Math.min(start + query.size, TRENDING_SIZE)).map((e) => e.id);
+    let list: readonly ChartEntry[] = chart;
+    let ids = cut(list);
+    let page = await this.deps.reads.inOrderForViewer(ids, viewerId);
+    if (page.viewerBlocks) {
+      const blocked = await this.repo.blocksOf(viewerId);
+      list = chart.filter((e) => !blocked.has(e.artistId));
+      if (list.length < TRENDING_SIZE && chart.length >= TRENDING_SIZE + TRENDING_SLACK) return this.trendingInSql(caller, viewerId, genre, query);
+      ids = cut(list);
+      page = await this.deps.reads.inOrderForViewer(ids, viewerId);
+    }
+    const rank = new Map(ids.map((id, i) => [id, start + i + 1]));
+    const tracks = await this.deps.trackPresenter.present(page.rows.filter(listedNow), caller, { flags: page.flags });
+    return toPage(
+      tracks.map((t) => ({ ...t, trendingRank: rank.get(t.id)! })),
+      Math.min(list.length, TRENDING_SIZE),
+      query.page,
+      query.size,
     );
+  }
+
+  /** The caller's chart read in SQL (blocks shortened the shared chart below TRENDING_SIZE). */
+  private async trendingInSql(caller: Caller | null, viewerId: number, genre: string | null, query: PageQuery): Promise<Page<Track>> {
+    const { rows } = await this.repo.trendingPage(viewerId, genre, query.page, query.size);
+    const total = await pageTotal(rows.length, query, () => this.repo.trendingCount(viewerId, genre));
     const rank = new Map(rows.map((r, i) => [r.id, query.page * query.size + i + 1]));
     const tracks = await this.deps.trackPresenter.present(rows, caller);
     return toPage(
@@ -179,24 +224,33 @@ export class DiscoveryService {
     return this.deps.stations.get(`genre:${day}:${key}`, () => this.repo.genrePicks(day, key));
   }
 
+  /**
+   * DSC-6: a pool not kept yet is read with the check that the caller may see the artist, in one
+   * statement (`artistSeeds`); a kept one needs the check alone. Either way the 404 comes before
+   * any of the pool is shown.
+   */
   async artistStation(caller: Caller | null, artistId: number, query: PageQuery): Promise<Page<RadioTrack>> {
     const admin = caller?.role === 'ADMIN';
-    if (!admin && !(await this.repo.visibleUser(artistId, viewerIdOf(caller)))) throw new AppError('USER_NOT_FOUND');
+    const viewerId = viewerIdOf(caller);
     const day = todayUtc();
+    let visible: boolean | null = null;
     const pool = await this.deps.stations.get(`artist:${day}:${artistId}`, async () => {
-      const [genres, own] = await Promise.all([this.repo.mainGenres(artistId), this.repo.artistPicks(day, [artistId], STATION_SIZE)]);
-      const parts = await Promise.all(genres.map((g) => this.genrePart(day, g)));
-      return composeStation([...parts, own], STATION_SIZE);
+      const seeds = await this.repo.artistSeeds(day, artistId, viewerId);
+      visible = seeds.visible;
+      const parts = await Promise.all(seeds.genres.map((g) => this.genrePart(day, g)));
+      return composeStation([...parts, seeds.own], STATION_SIZE);
     });
+    if (!admin && !(visible ?? (await this.repo.visibleUser(artistId, viewerId)))) throw new AppError('USER_NOT_FOUND');
     return this.radioPage(pool, caller, query);
   }
 
   /**
-   * DSC-7: the artists and genres of the caller's likes, minus the tracks they liked. The pool
-   * (their seeds' genre parts and artists' picks, with room for the liked ones, the liked ones
-   * then taken out: one probe per pool track) is kept per caller for the pools' minute (an empty
-   * one is not kept), so a page costs what any station page costs; a new like or a new seed (a like
-   * of another artist or genre) counts from the next pool, within a minute.
+   * DSC-7: the artists and genres of the caller's likes, minus the tracks they liked. The seeds and
+   * the liked tracks come from one statement; the pool (the seeds' genre parts and artists' picks,
+   * merged in the day's order, the liked ones left out as the merge meets them) is kept per caller
+   * for the pools' minute (an empty one is not kept), so a page costs what any station page costs; a
+   * new like or a new seed (a like of another artist or genre) counts from the next pool, within a
+   * minute.
    */
   async likesStation(caller: Caller, query: PageQuery): Promise<Page<RadioTrack>> {
     const day = todayUtc();
@@ -207,12 +261,7 @@ export class DiscoveryService {
       // Artists share the station: each gives at most its share of the day's tracks.
       const perArtist = Math.max(1, Math.ceil(STATION_SIZE / Math.max(1, seeds.artists.length)));
       const [own, ...parts] = await Promise.all([this.repo.artistPicks(day, seeds.artists, perArtist), ...seeds.genres.map((g) => this.genrePart(day, g))]);
-      const picks = composeStation([...parts, own!], 2 * STATION_SIZE);
-      const liked = await this.repo.likedAmong(
-        caller.userId,
-        picks.map((p) => p.id),
-      );
-      return picks.filter((p) => !liked.has(p.id)).slice(0, STATION_SIZE);
+      return composeStation([...parts, own!], STATION_SIZE, new Set(seeds.liked));
     });
     // No likes yet (or not yet copied from social): not kept, so the first like shows at once.
     if (pool.length === 0) this.deps.stations.forget(key);
@@ -220,19 +269,31 @@ export class DiscoveryService {
   }
 
   /**
-   * One page of a station's day for the caller: the pool minus the artists a block separates from
-   * the caller (R7, catalog's copy; before paging, so pages are full and the total is the
-   * caller's), then the page's rows in one statement, each checked again as it is now.
+   * One page of a station's day for the caller: the page's rows, with the caller's flags, in one
+   * statement (`inOrderForViewer`), each checked again as it is now. That statement also tells
+   * whether any block involves the caller: if one does, the pool minus the artists a block
+   * separates from the caller (R7, catalog's copy; before paging, so pages are full and the total
+   * is the caller's) is paged instead.
    */
   private async radioPage(pool: readonly StationPick[], caller: Caller | null, query: PageQuery): Promise<Page<RadioTrack>> {
-    const blocked = caller ? await this.repo.blocksOf(caller.userId) : new Set<number>();
-    const visible = blocked.size > 0 ? pool.filter((p) => !blocked.has(p.artistId)) : pool;
+    const viewerId = viewerIdOf(caller);
     const start = query.page * query.size;
-    const ids = visible.slice(start, start + query.size).map((p) => p.id);
-    const rows = (await this.deps.reads.inOrder(ids, viewerIdOf(caller))).filter(stillOnAir);
-    const tracks = await this.deps.trackPresenter.present(rows, caller);
+    const cut = (list: readonly StationPick[]) => list.slice(start, start + query.size).map((p) => p.id);
+    let visible = pool;
+    let page = await this.deps.reads.inOrderForViewer(cut(visible), viewerId);
+    if (page.viewerBlocks) {
+      const blocked = await this.repo.blocksOf(viewerId);
+      visible = pool.filter((p) => !blocked.has(p.artistId));
+      page = await this.deps.reads.inOrderForViewer(cut(visible), viewerId);
+    }
+    const tracks = await this.deps.trackPresenter.present(page.rows.filter(stillOnAir), caller, { flags: page.flags });
     return toPage(tracks.filter((t) => t.trackUrl && t.waveformUrl).map(toRadioTrack), visible.length, query.page, query.size);
   }
+}
+
+/** A chart track as it is now (the chart may be seconds old): still listed (R2, R14) and not blocked (R7). */
+function listedNow(row: ReadTrack): boolean {
+  return !row.deletedAt && !row.isPrivate && !row.heldBack && row.state === 'FINISHED' && !row.artistHidden && !row.blocked;
 }
 
 /** A station track as it is now (the pool may be a minute old): still public, FINISHED, playable, its artist present and not blocked. */

@@ -1,7 +1,10 @@
 import type { Redis } from 'ioredis';
 
-/** Positions 100, 200, … of a listener's visible history (latest play first) are anchors. */
-export const HISTORY_ANCHOR_STEP = 100;
+/**
+ * Positions 20, 40, … of a listener's visible history (latest play first) are anchors: a page of
+ * the default size starts at one and walks only its own entries (5,000 entries: 250 anchors).
+ */
+export const HISTORY_ANCHOR_STEP = 20;
 
 /** The history entry at an anchor position: its sort key. */
 export interface HistoryAnchor {
@@ -13,15 +16,17 @@ export interface HistoryAnchor {
 /** What one walk of a listener's visible history tells: the total (USR-17) and the anchors of deep pages. */
 export interface HistoryOutline {
   total: number;
-  /** anchors[k] is the entry at position (k + 1) × HISTORY_ANCHOR_STEP. */
+  /** The anchors' step (HISTORY_ANCHOR_STEP when the outline was walked): an outline of another step is walked again. */
+  step: number;
+  /** anchors[k] is the entry at position (k + 1) × step. */
   anchors: HistoryAnchor[];
 }
 
-/** Where a page at `offset` starts: after its anchor, skipping fewer than HISTORY_ANCHOR_STEP entries; null before the first anchor. */
+/** Where a page at `offset` starts: after its anchor, skipping fewer than the outline's step; null before the first anchor. */
 export function historyStart(outline: HistoryOutline, offset: number): { anchor: HistoryAnchor; skip: number } | null {
-  const at = Math.min(Math.floor(offset / HISTORY_ANCHOR_STEP) - 1, outline.anchors.length - 1);
+  const at = Math.min(Math.floor(offset / outline.step) - 1, outline.anchors.length - 1);
   if (at < 0) return null;
-  return { anchor: outline.anchors[at]!, skip: offset - (at + 1) * HISTORY_ANCHOR_STEP };
+  return { anchor: outline.anchors[at]!, skip: offset - (at + 1) * outline.step };
 }
 
 /**
@@ -65,11 +70,11 @@ export class HistoryIndex {
   }
 }
 
-/** A cached outline, or null when the text is not one (an older format, a foreign value). */
+/** A cached outline, or null when the text is not one (an older format or step, a foreign value). */
 function parseOutline(text: string): HistoryOutline | null {
   try {
     const value = JSON.parse(text) as Partial<HistoryOutline>;
-    if (typeof value.total !== 'number' || !Array.isArray(value.anchors)) return null;
+    if (typeof value.total !== 'number' || value.step !== HISTORY_ANCHOR_STEP || !Array.isArray(value.anchors)) return null;
     return value as HistoryOutline;
   } catch {
     return null;

@@ -39,6 +39,8 @@ export interface PresentOptions {
   context?: ViewerContext;
   /** The viewer's flags of a single row, read with it (`TrackReadsRepository.byIdForViewer`). */
   known?: OneTrackFlags;
+  /** The viewer's flags of the page, read with its rows (`TrackReadsRepository.inOrderForViewer`). */
+  flags?: ViewerFlags;
 }
 
 /** The viewer's flags for one page, by id. */
@@ -147,6 +149,7 @@ export class TrackPresenter {
     if (options.context) return fromSocial(options.context);
     if (viewerId === null) return NO_FLAGS;
     if (options.known && rows.length === 1) return fromOne(rows[0]!, options.known);
+    if (options.flags) return fromCopies(options.flags);
     const others = artistIds.filter((id) => id !== viewerId);
     const trackIds = rows.map((r) => r.id);
     return fromCopies(await this.viewerFlags.of(viewerId, trackIds, others));

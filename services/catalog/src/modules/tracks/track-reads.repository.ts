@@ -61,6 +61,9 @@ const versionsOf = (viewer: string, extra = '') => `t.id, ${TRACK_VERSION} AS tv
 /** A row of a list read by `versionsOf`. */
 type RowVersion = { id: number; tv: string; uv: string | null; blocked: boolean };
 
+/** The LIMITs of USR-17's page statements (the entries to skip and the page's, rounded up). */
+const HISTORY_LIMITS = [20, 50, 120];
+
 /** USR-17: the listener's own tracks (not deleted), or tracks anybody may see (`$1` is the listener). */
 const HISTORY_VISIBLE = `((t.artist_id = $1 AND t.deleted_at IS NULL) OR (${listedTrackSql('t', '$1')}))`;
 
@@ -71,6 +74,14 @@ export interface OneTrackFlags {
   isFollowing: boolean;
 }
 
+/** The viewer's flags of a page read with it (`inOrderForViewer`): the ids that are set. */
+export interface ViewerPageFlags {
+  liked: number[];
+  reposted: number[];
+  /** Artists of the page the viewer follows. */
+  following: number[];
+}
+
 /**
  * The viewer (`$2`) flags of the track `t` as one bit mask: 1 liked, 2 reposted, 4 following its
  * artist; from catalog's copies (`track_engagements` kinds 'L'/'R', `user_follows`), index-only probes.
@@ -78,6 +89,18 @@ export interface OneTrackFlags {
 const VIEWER_ONE_FLAGS = `(CASE WHEN EXISTS (SELECT 1 FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = $2 AND e.track_id = t.id) THEN 1 ELSE 0 END
    | CASE WHEN EXISTS (SELECT 1 FROM track_engagements e WHERE e.kind = 'R' AND e.user_id = $2 AND e.track_id = t.id) THEN 2 ELSE 0 END
    | CASE WHEN t.artist_id <> $2 AND EXISTS (SELECT 1 FROM user_follows f WHERE f.follower_id = $2 AND f.followee_id = t.artist_id) THEN 4 ELSE 0 END) AS vf`;
+
+/**
+ * VIEWER_ONE_FLAGS for every row of a page (`viewer` a placeholder), as scalar subqueries: one
+ * primary-key probe per row and flag. An EXISTS there may become a hashed subplan, which reads every
+ * like of the viewer (hundreds, or tens of thousands for a heavy listener) for a page of 20.
+ */
+function pageFlagsSql(viewer: string): string {
+  return `(CASE WHEN (SELECT 1 FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = ${viewer} AND e.track_id = t.id) IS NOT NULL THEN 1 ELSE 0 END
+   | CASE WHEN (SELECT 1 FROM track_engagements e WHERE e.kind = 'R' AND e.user_id = ${viewer} AND e.track_id = t.id) IS NOT NULL THEN 2 ELSE 0 END
+   | CASE WHEN t.artist_id <> ${viewer} AND (SELECT 1 FROM user_follows f WHERE f.follower_id = ${viewer} AND f.followee_id = t.artist_id) IS NOT NULL
+          THEN 4 ELSE 0 END) AS vf`;
+}
 
 type RawRow = Record<string, unknown> & { id: number; u_userId: number | null; tv: string; uv: string | null };
 
@@ -244,6 +267,37 @@ export class TrackReadsRepository {
   }
 
   /**
+   * `inOrder` for a page cut from a list shared by every viewer (stations, the trending chart), in
+   * ONE statement: the rows, the viewer's flags of each (`pageFlagsSql`: liked, reposted,
+   * following its artist, primary-key probes of catalog's copies) and whether any block involves the
+   * viewer at all (`viewerBlocks`: without one, the common case, the cut was the viewer's page; with
+   * one, the caller filters the list and reads again). An anonymous viewer has neither.
+   */
+  async inOrderForViewer(ids: readonly number[], viewerId: number): Promise<{ rows: ReadTrack[]; flags: ViewerPageFlags; viewerBlocks: boolean }> {
+    const flags: ViewerPageFlags = { liked: [], reposted: [], following: [] };
+    if (viewerId === 0) return { rows: await this.inOrder(ids, 0), flags, viewerBlocks: false };
+    const result = await this.pool.query<Partial<RowVersion> & { vb: boolean; vf: number | null; artistId: number | null }>({
+      name: 'catalog_tracks_in_order_viewer',
+      text: `SELECT one.vb, r.* FROM (SELECT EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = $2 OR b.blocked_id = $2) AS vb) one
+               LEFT JOIN LATERAL (SELECT ${versionsOf('$2', `, t.artist_id AS "artistId", x.n, ${pageFlagsSql('$2')}`)}
+                                   JOIN unnest($1::int[]) WITH ORDINALITY AS x(id, n) ON x.id = t.id) r ON true
+              ORDER BY r.n`,
+      values: [ids, viewerId],
+      types: READ_TYPES,
+    });
+    const versions: RowVersion[] = [];
+    for (const r of result.rows) {
+      if (r.id === null || r.id === undefined) continue;
+      versions.push(r as RowVersion);
+      const vf = r.vf ?? 0;
+      if (vf & 1) flags.liked.push(r.id);
+      if (vf & 2) flags.reposted.push(r.id);
+      if (vf & 4) flags.following.push(r.artistId!);
+    }
+    return { rows: versions.length === 0 ? [] : await this.hydrate(versions, viewerId), flags, viewerBlocks: result.rows[0]?.vb ?? false };
+  }
+
+  /**
    * A page of an artist's tracks, newest first. `publicOnly`: public FINISHED (R2). The page's ids
    * come from the index alone (`tracks_artist_listed_idx` / `(artist_id, created_at)`), so a deep
    * page skips index entries, not heap rows; then the page's versions, and the rows (`hydrate`).
@@ -367,29 +421,54 @@ export class TrackReadsRepository {
    * USR-17: one page of the caller's history, latest play first, tracks still visible to them
    * (R2; R7 through catalog's copy of the blocks), filtered in SQL before paging; the page walks
    * `(user_id, last_played_at DESC)` and stops after `size` visible entries. A deep page starts
-   * after its anchor (`from`, HistoryIndex) and skips what remains. `playedAt`: each track's last
-   * play (ISO 8601), by track id.
+   * after its anchor (`from`, HistoryIndex) and skips what remains. ONE statement: the page's row
+   * versions, the caller's flags of each (liked, reposted, following the artist) and their R8
+   * `showHistory` (null without a summary yet). `playedAt`: each track's last play (ISO 8601), by
+   * track id.
    */
   async historyPage(
     userId: number,
     page: number,
     size: number,
     from?: { anchor: HistoryAnchor; skip: number } | null,
-  ): Promise<{ rows: ReadTrack[]; playedAt: Map<number, string> }> {
+  ): Promise<{ rows: ReadTrack[]; playedAt: Map<number, string>; flags: ViewerPageFlags; showHistory: boolean | null }> {
     // The range condition lets the index start at the anchor; the tie on track_id is checked on its entries.
-    const seek = from ? ' AND h.last_played_at <= $4::timestamptz AND (h.last_played_at < $4::timestamptz OR h.track_id < $5)' : '';
-    const values: unknown[] = [userId, size, from ? from.skip : page * size, ...(from ? [from.anchor.at, from.anchor.trackId] : [])];
-    const versions = await this.versions<RowVersion & { lastPlayedAt: Date }>(
-      from ? 'catalog_history_page_from' : 'catalog_history_page',
-      `WITH h AS (SELECT h.track_id, h.last_played_at FROM listening_history h JOIN tracks t ON t.id = h.track_id
-                   WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}${seek}
-                   ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT $2 OFFSET $3)
-       SELECT ${versionsOf('$1', ', h.last_played_at AS "lastPlayedAt"')} JOIN h ON h.track_id = t.id
-        ORDER BY h.last_played_at DESC, h.track_id DESC`,
+    const seek = from ? ' AND h.last_played_at <= $2::timestamptz AND (h.last_played_at < $2::timestamptz OR h.track_id < $3)' : '';
+    // The entries before the page (`skip`, fewer than the anchors' step past the first pages) are read
+    // and dropped here, and the LIMIT is a constant of the statement (one of a few): with a parameter
+    // there, PostgreSQL never took the statement's generic plan and planned every page again (more
+    // than half of its time).
+    const skip = from ? from.skip : page * size;
+    const bucket = HISTORY_LIMITS.find((n) => n >= skip + size);
+    const limit = bucket ?? skip + size;
+    const values: unknown[] = [userId, ...(from ? [from.anchor.at, from.anchor.trackId] : [])];
+    const result = await this.pool.query<Partial<RowVersion> & { show: boolean | null; lastPlayedAt: Date; artistId: number; vf: number }>({
+      // Past the buckets (a page past the end of a history too short for anchors): not kept as a named statement.
+      name: bucket ? `${from ? 'catalog_history_page_from' : 'catalog_history_page'}_${bucket}` : undefined,
+      text: `SELECT f.show, r.* FROM (SELECT (SELECT u.show_history FROM user_summaries u WHERE u.user_id = $1) AS show) f
+               LEFT JOIN LATERAL (
+                 WITH h AS (SELECT h.track_id, h.last_played_at FROM listening_history h JOIN tracks t ON t.id = h.track_id
+                             WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}${seek}
+                             ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT ${limit})
+                 SELECT ${versionsOf('$1', `, h.last_played_at AS "lastPlayedAt", t.artist_id AS "artistId", ${pageFlagsSql('$1')}`)} JOIN h ON h.track_id = t.id) r ON true
+              ORDER BY r."lastPlayedAt" DESC, r.id DESC`,
       values,
-    );
-    const playedAt = new Map(versions.map((v) => [v.id, v.lastPlayedAt.toISOString()]));
-    return { rows: await this.hydrate(versions, userId), playedAt };
+      types: READ_TYPES,
+    });
+    const flags: ViewerPageFlags = { liked: [], reposted: [], following: [] };
+    const versions: RowVersion[] = [];
+    const playedAt = new Map<number, string>();
+    let n = 0;
+    for (const r of result.rows) {
+      if (r.id === null || r.id === undefined || n++ < skip || versions.length === size) continue;
+      versions.push(r as RowVersion);
+      playedAt.set(r.id, r.lastPlayedAt.toISOString());
+      if (r.vf & 1) flags.liked.push(r.id);
+      if (r.vf & 2) flags.reposted.push(r.id);
+      if (r.vf & 4) flags.following.push(r.artistId);
+    }
+    const rows = versions.length === 0 ? [] : await this.hydrate(versions, userId);
+    return { rows, playedAt, flags, showHistory: result.rows[0]?.show ?? null };
   }
 
   /**
@@ -409,6 +488,7 @@ export class TrackReadsRepository {
     });
     return {
       total: result.rows[0]?.total ?? 0,
+      step: HISTORY_ANCHOR_STEP,
       anchors: result.rows.filter((r) => r.rn % HISTORY_ANCHOR_STEP === 0).map((r) => ({ at: r.at.toISOString(), trackId: r.trackId })),
     };
   }

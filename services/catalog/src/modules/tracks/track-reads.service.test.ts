@@ -40,8 +40,13 @@ function world(options: World = {}) {
       rows: track ? [track] : [],
     }),
     user: async () => owner,
-    historyOutline: async () => ({ total: 1, anchors: [] }),
-    historyPage: async () => ({ rows: track ? [track] : [], playedAt: new Map([[7, '2025-03-02T00:00:00.000Z']]) }),
+    historyOutline: async () => ({ total: 1, step: 20, anchors: [] }),
+    historyPage: async () => ({
+      rows: track ? [track] : [],
+      playedAt: new Map([[7, '2025-03-02T00:00:00.000Z']]),
+      flags: { liked: [], reposted: [], following: [] },
+      showHistory: options.showHistory ?? true,
+    }),
     userFlags: async () => ({ showHistory: options.showHistory ?? true, tier: options.tier ?? 'FREE' }),
   } as Reads;
   const access = new TrackAccess({

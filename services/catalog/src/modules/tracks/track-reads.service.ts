@@ -162,15 +162,17 @@ export class TrackReadsService {
     const outline = () => this.deps.historyIndex.get(caller.userId, () => this.deps.reads.historyOutline(caller.userId));
     // A deep page starts at its anchor (history-index.ts), so it never walks the entries before it.
     const known = offset >= HISTORY_ANCHOR_STEP ? await outline() : null;
-    // The flag and the page in parallel (two connections, one round trip of waiting): the page is
-    // thrown away in the rare case that history is off.
-    const [flags, { rows, playedAt }] = await Promise.all([
-      this.deps.reads.userFlags(caller.userId),
-      this.deps.reads.historyPage(caller.userId, query.page, query.size, known ? historyStart(known, offset) : null),
-    ]);
-    if (!(flags?.showHistory ?? true)) return toPage([], 0, query.page, query.size);
+    // The page, the caller's flags of its tracks and showHistory in one statement: the page is thrown
+    // away in the rare case that history is off.
+    const { rows, playedAt, flags, showHistory } = await this.deps.reads.historyPage(
+      caller.userId,
+      query.page,
+      query.size,
+      known ? historyStart(known, offset) : null,
+    );
+    if (!(showHistory ?? true)) return toPage([], 0, query.page, query.size);
     const total = await pageTotal(rows.length, query, async () => (known ?? (await outline())).total);
-    const tracks = await this.deps.presenter.present(rows, caller);
+    const tracks = await this.deps.presenter.present(rows, caller, { flags });
     return toPage(
       tracks.map((t) => ({ ...t, lastPlayedAt: playedAt.get(t.id) })),
       total,
