@@ -1,3 +1,4 @@
+import type { AppScope, RouteScope } from './route-types.js';
 import { ROUTES } from './routes.js';
 
 /**
@@ -16,9 +17,7 @@ import { ROUTES } from './routes.js';
  * device tokens, the app registry itself and every admin route. Operations with auth `none` ignore
  * tokens entirely and need none.
  */
-export const APP_SCOPES = ['read', 'write', 'engage', 'messages', 'webhooks'] as const;
-export type AppScope = (typeof APP_SCOPES)[number];
-export type RouteScope = AppScope | 'closed';
+export const APP_SCOPES = ['read', 'write', 'engage', 'messages', 'webhooks'] as const satisfies readonly AppScope[];
 
 /** The scope granted when an authorization request names none, and always added to a grant. */
 export const DEFAULT_APP_SCOPE: AppScope = 'read';

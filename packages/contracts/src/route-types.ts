@@ -1,5 +1,4 @@
 import type { ErrorCode } from '@msp/errors';
-import type { RouteScope } from './route-scopes.js';
 import type { ServiceName } from './services.js';
 
 /** Auth rule of an operation (docs/api.md "Auth rules"). */
@@ -33,3 +32,8 @@ export interface RouteContract {
   /** What an app's token needs to call it (route-scopes.ts); absent or `closed`: apps never may. */
   scope?: RouteScope;
 }
+
+/** What an app's token may be granted (route-scopes.ts: `APP_SCOPES`, what each one allows). */
+export type AppScope = 'read' | 'write' | 'engage' | 'messages' | 'webhooks';
+/** The scope an operation needs from an app token; `closed`: apps never may call it. */
+export type RouteScope = AppScope | 'closed';
