@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { RoleSchema } from './enums.js';
 import { PlaylistSchema } from './records/playlists.js';
+import { IdSchema } from './records/primitives.js';
+import { IdParamSchema } from './records/request.js';
 import { TrackSchema } from './records/tracks.js';
 import type { ServiceName } from './services.js';
 
@@ -26,7 +28,8 @@ export const InternalSubscriptionSchema = z.object({
 });
 export type InternalSubscription = z.infer<typeof InternalSubscriptionSchema>;
 
-const Id = z.number().int().positive();
+/** Ids are PostgreSQL integers: one past 2^31 − 1 is a 400, never a database error. */
+const Id = IdSchema;
 
 export const RelationshipsRequestSchema = z.object({
   viewerId: Id,
@@ -143,7 +146,7 @@ export const INTERNAL_OPERATIONS = {
     owner: 'billing',
     method: 'GET',
     path: '/internal/subscriptions/:userId',
-    params: z.object({ userId: z.coerce.number().int().positive() }),
+    params: IdParamSchema('userId'),
     body: undefined,
     response: InternalSubscriptionSchema,
   }),

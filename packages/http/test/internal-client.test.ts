@@ -98,6 +98,8 @@ describe('internal HTTP client (service-to-service calls)', () => {
       const billing = new InternalClient({ target: 'billing', baseUrl: url, timeoutMs: 2000 });
       const got = await billing.send(INTERNAL_OPERATIONS.subscription, { params: { userId: 7 } }, { validate: true });
       expect(got).toEqual({ status: 200, body: { userId: 7, status: 'active', currentPeriodEnd: null, cancelAtPeriodEnd: false } });
+      // An id past PostgreSQL's integer is refused by the declared params (400), before any query.
+      await expect(billing.send(INTERNAL_OPERATIONS.subscription, { params: { userId: 2147483648 } })).rejects.toMatchObject({ status: 400 });
       // The owner's route serialises through the declared schema: an unknown status cannot leave it...
       answer = { status: 'weird', currentPeriodEnd: null, cancelAtPeriodEnd: false };
       await expect(billing.send(INTERNAL_OPERATIONS.subscription, { params: { userId: 7 } })).rejects.toMatchObject({ outcome: 'server_error' });
