@@ -32,6 +32,29 @@ const persistenceOutsideRepositories = [
   },
 ];
 
+/**
+ * One style of hand-written SQL: tagged templates (`sql` from @msp/db, docs/decisions.md "One style
+ * of SQL"). Values are always bound parameters; no statement is a string with numbered placeholders.
+ */
+const sqlStyle = [
+  {
+    selector: 'MemberExpression[property.name=/^\\$(queryRawUnsafe|executeRawUnsafe)$/]',
+    message: 'Hand-written SQL is a tagged template: `$queryRaw(sql`...`)` / `$executeRaw(sql`...`)` with `sql` from @msp/db.',
+  },
+  {
+    selector: "CallExpression[callee.property.name='query'][arguments.0.type=/^(Literal|TemplateLiteral)$/]",
+    message: 'A pg query is a tagged template too: `pool.query(pgStatement(sql`...`, name))` with both from @msp/db.',
+  },
+  {
+    selector: "CallExpression[callee.property.name='query'] > ObjectExpression.arguments > Property[key.name='text']",
+    message: 'A pg query is a tagged template too: `{ ...pgStatement(sql`...`, name), types }` with both from @msp/db.',
+  },
+  {
+    selector: "MemberExpression[object.name='Prisma'][property.name=/^(sql|join|empty|raw)$/]",
+    message: 'Take `sql`, `join`, `empty` and `raw` from @msp/db, the one place they come from.',
+  },
+];
+
 const config = tseslint.config(
   {
     // eslint/fixtures: code the rules must flag, linted only by tests/infra's layering-rule test.
@@ -73,10 +96,17 @@ const config = tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
+    // One style of SQL in production code. @msp/db itself runs migration files and owns the driver.
+    files: ['services/*/src/**/*.ts', 'gateway/src/**/*.ts', 'packages/*/src/**/*.ts', 'eslint/fixtures/sql-style/**/*.ts'],
+    ignores: ['packages/db/src/**', '**/*.test.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...sqlStyle] },
+  },
+  {
     // Persistence: Prisma and SQL only in repositories. app.ts builds the client, plugins/ own it.
+    // (It restates sqlStyle: a later block's no-restricted-syntax replaces an earlier one's.)
     files: ['services/*/src/**/*.ts', 'gateway/src/**/*.ts'],
     ignores: ['**/*.repository.ts', '**/src/app.ts', '**/src/plugins/**', '**/*.test.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...persistenceOutsideRepositories] },
+    rules: { 'no-restricted-syntax': ['error', ...persistenceOutsideRepositories, ...sqlStyle] },
   },
   {
     // Services and event consumers reach the database only through a repository. Type-aware: any

@@ -4,7 +4,8 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } fro
 import type { ServiceName } from '@msp/contracts';
 import { EnvelopeSchema, type EventDefinition, type EventEnvelope } from './envelope.js';
 import { DLQ_STREAM, ensureStreamOf, streamNameFor } from './streams.js';
-import { PROCESSED_TABLE, type SqlExecutor, type TransactionalClient } from './sql.js';
+import { sql } from '@msp/db';
+import type { SqlExecutor, TransactionalClient } from './sql.js';
 import { eventMetrics, registerConsumerSource } from './metrics.js';
 import { eventContext } from './context.js';
 import { SpanKind, withSpan } from '@msp/telemetry';
@@ -258,10 +259,10 @@ export class DurableConsumer<Tx extends SqlExecutor> {
     try {
       await this.options.db.$transaction(
         async (tx) => {
-          const fresh = await tx.$queryRawUnsafe<{ id: string }[]>(
-            `INSERT INTO ${PROCESSED_TABLE} (consumer, event_id, processed_at) SELECT $1, unnest($2::uuid[]), now() ON CONFLICT DO NOTHING RETURNING event_id::text AS id`,
-            this.durable,
-            events.map((e) => e.envelope.id),
+          const fresh = await tx.$queryRaw<{ id: string }[]>(
+            sql`INSERT INTO processed_event (consumer, event_id, processed_at)
+                SELECT ${this.durable}, unnest(${events.map((e) => e.envelope.id)}::uuid[]), now()
+                ON CONFLICT DO NOTHING RETURNING event_id::text AS id`,
           );
           const ids = new Set(fresh.map((r) => r.id));
           const todo = events.filter((e) => ids.delete(e.envelope.id.toLowerCase())).map((e) => e.envelope);
@@ -340,10 +341,8 @@ export class DurableConsumer<Tx extends SqlExecutor> {
         const handle = registered.handle!;
         await this.options.db.$transaction(
           async (tx) => {
-            const inserted = await tx.$executeRawUnsafe(
-              `INSERT INTO ${PROCESSED_TABLE} (consumer, event_id, processed_at) VALUES ($1, $2::uuid, now()) ON CONFLICT DO NOTHING`,
-              this.durable,
-              envelope.id,
+            const inserted = await tx.$executeRaw(
+              sql`INSERT INTO processed_event (consumer, event_id, processed_at) VALUES (${this.durable}, ${envelope.id}::uuid, now()) ON CONFLICT DO NOTHING`,
             );
             if (inserted === 0) return;
             await handle(parsed.data, event, tx);
@@ -378,10 +377,8 @@ export class DurableConsumer<Tx extends SqlExecutor> {
   }
 
   private async runLongRunning(msg: JsMsg, handle: LongRunningHandler<unknown>, event: EventEnvelope<unknown>): Promise<void> {
-    const done = await this.options.db.$queryRawUnsafe<unknown[]>(
-      `SELECT 1 FROM ${PROCESSED_TABLE} WHERE consumer = $1 AND event_id = $2::uuid`,
-      this.durable,
-      event.id,
+    const done = await this.options.db.$queryRaw<unknown[]>(
+      sql`SELECT 1 FROM processed_event WHERE consumer = ${this.durable} AND event_id = ${event.id}::uuid`,
     );
     if (done.length > 0) return;
     const heartbeatMs = Math.max(1000, Math.floor((this.options.ackWaitMs ?? 30_000) / 3));
@@ -391,10 +388,8 @@ export class DurableConsumer<Tx extends SqlExecutor> {
     } finally {
       clearInterval(heartbeat);
     }
-    await this.options.db.$executeRawUnsafe(
-      `INSERT INTO ${PROCESSED_TABLE} (consumer, event_id, processed_at) VALUES ($1, $2::uuid, now()) ON CONFLICT DO NOTHING`,
-      this.durable,
-      event.id,
+    await this.options.db.$executeRaw(
+      sql`INSERT INTO processed_event (consumer, event_id, processed_at) VALUES (${this.durable}, ${event.id}::uuid, now()) ON CONFLICT DO NOTHING`,
     );
   }
 

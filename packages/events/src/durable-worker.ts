@@ -1,5 +1,12 @@
 import pg from 'pg';
 import { Counter, Gauge, Histogram } from 'prom-client';
+import { pgStatement, raw, sql } from '@msp/db';
+
+/** A NOTIFY channel is an identifier named in code; anything else is refused before it reaches SQL. */
+function channelName(channel: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid notify channel "${channel}"`);
+  return channel;
+}
 
 /** The logger a worker is given (pino's and Fastify's `app.log` fit). */
 export interface WorkerLogger {
@@ -334,7 +341,7 @@ export class DurableWorker {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${notify.channel}`);
+      await client.query(pgStatement(sql`LISTEN ${raw(channelName(notify.channel))}`));
     } catch (err) {
       this.listenerLost = true;
       this.options.logger.warn({ err, worker, channel: notify.channel }, 'notify listener could not connect; polling');

@@ -1,6 +1,7 @@
 import { createEnvelope, type EventDefinition, type EventEnvelope } from './envelope.js';
 import { eventContext } from './context.js';
-import { OUTBOX_CHANNEL, OUTBOX_TABLE, type SqlExecutor } from './sql.js';
+import { sql } from '@msp/db';
+import { OUTBOX_CHANNEL, type SqlExecutor } from './sql.js';
 
 /**
  * Writes the event into the outbox inside the caller's transaction, so the change and its event
@@ -14,12 +15,9 @@ export async function writeOutbox<T>(
 ): Promise<EventEnvelope<T>> {
   // Inside a request (or an event's handling) the event carries its request id as correlation id.
   const envelope = createEnvelope(def, data, options.correlationId ?? eventContext().correlationId() ?? null);
-  await tx.$executeRawUnsafe(
-    `INSERT INTO ${OUTBOX_TABLE} (id, type, payload, created_at) VALUES ($1::uuid, $2, $3::jsonb, now())`,
-    envelope.id,
-    envelope.type,
-    JSON.stringify(envelope),
+  await tx.$executeRaw(
+    sql`INSERT INTO outbox_event (id, type, payload, created_at) VALUES (${envelope.id}::uuid, ${envelope.type}, ${JSON.stringify(envelope)}::jsonb, now())`,
   );
-  await tx.$executeRawUnsafe(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+  await tx.$executeRaw(sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`);
   return envelope;
 }

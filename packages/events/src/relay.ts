@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { OUTBOX_CHANNEL, OUTBOX_TABLE, PROCESSED_TABLE } from './sql.js';
+import { pgStatement, sql } from '@msp/db';
+import { OUTBOX_CHANNEL } from './sql.js';
 import { eventMetrics, registerOutboxSource } from './metrics.js';
 import { DurableWorker, type BatchOutcome } from './durable-worker.js';
 
@@ -69,8 +70,8 @@ export class OutboxRelay {
   /** Rows not yet published and the age of the oldest (outbox_unpublished_events, ..._age_seconds). */
   async backlog(): Promise<{ count: number; oldestSeconds: number }> {
     const { rows } = await this.pool.query<{ count: number; oldest: number | null }>(
-      `SELECT count(*)::int AS count, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest
-       FROM ${OUTBOX_TABLE} WHERE published_at IS NULL`,
+      pgStatement(sql`SELECT count(*)::int AS count, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest
+                        FROM outbox_event WHERE published_at IS NULL`),
     );
     return { count: rows[0]?.count ?? 0, oldestSeconds: rows[0]?.oldest ?? 0 };
   }
@@ -91,11 +92,10 @@ export class OutboxRelay {
     const batchSize = this.options.batchSize ?? 100;
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
+      await client.query(pgStatement(sql`BEGIN`));
       const { rows } = await client.query<OutboxRow>(
-        `SELECT id, type, payload FROM ${OUTBOX_TABLE}
-         WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [batchSize],
+        pgStatement(sql`SELECT id, type, payload FROM outbox_event
+                         WHERE published_at IS NULL ORDER BY seq LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`),
       );
       const published: string[] = [];
       let failure: unknown = null;
@@ -113,9 +113,9 @@ export class OutboxRelay {
         }
       }
       if (published.length > 0) {
-        await client.query(`UPDATE ${OUTBOX_TABLE} SET published_at = now() WHERE id = ANY($1::uuid[])`, [published]);
+        await client.query(pgStatement(sql`UPDATE outbox_event SET published_at = now() WHERE id = ANY(${published}::uuid[])`));
       }
-      await client.query('COMMIT');
+      await client.query(pgStatement(sql`COMMIT`));
       if (failure) {
         this.options.logger.warn({ err: failure, pending: rows.length - published.length }, 'outbox publish failed; will retry');
         return { done: published.length, failed: 1 };
@@ -123,7 +123,7 @@ export class OutboxRelay {
       return { done: published.length, more: rows.length === batchSize && published.length === rows.length };
     } catch (err) {
       // The original error is rethrown below; a failed ROLLBACK (connection lost) ends the transaction anyway.
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query(pgStatement(sql`ROLLBACK`)).catch(() => undefined);
       throw err;
     } finally {
       client.release();
@@ -135,16 +135,15 @@ export class OutboxRelay {
     if (now - this.lastCleanup < 10 * 60 * 1000) return;
     this.lastCleanup = now;
     const retentionMs = this.options.retentionMs ?? 3 * 24 * 60 * 60 * 1000;
-    await this.pool.query(`DELETE FROM ${OUTBOX_TABLE} WHERE published_at IS NOT NULL AND published_at < now() - ($1::bigint * interval '1 millisecond')`, [
-      retentionMs,
-    ]);
+    await this.pool.query(
+      pgStatement(sql`DELETE FROM outbox_event WHERE published_at IS NOT NULL AND published_at < now() - (${retentionMs}::bigint * interval '1 millisecond')`),
+    );
     // Consumer de-duplication records of the same database, in batches (indexed by processed_at).
     const processedMs = this.options.processedRetentionMs ?? 14 * 24 * 60 * 60 * 1000;
     for (let round = 0; round < 20; round += 1) {
       const { rowCount } = await this.pool.query(
-        `DELETE FROM ${PROCESSED_TABLE} WHERE ctid IN (
-           SELECT ctid FROM ${PROCESSED_TABLE} WHERE processed_at < now() - ($1::bigint * interval '1 millisecond') LIMIT 5000)`,
-        [processedMs],
+        pgStatement(sql`DELETE FROM processed_event WHERE ctid IN (
+                          SELECT ctid FROM processed_event WHERE processed_at < now() - (${processedMs}::bigint * interval '1 millisecond') LIMIT 5000)`),
       );
       if ((rowCount ?? 0) < 5000) break;
     }

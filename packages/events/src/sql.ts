@@ -1,15 +1,8 @@
 /**
- * The part of a Prisma client the event machinery needs. Every service's generated client
- * satisfies it structurally, so this package does not depend on any one schema.
+ * The SQL types the event machinery takes (a Prisma client or its transaction, structurally) are
+ * `@msp/db`'s; they are re-exported here for the services that already import them from this package.
  */
-export interface SqlExecutor {
-  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
-}
-
-export interface TransactionalClient<Tx extends SqlExecutor = SqlExecutor> extends SqlExecutor {
-  $transaction<R>(fn: (tx: Tx) => Promise<R>, options?: { maxWait?: number; timeout?: number }): Promise<R>;
-}
+export type { SqlExecutor, TransactionalClient } from '@msp/db';
 
 /** SQL shared by every service's migrations (Prisma models OutboxEvent and ProcessedEvent). */
 export const OUTBOX_TABLE = 'outbox_event';

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { dropDatabase, ensureDatabase } from '@msp/db';
+import { dropDatabase, ensureDatabase, pgStatement, sql, type Sql } from '@msp/db';
 import { startNatsServer, testInfra, waitFor, type NatsServerHandle } from '@msp/testing';
 import {
   connectNats,
@@ -24,8 +24,8 @@ const silent = { info() {}, warn() {}, error() {} };
 /** A TransactionalClient over plain pg: the structural contract Prisma clients also meet. */
 function pgDb(pool: pg.Pool): TransactionalClient {
   const exec = (client: pg.Pool | pg.PoolClient): SqlExecutor => ({
-    $executeRawUnsafe: async (q, ...v) => (await client.query(q, v)).rowCount ?? 0,
-    $queryRawUnsafe: async <T>(q: string, ...v: unknown[]) => (await client.query(q, v)).rows as T,
+    $executeRaw: async (q) => (await client.query(pgStatement(q))).rowCount ?? 0,
+    $queryRaw: async <T>(q: Sql) => (await client.query(pgStatement(q))).rows as T,
   });
   return {
     ...exec(pool),
@@ -71,10 +71,9 @@ function counterConsumer(name = 'counter') {
       throw new Error('transient');
     }
     // Deliberately not idempotent on its own: only the processed-event record prevents doubles.
-    await tx.$executeRawUnsafe(
-      'INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int]) ON CONFLICT (key) DO UPDATE SET n = counters.n + 1, seqs = counters.seqs || $2::int',
-      data.key,
-      data.seq,
+    await tx.$executeRaw(
+      sql`INSERT INTO counters (key, n, seqs) VALUES (${data.key}, 1, ARRAY[${data.seq}::int])
+            ON CONFLICT (key) DO UPDATE SET n = counters.n + 1, seqs = counters.seqs || ${data.seq}::int`,
     );
     expect(envelope.producer).toBe('social');
   });
@@ -87,7 +86,7 @@ async function emit(key: string, seq: number) {
 }
 
 async function counter(key: string): Promise<{ n: number; seqs: number[] } | undefined> {
-  const rows = await db.$queryRawUnsafe<Array<{ n: number; seqs: number[] }>>('SELECT n, seqs FROM counters WHERE key = $1', key);
+  const rows = await db.$queryRaw<Array<{ n: number; seqs: number[] }>>(sql`SELECT n, seqs FROM counters WHERE key = ${key}`);
   return rows[0];
 }
 
@@ -150,10 +149,9 @@ describe('transactional outbox and durable consumer', () => {
       most = Math.max(most, running);
       // Later events of a key would overtake earlier ones here if the key did not hold them back.
       await new Promise((r) => setTimeout(r, ((data.seq * 7) % 5) * 4));
-      await tx.$executeRawUnsafe(
-        'INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int]) ON CONFLICT (key) DO UPDATE SET n = counters.n + 1, seqs = counters.seqs || $2::int',
-        data.key,
-        data.seq,
+      await tx.$executeRaw(
+        sql`INSERT INTO counters (key, n, seqs) VALUES (${data.key}, 1, ARRAY[${data.seq}::int])
+            ON CONFLICT (key) DO UPDATE SET n = counters.n + 1, seqs = counters.seqs || ${data.seq}::int`,
       );
       running -= 1;
     });
@@ -179,10 +177,9 @@ describe('transactional outbox and durable consumer', () => {
             failuresLeft -= 1;
             throw new Error('transient');
           }
-          await tx.$executeRawUnsafe(
-            'INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int]) ON CONFLICT (key) DO UPDATE SET n = counters.n + 1, seqs = counters.seqs || $2::int',
-            data.key,
-            data.seq,
+          await tx.$executeRaw(
+            sql`INSERT INTO counters (key, n, seqs) VALUES (${data.key}, 1, ARRAY[${data.seq}::int])
+            ON CONFLICT (key) DO UPDATE SET n = counters.n + 1, seqs = counters.seqs || ${data.seq}::int`,
           );
         }
       },
@@ -298,7 +295,7 @@ describe('transactional outbox and durable consumer', () => {
       runs.push(data.seq);
       // Longer than ackWait: without heartbeats JetStream would hand the message out again.
       await new Promise((r) => setTimeout(r, 3000));
-      await db.$executeRawUnsafe('INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int])', 'long', data.seq);
+      await db.$executeRaw(sql`INSERT INTO counters (key, n, seqs) VALUES ('long', 1, ARRAY[${data.seq}::int])`);
     });
     consumers.push(consumer);
     await consumer.start();
@@ -346,7 +343,7 @@ describe('transactional outbox and durable consumer', () => {
       ackWaitMs: 1000,
     }).onLongRunning(Counted, async (data) => {
       if (data.key !== 'crashy') return;
-      await db.$executeRawUnsafe('INSERT INTO counters (key, n, seqs) VALUES ($1, 1, ARRAY[$2::int])', 'crashy', data.seq);
+      await db.$executeRaw(sql`INSERT INTO counters (key, n, seqs) VALUES ('crashy', 1, ARRAY[${data.seq}::int])`);
     });
     consumers.push(survivor);
     await survivor.start();

@@ -5,7 +5,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { ServiceName } from '@msp/contracts';
-import { createPgPool, prepareDatabase } from '@msp/db';
+import { createPgPool, pgStatement, prepareDatabase, sql } from '@msp/db';
 import { configureStreams, connectNats, ensureStreams, EVENTS_MIGRATIONS, OutboxRelay } from '@msp/events';
 import type { ReadinessCheck } from '@msp/http';
 import { ObjectStorage } from '@msp/storage';
@@ -110,7 +110,7 @@ export async function startInfrastructure<P extends { $disconnect(): Promise<voi
   await storage.ensureBucket();
 
   const readiness: Record<string, ReadinessCheck> = {
-    database: () => pool.query('SELECT 1'),
+    database: () => pool.query(pgStatement(sql`SELECT 1`)),
     nats: async () => {
       if (nc.isClosed()) throw new Error('closed');
       await nc.rtt();

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { sql } from '@msp/db';
 import type { ServiceName } from '@msp/contracts';
 import {
   UserDeleted,
@@ -22,28 +23,20 @@ import { followCountsCopy, onEvent, startProjection, trackCountsCopy, type Follo
  */
 async function upsertSnapshot(tx: SqlExecutor, s: UserSnapshot): Promise<void> {
   // A username freed by a rename may still sit on a stale row: release it first (unique index).
-  await tx.$executeRawUnsafe(
-    `UPDATE user_summaries SET username = '~stale-' || user_id || '-' || $3 WHERE username = $2 AND user_id <> $1`,
-    s.userId,
-    s.username,
-    Date.now(),
+  await tx.$executeRaw(
+    sql`UPDATE user_summaries SET username = '~stale-' || user_id || '-' || ${Date.now()}
+         WHERE username = ${s.username} AND user_id <> ${s.userId}`,
   );
-  await tx.$executeRawUnsafe(
-    `INSERT INTO user_summaries (user_id, username, display_name, avatar_url, tier, role, is_private, show_history, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8::boolean, true), now())
-     ON CONFLICT (user_id) DO UPDATE SET username = EXCLUDED.username, display_name = EXCLUDED.display_name,
-       avatar_url = EXCLUDED.avatar_url, tier = EXCLUDED.tier, role = EXCLUDED.role,
-       is_private = EXCLUDED.is_private,
-       show_history = COALESCE($8::boolean, user_summaries.show_history), updated_at = now()`,
-    s.userId,
-    s.username,
-    s.displayName,
-    s.avatarUrl,
-    s.tier,
-    s.role,
-    s.isPrivate,
-    // Older events do not carry it: keep what is stored.
-    s.showHistory ?? null,
+  // Older events do not carry showHistory: keep what is stored.
+  const showHistory = s.showHistory ?? null;
+  await tx.$executeRaw(
+    sql`INSERT INTO user_summaries (user_id, username, display_name, avatar_url, tier, role, is_private, show_history, updated_at)
+        VALUES (${s.userId}, ${s.username}, ${s.displayName}, ${s.avatarUrl}, ${s.tier}, ${s.role}, ${s.isPrivate},
+                COALESCE(${showHistory}::boolean, true), now())
+        ON CONFLICT (user_id) DO UPDATE SET username = EXCLUDED.username, display_name = EXCLUDED.display_name,
+          avatar_url = EXCLUDED.avatar_url, tier = EXCLUDED.tier, role = EXCLUDED.role,
+          is_private = EXCLUDED.is_private,
+          show_history = COALESCE(${showHistory}::boolean, user_summaries.show_history), updated_at = now()`,
   );
 }
 
@@ -66,7 +59,7 @@ export async function startUserProjection<Tx extends SqlExecutor>(options: {
   keepDeletedRow?: boolean;
 }): Promise<DurableConsumer<Tx>> {
   const setDeleted = (tx: Tx, userId: number, deleted: boolean) =>
-    tx.$executeRawUnsafe('UPDATE user_summaries SET is_deleted = $2, updated_at = now() WHERE user_id = $1', userId, deleted);
+    tx.$executeRaw(sql`UPDATE user_summaries SET is_deleted = ${deleted}, updated_at = now() WHERE user_id = ${userId}`);
   return startProjection<Tx>(
     {
       service: options.service,
@@ -76,12 +69,12 @@ export async function startUserProjection<Tx extends SqlExecutor>(options: {
         onEvent(UserRegistered, (d, tx: Tx) => upsertSnapshot(tx, d)),
         onEvent(UserUpdated, (d, tx: Tx) => upsertSnapshot(tx, d)),
         onEvent(UserTierChanged, (d, tx: Tx) =>
-          tx.$executeRawUnsafe('UPDATE user_summaries SET tier = $2, updated_at = now() WHERE user_id = $1', d.userId, d.tier),
+          tx.$executeRaw(sql`UPDATE user_summaries SET tier = ${d.tier}, updated_at = now() WHERE user_id = ${d.userId}`),
         ),
         onEvent(UserDeletionScheduled, (d, tx: Tx) => setDeleted(tx, d.userId, true)),
         onEvent(UserDeletionCancelled, (d, tx: Tx) => setDeleted(tx, d.userId, false)),
         onEvent(UserDeleted, (d, tx: Tx) =>
-          options.keepDeletedRow ? setDeleted(tx, d.userId, true) : tx.$executeRawUnsafe('DELETE FROM user_summaries WHERE user_id = $1', d.userId),
+          options.keepDeletedRow ? setDeleted(tx, d.userId, true) : tx.$executeRaw(sql`DELETE FROM user_summaries WHERE user_id = ${d.userId}`),
         ),
       ],
     },
@@ -94,19 +87,17 @@ const summaryFollowerCounts: FollowCountsCopy<SqlExecutor> = {
   async setFollowCounts(tx, counts) {
     const known = counts.filter((c): c is FollowCounts & { followerCount: number } => c.followerCount !== undefined);
     if (known.length === 0) return;
-    await tx.$executeRawUnsafe(
-      `UPDATE user_summaries s SET follower_count = c.n
-         FROM unnest($1::int[], $2::int[]) AS c(id, n)
-        WHERE s.user_id = c.id AND s.follower_count <> c.n`,
-      known.map((c) => c.userId),
-      known.map((c) => c.followerCount),
+    await tx.$executeRaw(
+      sql`UPDATE user_summaries s SET follower_count = c.n
+            FROM unnest(${known.map((c) => c.userId)}::int[], ${known.map((c) => c.followerCount)}::int[]) AS c(id, n)
+           WHERE s.user_id = c.id AND s.follower_count <> c.n`,
     );
   },
 };
 
 const summaryTrackCounts: TrackCountsCopy<SqlExecutor> = {
   async setTrackCount(tx, userId, trackCount) {
-    await tx.$executeRawUnsafe('UPDATE user_summaries SET track_count = $2 WHERE user_id = $1 AND track_count <> $2', userId, trackCount);
+    await tx.$executeRaw(sql`UPDATE user_summaries SET track_count = ${trackCount} WHERE user_id = ${userId} AND track_count <> ${trackCount}`);
   },
 };
 

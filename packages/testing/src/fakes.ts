@@ -1,3 +1,4 @@
+import type { Sql, SqlExecutor } from '@msp/db';
 /**
  * In-memory stand-ins for unit tests of services (`pnpm test:unit`): nothing here opens a
  * connection or imports a driver, so a unit test file stays cheap to load.
@@ -21,18 +22,16 @@ export interface RecordedEvent {
  * asks for one.
  */
 export function outboxRecorder(options: { correlationIds?: boolean } = {}): {
-  tx: {
-    $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
-    $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
-  };
+  tx: SqlExecutor;
   events: RecordedEvent[];
   types(): string[];
 } {
   const events: RecordedEvent[] = [];
   const tx = {
-    $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
+    $executeRaw(statement: Sql): Promise<number> {
+      const query = statement.text;
       if (query.startsWith('INSERT INTO outbox_event')) {
-        const envelope = JSON.parse(String(values[2])) as Required<RecordedEvent>;
+        const envelope = JSON.parse(String(statement.values[2])) as Required<RecordedEvent>;
         events.push(
           options.correlationIds
             ? { type: envelope.type, data: envelope.data, correlationId: envelope.correlationId }
@@ -43,8 +42,8 @@ export function outboxRecorder(options: { correlationIds?: boolean } = {}): {
       if (query.includes('pg_notify(')) return Promise.resolve(1);
       return Promise.reject(new Error(`unexpected SQL in a unit test: ${query}`));
     },
-    $queryRawUnsafe<T = unknown>(query: string): Promise<T> {
-      return Promise.reject(new Error(`unexpected SQL in a unit test: ${query}`));
+    $queryRaw<T = unknown>(statement: Sql): Promise<T> {
+      return Promise.reject(new Error(`unexpected SQL in a unit test: ${statement.text}`));
     },
   };
   return { tx, events, types: () => events.map((e) => e.type) };

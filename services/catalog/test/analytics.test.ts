@@ -99,7 +99,14 @@ describe('MOD-12 platform metrics', () => {
     await publish(createEnvelope(UserBanned, { userId: 904, reason: null, bannedAt: new Date().toISOString() }));
     await publish(createEnvelope(UserUnbanned, { userId: 904 }));
     await publish(createEnvelope(UserDeleted, { userId: 905 }));
-    await waitFor(async () => (await metrics()).totalUsers === 4 && (await app.infra.prisma.userBanState.count()) === 2, { message: 'events' });
+    // The unban of 904 arrives after its ban: wait for it too, not only for the two ban-state rows.
+    await waitFor(
+      async () =>
+        (await metrics()).totalUsers === 4 &&
+        (await app.infra.prisma.userBanState.count()) === 2 &&
+        (await app.infra.prisma.userBanState.findUnique({ where: { userId: 904 } }))?.isBanned === false,
+      { message: 'events' },
+    );
     expect(await metrics()).toEqual({
       totalUsers: 4,
       totalTracks: 2,

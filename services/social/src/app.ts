@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { prismaUnitOfWork } from '@msp/db';
 import { createServiceApp, startUserProjection } from '@msp/runtime';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { SocialConfig } from './config.js';
@@ -35,7 +36,6 @@ import { AdminAuditRepository } from './modules/reports/admin-audit.repository.j
 import { ReportsRepository } from './modules/reports/reports.repository.js';
 import { GraphLocksRepository } from './modules/users/graph-locks.repository.js';
 import { UsersRepository } from './modules/users/users.repository.js';
-import { PrismaTransactions } from './sql/transactions.repository.js';
 import { startSocialExport } from './modules/export/export.consumer.js';
 
 export { loadSocialConfig, type SocialConfig } from './config.js';
@@ -62,7 +62,7 @@ export async function buildApp(config: SocialConfig, options: { logger?: boolean
   // Collaborators are built here and handed to the services by constructor (layering):
   // repositories hold the SQL, services the rules, routes the HTTP.
   const db = infra.prisma;
-  const transactions = new PrismaTransactions(db);
+  const transactions = prismaUnitOfWork(db);
   const users = new UsersRepository(db);
   const graph = new GraphLocksRepository();
   const follows = new FollowsRepository(db);

@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { PrismaClient } from '../generated/prisma/client.js';
 
 /** A job of the deleted user, with what names its objects. */
@@ -21,12 +22,10 @@ export class MediaAccountDeletionRepository {
 
   /** The next jobs of the user (any state), oldest first. */
   async nextJobs(userId: number, limit: number): Promise<DoomedJob[]> {
-    return this.prisma.$queryRawUnsafe<DoomedJob[]>(
-      `SELECT id::text AS id, track_id AS "trackId", bucket, original_key AS "originalKey", cover_key AS "coverKey",
+    return this.prisma.$queryRaw<DoomedJob[]>(
+      sql`SELECT id::text AS id, track_id AS "trackId", bucket, original_key AS "originalKey", cover_key AS "coverKey",
               public_id::text AS "publicId", state = 'RUNNING' AS running
-         FROM jobs WHERE artist_id = $1 ORDER BY created_at, id LIMIT $2`,
-      userId,
-      limit,
+         FROM jobs WHERE artist_id = ${userId} ORDER BY created_at, id LIMIT ${limit}`,
     );
   }
 
@@ -37,19 +36,18 @@ export class MediaAccountDeletionRepository {
    */
   async deleteTrackFingerprints(trackId: number): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(
-        `DELETE FROM fingerprint_hash f
-          USING (SELECT unnest(index_hashes) AS hash, unnest(index_positions) AS pos FROM track_fingerprint WHERE track_id = $1) o
-          WHERE f.hash = o.hash AND f.pos = o.pos AND f.track_id = $1`,
-        trackId,
+      await tx.$executeRaw(
+        sql`DELETE FROM fingerprint_hash f
+          USING (SELECT unnest(index_hashes) AS hash, unnest(index_positions) AS pos FROM track_fingerprint WHERE track_id = ${trackId}) o
+          WHERE f.hash = o.hash AND f.pos = o.pos AND f.track_id = ${trackId}`,
       );
-      await tx.$executeRawUnsafe(`DELETE FROM track_fingerprint WHERE track_id = $1`, trackId);
-      await tx.$executeRawUnsafe(`DELETE FROM fingerprint_match WHERE track_id = $1`, trackId);
+      await tx.$executeRaw(sql`DELETE FROM track_fingerprint WHERE track_id = ${trackId}`);
+      await tx.$executeRaw(sql`DELETE FROM fingerprint_match WHERE track_id = ${trackId}`);
     });
   }
 
   /** The job rows (a running one's worker loses its lease at its next heartbeat and stops without reporting). */
   async deleteJobs(ids: string[]): Promise<void> {
-    await this.prisma.$executeRawUnsafe(`DELETE FROM jobs WHERE id = ANY($1::uuid[])`, ids);
+    await this.prisma.$executeRaw(sql`DELETE FROM jobs WHERE id = ANY(${ids}::uuid[])`);
   }
 }

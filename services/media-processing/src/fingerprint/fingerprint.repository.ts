@@ -1,4 +1,5 @@
-import { TrackDuplicateDetected, writeOutbox, type SqlExecutor, type TransactionalClient } from '@msp/events';
+import { sql, type Sql, type SqlExecutor } from '@msp/db';
+import { TrackDuplicateDetected, writeOutbox, type TransactionalClient } from '@msp/events';
 import { fingerprintFromBytes, fingerprintToBytes } from './fingerprint.js';
 import type { IndexKeys } from './matcher.js';
 
@@ -39,17 +40,19 @@ export interface DuplicateRecord {
 export const MAX_KEY_ENTRIES = 256;
 /** (track, offset) pairs the candidate step returns, best first. */
 export const CANDIDATE_ROWS = 200;
-/** $1 keys, $2 their positions, $3 MAX_KEY_ENTRIES, $4 the track left out (or null), $5 rows returned. */
-export const CANDIDATES_SQL = `SELECT h.track_id AS "trackId", (h.pos - q.qpos)::int AS "offset", count(*)::int AS hits
-     FROM unnest($1::int4[], $2::int4[]) AS q(hash, qpos)
+/** The candidate statement: for each of the keys (at their positions), its index entries counted per track and offset, leaving out `excludeTrackId` (or none). */
+export function candidatesSql(keys: IndexKeys, excludeTrackId: number | null): Sql {
+  return sql`SELECT h.track_id AS "trackId", (h.pos - q.qpos)::int AS "offset", count(*)::int AS hits
+     FROM unnest(${keys.hashes}::int4[], ${keys.positions}::int4[]) AS q(hash, qpos)
      CROSS JOIN LATERAL (
        SELECT e.track_id, e.pos, count(*) OVER () AS entries
-       FROM (SELECT f.track_id, f.pos FROM fingerprint_hash f WHERE f.hash = q.hash LIMIT $3 + 1) e
+       FROM (SELECT f.track_id, f.pos FROM fingerprint_hash f WHERE f.hash = q.hash LIMIT ${MAX_KEY_ENTRIES} + 1) e
      ) h
-     WHERE h.entries <= $3 AND h.track_id IS DISTINCT FROM $4::int
+     WHERE h.entries <= ${MAX_KEY_ENTRIES} AND h.track_id IS DISTINCT FROM ${excludeTrackId}::int
      GROUP BY 1, 2
      ORDER BY hits DESC, 1, 2
-     LIMIT $5`;
+     LIMIT ${CANDIDATE_ROWS}`;
+}
 
 /** Every fingerprint write takes this transaction-level lock: two copies processed at once still see each other. */
 const WRITE_LOCK = 0x6d7370_6670; // "msp" "fp"
@@ -69,7 +72,7 @@ export class FingerprintRepository {
   inWriteTransaction<T>(work: (tx: FingerprintDb) => Promise<T>): Promise<T> {
     return this.client.$transaction(
       async (tx) => {
-        await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock($1::bigint)`, WRITE_LOCK);
+        await tx.$executeRaw(sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK}::bigint)`);
         return work(tx);
       },
       { maxWait: 30_000, timeout: 60_000 },
@@ -83,15 +86,14 @@ export class FingerprintRepository {
    */
   async candidates(db: FingerprintDb, keys: IndexKeys, excludeTrackId: number | null): Promise<CandidateRow[]> {
     if (keys.hashes.length === 0) return [];
-    return db.$queryRawUnsafe<CandidateRow[]>(CANDIDATES_SQL, keys.hashes, keys.positions, MAX_KEY_ENTRIES, excludeTrackId, CANDIDATE_ROWS);
+    return db.$queryRaw<CandidateRow[]>(candidatesSql(keys, excludeTrackId));
   }
 
   /** The stored fingerprints of these tracks. */
   async fingerprints(db: FingerprintDb, trackIds: readonly number[]): Promise<Map<number, Uint32Array>> {
     if (trackIds.length === 0) return new Map();
-    const rows = await db.$queryRawUnsafe<{ trackId: number; fingerprint: Uint8Array }[]>(
-      `SELECT track_id AS "trackId", fingerprint FROM track_fingerprint WHERE track_id = ANY($1::int4[])`,
-      [...trackIds],
+    const rows = await db.$queryRaw<{ trackId: number; fingerprint: Uint8Array }[]>(
+      sql`SELECT track_id AS "trackId", fingerprint FROM track_fingerprint WHERE track_id = ANY(${[...trackIds]}::int4[])`,
     );
     return new Map(rows.map((r) => [r.trackId, fingerprintFromBytes(r.fingerprint)]));
   }
@@ -103,49 +105,35 @@ export class FingerprintRepository {
   async store(tx: FingerprintDb, track: { trackId: number; uploadId: string; attempt: number }, fp: Uint32Array, keys: IndexKeys): Promise<void> {
     await this.dropIndexRows(tx, track.trackId);
     if (keys.hashes.length > 0) {
-      await tx.$executeRawUnsafe(
-        `INSERT INTO fingerprint_hash (hash, track_id, pos) SELECT hash, $3, pos FROM unnest($1::int4[], $2::int4[]) AS n(hash, pos)
+      await tx.$executeRaw(
+        sql`INSERT INTO fingerprint_hash (hash, track_id, pos) SELECT hash, ${track.trackId}, pos FROM unnest(${keys.hashes}::int4[], ${keys.positions}::int4[]) AS n(hash, pos)
          ON CONFLICT DO NOTHING`,
-        keys.hashes,
-        keys.positions,
-        track.trackId,
       );
     }
-    await tx.$executeRawUnsafe(
-      `INSERT INTO track_fingerprint (track_id, upload_id, attempt, items, fingerprint, index_hashes, index_positions, updated_at)
-       VALUES ($1, $2::uuid, $3, $4, $5, $6::int4[], $7::int4[], now())
+    await tx.$executeRaw(
+      sql`INSERT INTO track_fingerprint (track_id, upload_id, attempt, items, fingerprint, index_hashes, index_positions, updated_at)
+       VALUES (${track.trackId}, ${track.uploadId}::uuid, ${track.attempt}, ${fp.length}, ${fingerprintToBytes(fp)}, ${keys.hashes}::int4[], ${keys.positions}::int4[], now())
        ON CONFLICT (track_id) DO UPDATE SET upload_id = EXCLUDED.upload_id, attempt = EXCLUDED.attempt, items = EXCLUDED.items,
          fingerprint = EXCLUDED.fingerprint, index_hashes = EXCLUDED.index_hashes, index_positions = EXCLUDED.index_positions, updated_at = now()`,
-      track.trackId,
-      track.uploadId,
-      track.attempt,
-      fp.length,
-      fingerprintToBytes(fp),
-      keys.hashes,
-      keys.positions,
     );
   }
 
   /** A track too short to fingerprint drops what an earlier upload of it stored. */
   async remove(tx: FingerprintDb, trackId: number): Promise<void> {
     await this.dropIndexRows(tx, trackId);
-    await tx.$executeRawUnsafe(`DELETE FROM track_fingerprint WHERE track_id = $1`, trackId);
+    await tx.$executeRaw(sql`DELETE FROM track_fingerprint WHERE track_id = ${trackId}`);
   }
 
   /** Deletes the index rows the track's stored fingerprint lists (through the primary key). */
   private async dropIndexRows(tx: FingerprintDb, trackId: number): Promise<void> {
-    const old = await tx.$queryRawUnsafe<{ hashes: number[] | null; positions: number[] | null }[]>(
-      `SELECT index_hashes AS hashes, index_positions AS positions FROM track_fingerprint WHERE track_id = $1 FOR UPDATE`,
-      trackId,
+    const old = await tx.$queryRaw<{ hashes: number[] | null; positions: number[] | null }[]>(
+      sql`SELECT index_hashes AS hashes, index_positions AS positions FROM track_fingerprint WHERE track_id = ${trackId} FOR UPDATE`,
     );
     const previous = old[0];
     if (!previous?.hashes?.length) return;
-    await tx.$executeRawUnsafe(
-      `DELETE FROM fingerprint_hash f USING unnest($1::int4[], $2::int4[]) AS o(hash, pos)
-       WHERE f.hash = o.hash AND f.pos = o.pos AND f.track_id = $3`,
-      previous.hashes,
-      previous.positions ?? [],
-      trackId,
+    await tx.$executeRaw(
+      sql`DELETE FROM fingerprint_hash f USING unnest(${previous.hashes}::int4[], ${previous.positions ?? []}::int4[]) AS o(hash, pos)
+       WHERE f.hash = o.hash AND f.pos = o.pos AND f.track_id = ${trackId}`,
     );
   }
 
@@ -154,21 +142,12 @@ export class FingerprintRepository {
    * retry finds the row and writes nothing. True when this call recorded it.
    */
   async recordDuplicate(tx: FingerprintDb, match: DuplicateRecord): Promise<boolean> {
-    const n = await tx.$executeRawUnsafe(
-      `INSERT INTO fingerprint_match (upload_id, attempt, track_id, matched_track_id, track_start_seconds, track_end_seconds,
+    const n = await tx.$executeRaw(
+      sql`INSERT INTO fingerprint_match (upload_id, attempt, track_id, matched_track_id, track_start_seconds, track_end_seconds,
          matched_start_seconds, matched_end_seconds, coverage, score)
-       VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       VALUES (${match.uploadId}::uuid, ${match.attempt}, ${match.trackId}, ${match.duplicateOfTrackId}, ${match.trackStartSeconds}, ${match.trackEndSeconds},
+         ${match.duplicateStartSeconds}, ${match.duplicateEndSeconds}, ${match.coverage}, ${match.score})
        ON CONFLICT (upload_id, attempt) DO NOTHING`,
-      match.uploadId,
-      match.attempt,
-      match.trackId,
-      match.duplicateOfTrackId,
-      match.trackStartSeconds,
-      match.trackEndSeconds,
-      match.duplicateStartSeconds,
-      match.duplicateEndSeconds,
-      match.coverage,
-      match.score,
     );
     if (n === 0) return false;
     await writeOutbox(tx, TrackDuplicateDetected, match);

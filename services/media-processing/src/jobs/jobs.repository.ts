@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import { TrackProcessed, TrackProcessingFailed, TrackProcessingProgress, writeOutbox, type EventDefinition, type TrackUploaded } from '@msp/events';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { PipelineOutput } from '../media/pipeline.js';
@@ -65,31 +66,27 @@ export class JobsRepository {
    * earlier generation (this worker's previous boot, dead). Interrupted jobs come before queued ones.
    */
   async claim(leaseMs: number, worker: { id: string; generation: string; reclaim: boolean }): Promise<ClaimedJob | null> {
-    const rows = await this.prisma.$queryRawUnsafe<ClaimedJob[]>(
-      `UPDATE jobs SET state = 'RUNNING', runs = runs + 1, lease_until = now() + $1 * interval '1 millisecond',
-              lease_owner = $2, lease_generation = $3::uuid, lease_token = gen_random_uuid(), updated_at = now()
+    const rows = await this.prisma.$queryRaw<ClaimedJob[]>(
+      sql`UPDATE jobs SET state = 'RUNNING', runs = runs + 1, lease_until = now() + ${leaseMs} * interval '1 millisecond',
+              lease_owner = ${worker.id}, lease_generation = ${worker.generation}::uuid, lease_token = gen_random_uuid(), updated_at = now()
        WHERE id = (
          SELECT id FROM jobs
          WHERE (state = 'QUEUED' AND available_at <= now())
-            OR (state = 'RUNNING' AND (lease_until < now() OR ($4 AND lease_owner = $2 AND lease_generation IS DISTINCT FROM $3::uuid)))
+            OR (state = 'RUNNING' AND (lease_until < now() OR (${worker.reclaim}::boolean AND lease_owner = ${worker.id} AND lease_generation IS DISTINCT FROM ${worker.generation}::uuid)))
          ORDER BY (state = 'RUNNING') DESC, created_at, id
          LIMIT 1
          FOR UPDATE SKIP LOCKED
        )
        RETURNING id::text, track_id, upload_id::text, attempt, bucket, original_key, cover_key, public_id::text, runs, lease_token::text,
                  correlation_id, traceparent, tracestate`,
-      leaseMs,
-      worker.id,
-      worker.generation,
-      worker.reclaim,
     );
     return rows[0] ?? null;
   }
 
   /** Jobs due now, waiting for a retry, and running (the operator's queue gauges). */
   async queueDepth(): Promise<{ queued: number; delayed: number; running: number }> {
-    const [row] = await this.prisma.$queryRawUnsafe<{ queued: number; delayed: number; running: number }[]>(
-      `SELECT count(*) FILTER (WHERE state = 'QUEUED' AND available_at <= now())::int AS queued,
+    const [row] = await this.prisma.$queryRaw<{ queued: number; delayed: number; running: number }[]>(
+      sql`SELECT count(*) FILTER (WHERE state = 'QUEUED' AND available_at <= now())::int AS queued,
               count(*) FILTER (WHERE state = 'QUEUED' AND available_at > now())::int AS delayed,
               count(*) FILTER (WHERE state = 'RUNNING')::int AS running
        FROM jobs WHERE state IN ('QUEUED', 'RUNNING')`,
@@ -99,8 +96,8 @@ export class JobsRepository {
 
   /** Age in seconds of the oldest job that is due and not running; 0 when none. */
   async oldestDueAgeSeconds(): Promise<number> {
-    const [row] = await this.prisma.$queryRawUnsafe<{ age: number | null }[]>(
-      `SELECT EXTRACT(EPOCH FROM now() - min(available_at))::float8 AS age FROM jobs WHERE state = 'QUEUED' AND available_at <= now()`,
+    const [row] = await this.prisma.$queryRaw<{ age: number | null }[]>(
+      sql`SELECT EXTRACT(EPOCH FROM now() - min(available_at))::float8 AS age FROM jobs WHERE state = 'QUEUED' AND available_at <= now()`,
     );
     return row?.age ?? 0;
   }
@@ -111,12 +108,10 @@ export class JobsRepository {
    */
   async renewLeases(tokens: readonly string[], leaseMs: number): Promise<Set<string>> {
     if (tokens.length === 0) return new Set();
-    const rows = await this.prisma.$queryRawUnsafe<{ token: string }[]>(
-      `UPDATE jobs SET lease_until = now() + $2 * interval '1 millisecond'
-       WHERE lease_token = ANY($1::uuid[]) AND state = 'RUNNING'
+    const rows = await this.prisma.$queryRaw<{ token: string }[]>(
+      sql`UPDATE jobs SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
+       WHERE lease_token = ANY(${tokens}::uuid[]) AND state = 'RUNNING'
        RETURNING lease_token::text AS token`,
-      tokens,
-      leaseMs,
     );
     return new Set(rows.map((r) => r.token));
   }
@@ -127,14 +122,11 @@ export class JobsRepository {
    */
   async progress(job: JobRef, stepName: string, progress: number): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
-      const rows = await tx.$queryRawUnsafe<{ before: number }[]>(
-        `UPDATE jobs j SET progress = GREATEST(j.progress, $3)
-         FROM (SELECT id, progress AS before FROM jobs WHERE id = $1::uuid FOR UPDATE) o
-         WHERE j.id = o.id AND j.state = 'RUNNING' AND j.lease_token = $2::uuid
+      const rows = await tx.$queryRaw<{ before: number }[]>(
+        sql`UPDATE jobs j SET progress = GREATEST(j.progress, ${progress})
+         FROM (SELECT id, progress AS before FROM jobs WHERE id = ${job.id}::uuid FOR UPDATE) o
+         WHERE j.id = o.id AND j.state = 'RUNNING' AND j.lease_token = ${job.lease_token}::uuid
          RETURNING o.before`,
-        job.id,
-        job.lease_token,
-        progress,
       );
       const row = rows[0];
       if (!row) return false;
@@ -148,11 +140,9 @@ export class JobsRepository {
   /** False when the run no longer held the job (another run reports instead). */
   async succeed(job: JobRef, output: PipelineOutput): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
-      const n = await tx.$executeRawUnsafe(
-        `UPDATE jobs SET state = 'SUCCEEDED', progress = 100, lease_until = NULL, lease_token = NULL, last_error = NULL, updated_at = now()
-         WHERE id = $1::uuid AND state = 'RUNNING' AND lease_token = $2::uuid`,
-        job.id,
-        job.lease_token,
+      const n = await tx.$executeRaw(
+        sql`UPDATE jobs SET state = 'SUCCEEDED', progress = 100, lease_until = NULL, lease_token = NULL, last_error = NULL, updated_at = now()
+         WHERE id = ${job.id}::uuid AND state = 'RUNNING' AND lease_token = ${job.lease_token}::uuid`,
       );
       if (n === 0) return false;
       await writeOutbox(tx, TrackProcessed, { trackId: job.track_id, uploadId: job.upload_id, attempt: job.attempt, ...output });
@@ -162,12 +152,9 @@ export class JobsRepository {
 
   async fail(job: JobRef, errorMessage: string, detail: string): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      const n = await tx.$executeRawUnsafe(
-        `UPDATE jobs SET state = 'FAILED', lease_until = NULL, lease_token = NULL, last_error = $3, updated_at = now()
-         WHERE id = $1::uuid AND state = 'RUNNING' AND lease_token = $2::uuid`,
-        job.id,
-        job.lease_token,
-        detail.slice(0, 2000),
+      const n = await tx.$executeRaw(
+        sql`UPDATE jobs SET state = 'FAILED', lease_until = NULL, lease_token = NULL, last_error = ${detail.slice(0, 2000)}, updated_at = now()
+         WHERE id = ${job.id}::uuid AND state = 'RUNNING' AND lease_token = ${job.lease_token}::uuid`,
       );
       if (n === 0) return;
       await writeOutbox(tx, TrackProcessingFailed, { trackId: job.track_id, uploadId: job.upload_id, attempt: job.attempt, errorMessage });
@@ -175,23 +162,17 @@ export class JobsRepository {
   }
 
   async retryLater(job: JobRef, detail: string, delayMs: number): Promise<void> {
-    await this.prisma.$executeRawUnsafe(
-      `UPDATE jobs SET state = 'QUEUED', lease_until = NULL, lease_token = NULL, last_error = $3, available_at = now() + $4 * interval '1 millisecond', updated_at = now()
-       WHERE id = $1::uuid AND state = 'RUNNING' AND lease_token = $2::uuid`,
-      job.id,
-      job.lease_token,
-      detail.slice(0, 2000),
-      delayMs,
+    await this.prisma.$executeRaw(
+      sql`UPDATE jobs SET state = 'QUEUED', lease_until = NULL, lease_token = NULL, last_error = ${detail.slice(0, 2000)}, available_at = now() + ${delayMs} * interval '1 millisecond', updated_at = now()
+       WHERE id = ${job.id}::uuid AND state = 'RUNNING' AND lease_token = ${job.lease_token}::uuid`,
     );
   }
 
   /** Shutdown: the interrupted run does not count, and the job is due at once for the next worker. */
   async release(job: JobRef): Promise<void> {
-    await this.prisma.$executeRawUnsafe(
-      `UPDATE jobs SET state = 'QUEUED', lease_until = NULL, lease_token = NULL, runs = GREATEST(runs - 1, 0), available_at = now(), updated_at = now()
-       WHERE id = $1::uuid AND state = 'RUNNING' AND lease_token = $2::uuid`,
-      job.id,
-      job.lease_token,
+    await this.prisma.$executeRaw(
+      sql`UPDATE jobs SET state = 'QUEUED', lease_until = NULL, lease_token = NULL, runs = GREATEST(runs - 1, 0), available_at = now(), updated_at = now()
+       WHERE id = ${job.id}::uuid AND state = 'RUNNING' AND lease_token = ${job.lease_token}::uuid`,
     );
   }
 }

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
+import { pgStatement, sql } from '@msp/db';
 
 export interface WorkerIdentityLogger {
   info(obj: object, msg: string): void;
@@ -75,7 +76,9 @@ export class WorkerIdentity {
     client.on('error', (err) => this.lost(client, err));
     try {
       await client.connect();
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked', [LOCK_NAMESPACE, this.id]);
+      const { rows } = await client.query<{ locked: boolean }>(
+        pgStatement(sql`SELECT pg_try_advisory_lock(hashtext(${LOCK_NAMESPACE}), hashtext(${this.id})) AS locked`),
+      );
       if (rows[0]?.locked === true) {
         this.client = client;
         this.owned = true;

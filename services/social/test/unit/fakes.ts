@@ -1,6 +1,6 @@
 import type { Caller } from '@msp/http';
 import { outboxRecorder, type RecordedEvent } from '@msp/testing/fakes';
-import type { Transactions } from '../../src/sql/transactions.repository.js';
+import type { UnitOfWork } from '@msp/db';
 
 /** Callers of the unit tests: a listener, an artist and an admin. */
 export const ann: Caller = { userId: 1, role: 'LISTENER', tier: 'FREE', sessionId: 's1', username: 'ann' };
@@ -12,7 +12,7 @@ export const admin: Caller = { userId: 9, role: 'ADMIN', tier: 'FREE', sessionId
  * (`@msp/testing/fakes`), which records the events a service emits through `writeOutbox`, with
  * their correlation ids, and refuses any other SQL, since the repositories it is handed are fakes.
  */
-export function recordingTransactions(): { transactions: Transactions; events: RecordedEvent[]; runs: () => number } {
+export function recordingTransactions(): { transactions: UnitOfWork; events: RecordedEvent[]; runs: () => number } {
   const { tx, events } = outboxRecorder({ correlationIds: true });
   let runs = 0;
   return {
@@ -28,7 +28,7 @@ export function recordingTransactions(): { transactions: Transactions; events: R
 }
 
 /** Transactions for a test that expects no write at all. */
-export const noTransactions: Transactions = {
+export const noTransactions: UnitOfWork = {
   run: () => {
     throw new Error('no write expected');
   },

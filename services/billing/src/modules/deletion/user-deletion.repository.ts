@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 
 /** Provider events one statement looks at (in id order), whether or not they name the user. */
@@ -42,7 +43,7 @@ export class BillingDeletionRepository {
    */
   async retire(userId: number, account: BillingAccount): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext('billing.subscription'), $1::int)`, userId);
+      await tx.$executeRaw(sql`SELECT pg_advisory_xact_lock(hashtext('billing.subscription'), ${userId}::int)`);
       const s = account.subscription;
       if (s) {
         await tx.retainedBillingRecord.createMany({
@@ -77,26 +78,22 @@ export class BillingDeletionRepository {
     subscriptionIds: string[],
     afterId: string | undefined,
   ): Promise<{ removed: number; next: string | null }> {
-    const [row] = await this.prisma.$queryRawUnsafe<Array<{ scanned: number; last: string | null; changed: number }>>(
-      `WITH s AS (SELECT id, payload FROM provider_events WHERE id > $4 ORDER BY id LIMIT ${REDACT_SCAN}),
+    const [row] = await this.prisma.$queryRaw<Array<{ scanned: number; last: string | null; changed: number }>>(
+      sql`WITH s AS (SELECT id, payload FROM provider_events WHERE id > ${afterId ?? ''} ORDER BY id LIMIT ${REDACT_SCAN}),
             u AS (
               UPDATE provider_events e
                  SET payload = jsonb_build_object('id', e.payload->'id', 'type', e.payload->'type', 'redacted', true),
                      processed_at = coalesce(e.processed_at, now()), outcome = coalesce(e.outcome, 'ignored')
                 FROM s
                WHERE e.id = s.id AND NOT (s.payload ? 'redacted')
-                 AND (s.payload->'data'->'object'->'metadata'->>'userId' = $1::int::text
-                      OR s.payload->'data'->'object'->>'client_reference_id' = $1::int::text
-                      OR s.payload->'data'->'object'->>'customer' = ANY($2::text[])
-                      OR s.payload->'data'->'object'->>'id' = ANY($3::text[]) OR s.payload->'data'->'object'->>'id' = ANY($2::text[])
-                      OR s.payload->'data'->'object'->>'subscription' = ANY($3::text[])
-                      OR s.payload->'data'->'object'->'parent'->'subscription_details'->>'subscription' = ANY($3::text[]))
+                 AND (s.payload->'data'->'object'->'metadata'->>'userId' = ${userId}::int::text
+                      OR s.payload->'data'->'object'->>'client_reference_id' = ${userId}::int::text
+                      OR s.payload->'data'->'object'->>'customer' = ANY(${customerIds}::text[])
+                      OR s.payload->'data'->'object'->>'id' = ANY(${subscriptionIds}::text[]) OR s.payload->'data'->'object'->>'id' = ANY(${customerIds}::text[])
+                      OR s.payload->'data'->'object'->>'subscription' = ANY(${subscriptionIds}::text[])
+                      OR s.payload->'data'->'object'->'parent'->'subscription_details'->>'subscription' = ANY(${subscriptionIds}::text[]))
               RETURNING 1)
        SELECT (SELECT count(*)::int FROM s) AS scanned, (SELECT max(id) FROM s) AS last, (SELECT count(*)::int FROM u) AS changed`,
-      userId,
-      customerIds,
-      subscriptionIds,
-      afterId ?? '',
     );
     return { removed: row?.changed ?? 0, next: row && row.scanned === REDACT_SCAN ? row.last : null };
   }

@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import { pages } from '@msp/runtime';
 import type { SqlExecutor } from '@msp/events';
 
@@ -14,18 +15,17 @@ export class BillingExportRepository {
       subscription: pages<unknown>(async (last) =>
         last
           ? []
-          : this.db.$queryRawUnsafe(
-              `SELECT status, plan, current_period_end AS "currentPeriodEnd", cancel_at_period_end AS "cancelAtPeriodEnd",
+          : this.db.$queryRaw(
+              sql`SELECT status, plan, current_period_end AS "currentPeriodEnd", cancel_at_period_end AS "cancelAtPeriodEnd",
                       created_at AS "createdAt", updated_at AS "updatedAt"
-                 FROM subscriptions WHERE user_id = $1`,
-              userId,
+                 FROM subscriptions WHERE user_id = ${userId}`,
             ),
       ),
       invoices: pages<unknown>(async (last) =>
         last
           ? []
-          : this.db.$queryRawUnsafe(
-              `SELECT DISTINCT ON (e.payload->'data'->'object'->>'id')
+          : this.db.$queryRaw(
+              sql`SELECT DISTINCT ON (e.payload->'data'->'object'->>'id')
                       e.payload->'data'->'object'->>'id' AS id, e.payload->'data'->'object'->>'status' AS status,
                       (e.payload->'data'->'object'->>'amount_due')::bigint AS "amountDue", (e.payload->'data'->'object'->>'amount_paid')::bigint AS "amountPaid",
                       e.payload->'data'->'object'->>'currency' AS currency,
@@ -35,10 +35,9 @@ export class BillingExportRepository {
                  FROM provider_events e
                 WHERE e.type LIKE 'invoice.%'
                   AND e.payload->'data'->'object'->>'customer' IN (
-                        SELECT provider_customer_id FROM billing_customers WHERE user_id = $1
-                        UNION SELECT provider_customer_id FROM subscriptions WHERE user_id = $1 AND provider_customer_id IS NOT NULL)
+                        SELECT provider_customer_id FROM billing_customers WHERE user_id = ${userId}
+                        UNION SELECT provider_customer_id FROM subscriptions WHERE user_id = ${userId} AND provider_customer_id IS NOT NULL)
                 ORDER BY e.payload->'data'->'object'->>'id', e.created_at DESC`,
-              userId,
             ),
       ),
     };

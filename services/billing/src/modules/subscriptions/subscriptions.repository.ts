@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { Prisma, PrismaClient, SubscriptionStatus } from '../../generated/prisma/client.js';
 import type { SubscriptionRow } from './subscription-status.mapper.js';
 
@@ -72,7 +73,7 @@ export class SubscriptionsRepository {
 
   /** Serialises every change of one user's subscription (webhook worker replicas, SUB-3/4). */
   async lockUser(db: Prisma.TransactionClient, userId: number): Promise<void> {
-    await db.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext('billing.subscription'), $1::int)`, userId);
+    await db.$executeRaw(sql`SELECT pg_advisory_xact_lock(hashtext('billing.subscription'), ${userId}::int)`);
   }
 
   async create(db: Db, userId: number, data: SubscriptionWrite & { status: SubscriptionStatus }): Promise<StoredSubscription> {

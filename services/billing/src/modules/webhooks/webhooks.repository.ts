@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { ProviderEventBody } from './provider-events.js';
 
@@ -35,8 +36,8 @@ export class WebhooksRepository {
    * Oldest first, so events that arrive together apply in the provider's order.
    */
   async claimNext(tx: Prisma.TransactionClient): Promise<ClaimedEvent | null> {
-    const rows = await tx.$queryRawUnsafe<ClaimedEvent[]>(
-      `SELECT id, type, created_at AS "createdAt", payload, attempts FROM provider_events
+    const rows = await tx.$queryRaw<ClaimedEvent[]>(
+      sql`SELECT id, type, created_at AS "createdAt", payload, attempts FROM provider_events
        WHERE processed_at IS NULL AND next_attempt_at <= now()
        ORDER BY created_at, received_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
     );

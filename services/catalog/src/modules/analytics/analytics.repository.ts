@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 
 export interface CounterSums {
@@ -19,8 +20,8 @@ export class AnalyticsRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
   async sums(): Promise<CounterSums | undefined> {
-    const [s] = await this.prisma.$queryRawUnsafe<CounterSums[]>(
-      `SELECT sum(users) AS users, sum(artists) AS artists, sum(listeners) AS listeners, sum(tracks) AS tracks,
+    const [s] = await this.prisma.$queryRaw<CounterSums[]>(
+      sql`SELECT sum(users) AS users, sum(artists) AS artists, sum(listeners) AS listeners, sum(tracks) AS tracks,
               sum(plays) + (SELECT coalesce(sum(d.plays), 0) FROM track_play_deltas d JOIN tracks t ON t.id = d.track_id) AS plays,
               sum(completed_plays) + (SELECT coalesce(sum(d.completions), 0) FROM track_play_deltas d JOIN tracks t ON t.id = d.track_id) AS "completedPlays",
               sum(storage_bytes) AS "storageBytes",

@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { SqlExecutor } from '@msp/events';
 
 /**
@@ -7,14 +8,10 @@ import type { SqlExecutor } from '@msp/events';
 export const banStates = {
   /** The event's occurredAt decides, so a late redelivery of an older ban/unban never overwrites a newer one. */
   async set(tx: SqlExecutor, userId: number, isBanned: boolean, reason: string | null, at: string): Promise<void> {
-    await tx.$executeRawUnsafe(
-      `INSERT INTO user_ban_states (user_id, is_banned, reason, changed_at) VALUES ($1, $2, $3, $4::timestamptz)
+    await tx.$executeRaw(
+      sql`INSERT INTO user_ban_states (user_id, is_banned, reason, changed_at) VALUES (${userId}, ${isBanned}, ${reason}, ${at}::timestamptz)
        ON CONFLICT (user_id) DO UPDATE SET is_banned = EXCLUDED.is_banned, reason = EXCLUDED.reason, changed_at = EXCLUDED.changed_at
         WHERE user_ban_states.changed_at <= EXCLUDED.changed_at`,
-      userId,
-      isBanned,
-      reason,
-      at,
     );
   },
 

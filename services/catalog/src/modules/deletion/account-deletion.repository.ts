@@ -1,5 +1,6 @@
 import { PlaylistDeleted, TrackDeleted, writeOutbox } from '@msp/events';
 import { removeInBatches, type Logger } from '@msp/runtime';
+import { raw, sql, type Sql } from '@msp/db';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { TRENDING_DAYS, TRENDING_WEIGHTS } from '../discovery/trending-rules.js';
 
@@ -8,7 +9,7 @@ export const ROW_BATCH = 300;
 /** Outbox rows one statement looks at (by `seq`, in order), whether or not they name the user. */
 export const OUTBOX_SCAN = 2000;
 
-const WINDOW_START = `((now() AT TIME ZONE 'utc')::date - ${TRENDING_DAYS - 1})`;
+const WINDOW_START = sql`((now() AT TIME ZONE 'utc')::date - ${TRENDING_DAYS - 1}::int)`;
 
 /** A track of the deleted user, with the object keys its row names. */
 export interface DoomedTrack {
@@ -29,13 +30,13 @@ export class AccountDeletionRepository {
   ) {}
 
   /**
-   * Runs `sql` (which must touch at most ROW_BATCH rows and answer `n`) until it touches none,
+   * Runs `statement` (which must touch at most ROW_BATCH rows and answer `n`) until it touches none,
    * each run committed on its own (`removeInBatches`).
    */
-  private async drain(sql: string, ...params: unknown[]): Promise<number> {
+  private async drain(statement: Sql): Promise<number> {
     const summary = await removeInBatches(
       async () => {
-        const rows = await this.prisma.$queryRawUnsafe<Array<{ n: number }>>(sql, ...params);
+        const rows = await this.prisma.$queryRaw<Array<{ n: number }>>(statement);
         return Number(rows[0]?.n ?? 0);
       },
       { name: 'catalog.account-deletion', logger: this.logger },
@@ -43,17 +44,17 @@ export class AccountDeletionRepository {
     return summary.removed;
   }
 
-  /** Deletes the rows of `table` matching `where` (parameters from $1), ROW_BATCH at a time. */
-  private deleteWhere(table: string, where: string, ...params: unknown[]): Promise<number> {
+  /** Deletes the rows of `table` (a name from this file) matching `where`, ROW_BATCH at a time. */
+  private deleteWhere(table: string, where: Sql): Promise<number> {
+    const t = raw(table);
     return this.drain(
-      `WITH d AS (DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${where} LIMIT ${ROW_BATCH})) RETURNING 1)
+      sql`WITH d AS (DELETE FROM ${t} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${t} WHERE ${where} LIMIT ${ROW_BATCH})) RETURNING 1)
        SELECT count(*)::int AS n FROM d`,
-      ...params,
     );
   }
 
   private async tableExists(table: string): Promise<boolean> {
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ ok: boolean }>>(`SELECT to_regclass($1) IS NOT NULL AS ok`, table);
+    const rows = await this.prisma.$queryRaw<Array<{ ok: boolean }>>(sql`SELECT to_regclass(${table}) IS NOT NULL AS ok`);
     return rows[0]?.ok ?? false;
   }
 
@@ -63,18 +64,16 @@ export class AccountDeletionRepository {
    * and none can re-create the row after this removal.
    */
   async projectionHasDeletion(userId: number): Promise<boolean> {
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ ok: boolean }>>(
-      `SELECT NOT EXISTS (SELECT 1 FROM user_summaries WHERE user_id = $1 AND NOT is_deleted) AS ok`,
-      userId,
+    const rows = await this.prisma.$queryRaw<Array<{ ok: boolean }>>(
+      sql`SELECT NOT EXISTS (SELECT 1 FROM user_summaries WHERE user_id = ${userId} AND NOT is_deleted) AS ok`,
     );
     return rows[0]?.ok ?? false;
   }
 
   /** The words the user's name put in the search vocabulary (before the summary row goes). */
   async nameWords(userId: number): Promise<string[]> {
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ word: string }>>(
-      `SELECT DISTINCT unnest(tsvector_to_array(search_doc)) AS word FROM user_summaries WHERE user_id = $1`,
-      userId,
+    const rows = await this.prisma.$queryRaw<Array<{ word: string }>>(
+      sql`SELECT DISTINCT unnest(tsvector_to_array(search_doc)) AS word FROM user_summaries WHERE user_id = ${userId}`,
     );
     return rows.map((r) => r.word);
   }
@@ -82,12 +81,11 @@ export class AccountDeletionRepository {
   /** The plays of the user's tracks (and their progress rows): the artist's side of the play log. */
   deletePlaysOfArtist(userId: number): Promise<number> {
     return this.drain(
-      `WITH d AS (
-         DELETE FROM play_events WHERE (played_at, id) IN (SELECT played_at, id FROM play_events WHERE artist_id = $1 LIMIT ${ROW_BATCH})
+      sql`WITH d AS (
+         DELETE FROM play_events WHERE (played_at, id) IN (SELECT played_at, id FROM play_events WHERE artist_id = ${userId} LIMIT ${ROW_BATCH})
          RETURNING id),
        p AS (DELETE FROM play_progress WHERE play_id IN (SELECT id FROM d))
        SELECT count(*)::int AS n FROM d`,
-      userId,
     );
   }
 
@@ -97,43 +95,40 @@ export class AccountDeletionRepository {
    */
   anonymiseListenerPlays(userId: number): Promise<number> {
     return this.drain(
-      `WITH u AS (
+      sql`WITH u AS (
          UPDATE play_events SET listener_id = NULL
-          WHERE (played_at, id) IN (SELECT played_at, id FROM play_events WHERE listener_id = $1 LIMIT ${ROW_BATCH})
+          WHERE (played_at, id) IN (SELECT played_at, id FROM play_events WHERE listener_id = ${userId} LIMIT ${ROW_BATCH})
          RETURNING 1)
        SELECT count(*)::int AS n FROM u`,
-      userId,
     );
   }
 
   /** Rollups and copies keyed by the user: their artist days, their place in others' top listeners, follows, blocks, bans, voids, downloads. */
   async deleteUserKeyedRows(userId: number): Promise<void> {
-    await this.deleteWhere('artist_play_days', 'artist_id = $1', userId);
-    await this.deleteWhere('artist_listener_days', 'artist_id = $1', userId);
-    await this.deleteWhere('artist_listener_days', 'listener_id = $1', userId);
+    await this.deleteWhere('artist_play_days', sql`artist_id = ${userId}`);
+    await this.deleteWhere('artist_listener_days', sql`artist_id = ${userId}`);
+    await this.deleteWhere('artist_listener_days', sql`listener_id = ${userId}`);
     // INS-2's all-time top listeners (a later migration; skipped where the table does not exist).
     if (await this.tableExists('artist_listener_totals')) {
-      await this.deleteWhere('artist_listener_totals', 'artist_id = $1', userId);
-      await this.deleteWhere('artist_listener_totals', 'listener_id = $1', userId);
+      await this.deleteWhere('artist_listener_totals', sql`artist_id = ${userId}`);
+      await this.deleteWhere('artist_listener_totals', sql`listener_id = ${userId}`);
     }
-    await this.deleteWhere('follow_days', 'user_id = $1', userId);
-    await this.deleteWhere('listening_history', 'user_id = $1', userId);
-    await this.deleteWhere('user_follows', 'follower_id = $1', userId);
-    await this.deleteWhere('user_follows', 'followee_id = $1', userId);
-    await this.deleteWhere('user_blocks', 'blocker_id = $1', userId);
-    await this.deleteWhere('user_blocks', 'blocked_id = $1', userId);
-    await this.deleteWhere('user_ban_states', 'user_id = $1', userId);
+    await this.deleteWhere('follow_days', sql`user_id = ${userId}`);
+    await this.deleteWhere('listening_history', sql`user_id = ${userId}`);
+    await this.deleteWhere('user_follows', sql`follower_id = ${userId}`);
+    await this.deleteWhere('user_follows', sql`followee_id = ${userId}`);
+    await this.deleteWhere('user_blocks', sql`blocker_id = ${userId}`);
+    await this.deleteWhere('user_blocks', sql`blocked_id = ${userId}`);
+    await this.deleteWhere('user_ban_states', sql`user_id = ${userId}`);
     // Admin voids that named the listener stay (what was voided, by whom, why) without the listener.
     await this.drain(
-      `WITH u AS (UPDATE play_voids SET listener_id = NULL WHERE id IN (SELECT id FROM play_voids WHERE listener_id = $1 LIMIT ${ROW_BATCH}) RETURNING 1)
+      sql`WITH u AS (UPDATE play_voids SET listener_id = NULL WHERE id IN (SELECT id FROM play_voids WHERE listener_id = ${userId} LIMIT ${ROW_BATCH}) RETURNING 1)
        SELECT count(*)::int AS n FROM u`,
-      userId,
     );
     // Their downloads of others' tracks stay counted for those artists, anonymised.
     await this.drain(
-      `WITH u AS (UPDATE track_downloads SET user_id = NULL WHERE ctid = ANY(ARRAY(SELECT ctid FROM track_downloads WHERE user_id = $1 LIMIT ${ROW_BATCH})) RETURNING 1)
+      sql`WITH u AS (UPDATE track_downloads SET user_id = NULL WHERE ctid = ANY(ARRAY(SELECT ctid FROM track_downloads WHERE user_id = ${userId} LIMIT ${ROW_BATCH})) RETURNING 1)
        SELECT count(*)::int AS n FROM u`,
-      userId,
     );
   }
 
@@ -144,9 +139,9 @@ export class AccountDeletionRepository {
    */
   deleteEngagementsOf(userId: number): Promise<number> {
     return this.drain(
-      `WITH d AS (
+      sql`WITH d AS (
          DELETE FROM track_engagements WHERE (kind, user_id, track_id) IN (
-           SELECT kind, user_id, track_id FROM track_engagements WHERE kind IN ('L', 'R') AND user_id = $1 LIMIT ${ROW_BATCH})
+           SELECT kind, user_id, track_id FROM track_engagements WHERE kind IN ('L', 'R') AND user_id = ${userId} LIMIT ${ROW_BATCH})
          RETURNING kind, track_id, (created_at AT TIME ZONE 'UTC')::date AS day),
        agg AS (
          SELECT track_id, day, count(*) FILTER (WHERE kind = 'L')::int AS l, count(*) FILTER (WHERE kind = 'R')::int AS r FROM d GROUP BY 1, 2),
@@ -155,11 +150,10 @@ export class AccountDeletionRepository {
            FROM agg WHERE t.track_id = agg.track_id AND t.day = agg.day),
        w AS (
          UPDATE tracks t SET trending_score = GREATEST(t.trending_score - x.w, 0)
-           FROM (SELECT track_id, sum(l * ${TRENDING_WEIGHTS.likes} + r * ${TRENDING_WEIGHTS.reposts})::int AS w
+           FROM (SELECT track_id, sum(l * ${TRENDING_WEIGHTS.likes}::int + r * ${TRENDING_WEIGHTS.reposts}::int)::int AS w
                    FROM agg WHERE day >= ${WINDOW_START} GROUP BY 1) x
           WHERE t.id = x.track_id)
        SELECT count(*)::int AS n FROM d`,
-      userId,
     );
   }
 
@@ -186,7 +180,6 @@ export class AccountDeletionRepository {
 
   /** Every row that names one of `trackIds` (others' playlists, history, likes, comments, rollups), batch by batch. */
   async deleteTrackDependents(trackIds: number[]): Promise<void> {
-    const where = 'track_id = ANY($1::int[])';
     for (const table of [
       'playlist_tracks',
       'listening_history',
@@ -199,18 +192,14 @@ export class AccountDeletionRepository {
       'track_downloads',
       'track_sound_reports',
     ]) {
-      await this.deleteWhere(table, where, trackIds);
+      await this.deleteWhere(table, sql`track_id = ANY(${trackIds}::int[])`);
     }
   }
 
   /** The track rows themselves, with a `catalog.track.deleted.v1` each, in one transaction. */
   async deleteTracks(userId: number, trackIds: number[]): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      const gone = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-        `DELETE FROM tracks WHERE artist_id = $1 AND id = ANY($2::int[]) RETURNING id`,
-        userId,
-        trackIds,
-      );
+      const gone = await tx.$queryRaw<Array<{ id: number }>>(sql`DELETE FROM tracks WHERE artist_id = ${userId} AND id = ANY(${trackIds}::int[]) RETURNING id`);
       for (const { id } of gone) await writeOutbox(tx, TrackDeleted, { trackId: id, artistId: userId, byAdmin: false });
     });
   }
@@ -222,12 +211,10 @@ export class AccountDeletionRepository {
 
   /** Playlists (their entries first, ROW_BATCH at a time), then the rows with a `catalog.playlist.deleted.v1` each. */
   async deletePlaylists(userId: number, playlistIds: number[]): Promise<void> {
-    await this.deleteWhere('playlist_tracks', 'playlist_id = ANY($1::int[])', playlistIds);
+    await this.deleteWhere('playlist_tracks', sql`playlist_id = ANY(${playlistIds}::int[])`);
     await this.prisma.$transaction(async (tx) => {
-      const gone = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-        `DELETE FROM playlists WHERE owner_id = $1 AND id = ANY($2::int[]) RETURNING id`,
-        userId,
-        playlistIds,
+      const gone = await tx.$queryRaw<Array<{ id: number }>>(
+        sql`DELETE FROM playlists WHERE owner_id = ${userId} AND id = ANY(${playlistIds}::int[]) RETURNING id`,
       );
       for (const { id } of gone) await writeOutbox(tx, PlaylistDeleted, { playlistId: id, ownerId: userId });
     });
@@ -242,15 +229,13 @@ export class AccountDeletionRepository {
   async deletePublishedEventsOf(userId: number): Promise<number> {
     const summary = await removeInBatches<bigint>(
       async (afterSeq) => {
-        const [row] = await this.prisma.$queryRawUnsafe<Array<{ scanned: number; last: bigint | null; removed: number }>>(
-          `WITH s AS (SELECT seq, published_at, payload FROM outbox_event WHERE seq > $2 ORDER BY seq LIMIT ${OUTBOX_SCAN}),
+        const [row] = await this.prisma.$queryRaw<Array<{ scanned: number; last: bigint | null; removed: number }>>(
+          sql`WITH s AS (SELECT seq, published_at, payload FROM outbox_event WHERE seq > ${afterSeq ?? 0n} ORDER BY seq LIMIT ${OUTBOX_SCAN}),
                 d AS (DELETE FROM outbox_event o USING s
                        WHERE o.seq = s.seq AND s.published_at IS NOT NULL
-                         AND $1 IN (s.payload->'data'->>'artistId', s.payload->'data'->>'ownerId', s.payload->'data'->>'userId')
+                         AND ${String(userId)} IN (s.payload->'data'->>'artistId', s.payload->'data'->>'ownerId', s.payload->'data'->>'userId')
                       RETURNING 1)
            SELECT (SELECT count(*)::int FROM s) AS scanned, (SELECT max(seq) FROM s) AS last, (SELECT count(*)::int FROM d) AS removed`,
-          String(userId),
-          afterSeq ?? 0n,
         );
         return { removed: row?.removed ?? 0, next: row && row.scanned === OUTBOX_SCAN ? row.last : null };
       },
@@ -268,18 +253,17 @@ export class AccountDeletionRepository {
    */
   async deleteSummary(userId: number, words: string[]): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(`DELETE FROM user_summaries WHERE user_id = $1`, userId);
+      await tx.$executeRaw(sql`DELETE FROM user_summaries WHERE user_id = ${userId}`);
       if (words.length === 0) return;
-      await tx.$executeRawUnsafe(
-        `WITH unused AS (
-           SELECT w FROM unnest($1::text[]) AS w
+      await tx.$executeRaw(
+        sql`WITH unused AS (
+           SELECT w FROM unnest(${words}::text[]) AS w
             WHERE NOT EXISTS (SELECT 1 FROM user_summaries WHERE search_doc @@ to_tsquery('simple', quote_literal(w)))
               AND NOT EXISTS (SELECT 1 FROM playlists WHERE NOT is_private AND search_doc @@ to_tsquery('simple', quote_literal(w)))
               AND NOT EXISTS (SELECT 1 FROM tracks WHERE deleted_at IS NULL AND NOT is_private AND state = 'FINISHED'
                                                      AND search_doc @@ to_tsquery('simple', quote_literal(w)))),
          v AS (DELETE FROM search_word_variants WHERE (variant, word) IN (SELECT d, w FROM unused, msp_word_deletions(w) AS d))
          DELETE FROM search_words WHERE word IN (SELECT w FROM unused)`,
-        words,
       );
     });
   }

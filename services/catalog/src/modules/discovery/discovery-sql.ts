@@ -1,27 +1,41 @@
 /**
  * SQL fragments of discovery (R2, R7, R14): visibility is decided in SQL, before paging, so a
- * page's total always matches its content. `viewer` is a parameter placeholder holding the
- * caller's id, or 0 for an anonymous caller (no user has id 0).
+ * page's total always matches its content. Tagged `sql` (docs/decisions.md, "One style of SQL"):
+ * `viewer` is the caller's id, bound (0 for an anonymous caller: no user has id 0), or an SQL
+ * expression holding it; a string argument is a column or alias named in code.
  */
+import { raw, sql, type Sql } from '@msp/db';
+
+/** A value to bind or an SQL expression to splice. */
+export type SqlArg = Sql | number;
+
+/** A column or alias named in code (`t`, `t.artist_id`); anything else is refused. */
+export function col(reference: string): Sql {
+  if (!/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/.test(reference)) throw new Error(`invalid column reference "${reference}"`);
+  return raw(reference);
+}
+
+const column = (reference: string | Sql): Sql => (typeof reference === 'string' ? col(reference) : reference);
 
 /** The owner of an item is gone (deleted in identity) or banned (R14). */
-export function ownerHiddenSql(ownerId: string): string {
-  return `EXISTS (SELECT 1 FROM user_summaries ux WHERE ux.user_id = ${ownerId} AND (ux.is_deleted OR ux.is_banned))`;
+export function ownerHiddenSql(ownerId: string | Sql): Sql {
+  return sql`EXISTS (SELECT 1 FROM user_summaries ux WHERE ux.user_id = ${column(ownerId)} AND (ux.is_deleted OR ux.is_banned))`;
 }
 
 /** R7: a block in either direction between the viewer and `userId` (catalog's copy of social's blocks). */
-export function blockedSql(viewer: string, userId: string): string {
-  return `EXISTS (SELECT 1 FROM user_blocks bx WHERE (bx.blocker_id = ${viewer} AND bx.blocked_id = ${userId})
-                                             OR (bx.blocker_id = ${userId} AND bx.blocked_id = ${viewer}))`;
+export function blockedSql(viewer: SqlArg, userId: string | Sql): Sql {
+  const user = column(userId);
+  return sql`EXISTS (SELECT 1 FROM user_blocks bx WHERE (bx.blocker_id = ${viewer} AND bx.blocked_id = ${user})
+                                             OR (bx.blocker_id = ${user} AND bx.blocked_id = ${viewer}))`;
 }
 
 /**
  * The artist's held-back tracks (duplicate detection, docs/fingerprints.md) excluded by id: the ids
  * are read once (`tracks_held_back_idx`), so an artist's page stays an index-only scan.
- * `artistId` is a parameter placeholder or an uncorrelated scalar subquery.
+ * `artistId` is a value or an uncorrelated scalar subquery.
  */
-export function notHeldBackOfArtistSql(t: string, artistId: string): string {
-  return `${t}.id <> ALL (ARRAY(SELECT hb.id FROM tracks hb WHERE hb.artist_id = ${artistId} AND hb.held_back))`;
+export function notHeldBackOfArtistSql(t: string, artistId: SqlArg): Sql {
+  return sql`${col(t)}.id <> ALL (ARRAY(SELECT hb.id FROM tracks hb WHERE hb.artist_id = ${artistId} AND hb.held_back))`;
 }
 
 /**
@@ -29,13 +43,14 @@ export function notHeldBackOfArtistSql(t: string, artistId: string): string {
  * (docs/fingerprints.md), its artist present and not banned, no block with the viewer. The first
  * three conditions are written as the partial indexes' predicates so the planner can use them.
  */
-export function listedTrackSql(t: string, viewer: string): string {
-  return `${listedTrackCandidateSql(t)} AND NOT ${blockedSql(viewer, `${t}.artist_id`)}`;
+export function listedTrackSql(t: string, viewer: SqlArg): Sql {
+  return sql`${listedTrackCandidateSql(t)} AND NOT ${blockedSql(viewer, `${t}.artist_id`)}`;
 }
 
 /** `listedTrackSql` but the viewer's blocks: what anybody no block involves may see. */
-export function listedTrackCandidateSql(t: string): string {
-  return `${t}.deleted_at IS NULL AND NOT ${t}.is_private AND ${t}.state = 'FINISHED' AND NOT ${t}.held_back
+export function listedTrackCandidateSql(t: string): Sql {
+  const a = col(t);
+  return sql`${a}.deleted_at IS NULL AND NOT ${a}.is_private AND ${a}.state = 'FINISHED' AND NOT ${a}.held_back
       AND NOT ${ownerHiddenSql(`${t}.artist_id`)}`;
 }
 
@@ -45,27 +60,29 @@ export function listedTrackCandidateSql(t: string): string {
  * applied to the day's pool afterwards, so one pool serves every viewer. Written as the station
  * indexes' predicates so the planner uses them.
  */
-export function stationPoolSql(t: string): string {
-  return `${t}.deleted_at IS NULL AND NOT ${t}.is_private AND ${t}.state = 'FINISHED' AND NOT ${t}.held_back AND NOT ${ownerHiddenSql(`${t}.artist_id`)}
-      AND ${t}.access = 'PLAYABLE' AND ${t}.progressive_key IS NOT NULL AND ${t}.waveform_key IS NOT NULL`;
+export function stationPoolSql(t: string): Sql {
+  const a = col(t);
+  return sql`${a}.deleted_at IS NULL AND NOT ${a}.is_private AND ${a}.state = 'FINISHED' AND NOT ${a}.held_back AND NOT ${ownerHiddenSql(`${t}.artist_id`)}
+      AND ${a}.access = 'PLAYABLE' AND ${a}.progressive_key IS NOT NULL AND ${a}.waveform_key IS NOT NULL`;
 }
 
 /** A public playlist `p` whose owner is present and not separated from the viewer (R6, R7). */
-export function listedPlaylistSql(p: string, viewer: string): string {
-  return `${listedPlaylistCandidateSql(p)} AND NOT ${blockedSql(viewer, `${p}.owner_id`)}`;
+export function listedPlaylistSql(p: string, viewer: SqlArg): Sql {
+  return sql`${listedPlaylistCandidateSql(p)} AND NOT ${blockedSql(viewer, `${p}.owner_id`)}`;
 }
 
 /** `listedPlaylistSql` but the viewer's blocks. */
-export function listedPlaylistCandidateSql(p: string): string {
-  return `NOT ${p}.is_private AND NOT ${ownerHiddenSql(`${p}.owner_id`)}`;
+export function listedPlaylistCandidateSql(p: string): Sql {
+  return sql`NOT ${col(p)}.is_private AND NOT ${ownerHiddenSql(`${p}.owner_id`)}`;
 }
 
 /** A user `u` that may be listed: present, not banned, not a placeholder row, no block with the viewer. */
-export function listedUserSql(u: string, viewer: string): string {
-  return `${listedUserCandidateSql(u)} AND NOT ${blockedSql(viewer, `${u}.user_id`)}`;
+export function listedUserSql(u: string, viewer: SqlArg): Sql {
+  return sql`${listedUserCandidateSql(u)} AND NOT ${blockedSql(viewer, `${u}.user_id`)}`;
 }
 
 /** `listedUserSql` but the viewer's blocks. */
-export function listedUserCandidateSql(u: string): string {
-  return `NOT ${u}.is_deleted AND NOT ${u}.is_banned AND ${u}.username NOT LIKE '~%'`;
+export function listedUserCandidateSql(u: string): Sql {
+  const a = col(u);
+  return sql`NOT ${a}.is_deleted AND NOT ${a}.is_banned AND ${a}.username NOT LIKE '~%'`;
 }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import type { Sql } from '@msp/db';
+import { empty, join, pgStatement, raw, sql } from '@msp/db';
 import type { UserSummarySource } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { PlaylistRow } from '../playlists/playlists.repository.js';
@@ -34,118 +36,135 @@ export const FUZZY_FALLBACK = 20;
 /** Corrections taken per query word, the most similar first. */
 export const CORRECTIONS_PER_WORD = 3;
 
+/**
+ * A whole number written into a statement's text (a constant of the statement: a LIMIT, an id the
+ * statement is planned with), never a bound parameter; `Math.trunc` makes it digits only.
+ */
+const int = (n: number): Sql => raw(String(Math.trunc(n) || 0));
+/** A search kind as the SQL string literal of its name (the kinds are a fixed set). */
+const kindLiteral = (kind: SearchKind): Sql => raw(`'${kind}'`);
+
 interface KindSql {
-  /** Row source with the listing rule of the kind (R2, R6, R7, R14), alias `x`. */
-  from: string;
-  table: string;
+  /** Row source with the listing rule of the kind (R2, R6, R7, R14) for the viewer, alias `x`. */
+  from: (viewer: number) => Sql;
+  table: Sql;
   /** The popularity index's predicate (alias `x`). */
-  partial: string;
+  partial: Sql;
   popularity: string;
   /** The popularity column and the id column (the order's tie-break). */
   pop: string;
   idCol: string;
-  columns: string;
+  columns: Sql;
+  /** The genre's column or expression (alias `x`), compared with the genre. */
   genre: string | null;
 }
 
 const KINDS: Record<SearchKind, KindSql> = {
   TRACK: {
-    from: `tracks x WHERE ${listedTrackSql('x', '$4')}`,
-    table: 'tracks',
-    partial: `x.deleted_at IS NULL AND NOT x.is_private AND x.state = 'FINISHED'`,
+    from: (viewer) => sql`tracks x WHERE ${listedTrackSql('x', viewer)}`,
+    table: raw('tracks'),
+    partial: sql`x.deleted_at IS NULL AND NOT x.is_private AND x.state = 'FINISHED'`,
     popularity: 'x.play_count DESC, x.id DESC',
     pop: 'x.play_count',
     idCol: 'x.id',
-    columns: 'x.id, x.search_doc, x.search_text, x.search_title AS whole',
-    genre: 'x.genre_key = $7',
+    columns: sql`x.id, x.search_doc, x.search_text, x.search_title AS whole`,
+    genre: 'x.genre_key',
   },
   PLAYLIST: {
-    from: `playlists x WHERE ${listedPlaylistSql('x', '$4')}`,
-    table: 'playlists',
-    partial: 'NOT x.is_private',
+    from: (viewer) => sql`playlists x WHERE ${listedPlaylistSql('x', viewer)}`,
+    table: raw('playlists'),
+    partial: sql`NOT x.is_private`,
     popularity: 'x.like_count DESC, x.id DESC',
     pop: 'x.like_count',
     idCol: 'x.id',
-    columns: 'x.id, x.search_doc, x.search_text, x.search_text AS whole',
-    genre: 'lower(x.genre) = $7',
+    columns: sql`x.id, x.search_doc, x.search_text, x.search_text AS whole`,
+    genre: 'lower(x.genre)',
   },
   USER: {
-    from: `user_summaries x WHERE ${listedUserSql('x', '$4')}`,
-    table: 'user_summaries',
-    partial: 'true',
+    from: (viewer) => sql`user_summaries x WHERE ${listedUserSql('x', viewer)}`,
+    table: raw('user_summaries'),
+    partial: sql`true`,
     popularity: 'x.follower_count DESC, x.user_id DESC',
     pop: 'x.follower_count',
     idCol: 'x.user_id',
-    columns: 'x.user_id AS id, x.search_doc, x.search_text, x.search_username AS whole, x.search_display_name AS whole2',
+    columns: sql`x.user_id AS id, x.search_doc, x.search_text, x.search_username AS whole, x.search_display_name AS whole2`,
     genre: null,
   },
 };
 
+/** The values of a search statement (see hitsSql). */
+interface SearchParams {
+  exact: string;
+  prefix: string;
+  text: string;
+  viewer: number;
+  /** The whole query, or only the words before an open prefix (`anchor`). */
+  match: string;
+  /** The whole query. */
+  whole: string;
+  genre: string | null;
+  /** The word of a query of one short prefix whose candidates are kept. */
+  shortWord: string | null;
+}
+
 /**
  * The candidates of one kind: its SEARCH_CANDIDATES most popular matches of the candidates' query
  * (the words, the last as a prefix or as its completions; or, in the tolerant pass, each word or
- * one of its corrections), found through the full-text GIN index (`$5`: the whole query, or only
- * the words before an open prefix, the whole query `$6` then checked on the rows found). Then the
+ * one of its corrections), found through the full-text GIN index (`p.match`: the whole query, or only
+ * the words before an open prefix, the whole query `p.whole` then checked on the rows found). Then the
  * tiers, best first: 3 the whole title or name equals the query, 2 every word exact, 1 the last word
  * as a prefix, 0 through a correction only; inside a tier ts_rank (title and names over tags over
  * genre), the word similarity and the similarity of the whole title or name (the closer, shorter
  * one first). In tiers 2 and 3 every word of the query is a word of the row, so the word similarity
  * (which there only tells how close together the words stand) is taken as 1 and computed for the
  * prefix and corrected tiers only; the folded titles and names are stored
- * (migration `…_search_folded_names`). Parameters: $1 exact, $2 prefix, $3 text, $4 viewer, $5 and $6 above, $7 genre;
- * query texts are folded here as the documents are.
+ * (migration `…_search_folded_names`). Query texts are folded here as the documents are.
  */
-function hitsSql(
-  kind: SearchKind,
-  withGenre: boolean,
-  anchored: boolean,
-  limit: number,
-  rare: boolean,
-  shortPrefix: { param: string; maxId: number } | null = null,
-): string {
-  const candidates = shortPrefix
-    ? shortPrefixCandidatesSql(kind, shortPrefix.param, shortPrefix.maxId, limit)
-    : popularMatchesSql(kind, withGenre, anchored, limit, rare);
-  const text = folded('$3');
-  const exactWhole = kind === 'USER' ? `c.whole = ${text} OR c.whole2 = ${text}` : `c.whole = ${text}`;
-  return `SELECT '${kind}' AS type, r.id, r.tier,
+function hitsSql(kind: SearchKind, p: SearchParams, anchored: boolean, limit: number, rare: boolean, keptUpTo: number | null = null): Sql {
+  const candidates =
+    keptUpTo !== null && p.shortWord !== null
+      ? shortPrefixCandidatesSql(kind, p, p.shortWord, keptUpTo, limit)
+      : popularMatchesSql(kind, p, anchored, limit, rare);
+  const text = folded(p.text);
+  const exactWhole = kind === 'USER' ? sql`c.whole = ${text} OR c.whole2 = ${text}` : sql`c.whole = ${text}`;
+  return sql`SELECT ${kindLiteral(kind)} AS type, r.id, r.tier,
             r.rank + CASE WHEN r.tier >= 2 THEN 1 ELSE word_similarity(${text}, r.search_text) END + similarity(${text}, r.whole) AS score
           FROM (SELECT c.id, c.search_text, c.whole,
                   CASE WHEN ${exactWhole} THEN 3
-                       WHEN c.search_doc @@ ${tsquery('$1')} THEN 2
-                       WHEN c.search_doc @@ ${tsquery('$2')} THEN 1 ELSE 0 END AS tier,
-                  ts_rank(c.search_doc, ${tsquery('$6')}) AS rank
+                       WHEN c.search_doc @@ ${tsquery(p.exact)} THEN 2
+                       WHEN c.search_doc @@ ${tsquery(p.prefix)} THEN 1 ELSE 0 END AS tier,
+                  ts_rank(c.search_doc, ${tsquery(p.whole)}) AS rank
                 FROM (${candidates}) c) r`;
 }
 
 /**
- * A parameter folded as the documents are (`msp_fold`), or as a tsquery, computed once per statement
+ * A value folded as the documents are (`msp_fold`), or as a tsquery, computed once per statement
  * (an InitPlan), never per row: search statements run with generic plans (`searchClient`), where a
  * function of a parameter is not folded when planning but would be evaluated for every row walked.
  */
-const folded = (param: string) => `(SELECT msp_fold(${param}))`;
-const tsquery = (param: string) => `(SELECT to_tsquery('simple', msp_fold(${param})))`;
+const folded = (value: string) => sql`(SELECT msp_fold(${value}))`;
+const tsquery = (value: string) => sql`(SELECT to_tsquery('simple', msp_fold(${value})))`;
 
 /** How many entries of the popularity index a search walks before it asks the GIN index instead. */
 export const SEARCH_WALK = 50_000;
 /** At most this many GIN matches are sorted by popularity; a query with more walks the popularity index to its end. */
 export const GIN_MATCHES = 20_000;
 
-/** What the walk of a kind's popularity index reads from the index alone (alias `s`), and the listing rule on it. */
-const WALKS: Record<SearchKind, { columns: string; check: string; genre: string | null }> = {
+/** What the walk of a kind's popularity index reads from the index alone (alias `s`), and the listing rule on it for the viewer. */
+const WALKS: Record<SearchKind, { columns: Sql; check: (viewer: number) => Sql; genre: string | null }> = {
   TRACK: {
-    columns: 'x.id, x.search_doc, x.artist_id, x.genre_key, x.held_back',
-    check: `NOT s.held_back AND NOT ${ownerHiddenSql('s.artist_id')} AND NOT ${blockedSql('$4', 's.artist_id')}`,
-    genre: 's.genre_key = $7',
+    columns: sql`x.id, x.search_doc, x.artist_id, x.genre_key, x.held_back`,
+    check: (viewer) => sql`NOT s.held_back AND NOT ${ownerHiddenSql('s.artist_id')} AND NOT ${blockedSql(viewer, 's.artist_id')}`,
+    genre: 's.genre_key',
   },
   PLAYLIST: {
-    columns: 'x.id, x.search_doc, x.owner_id, x.genre',
-    check: `NOT ${ownerHiddenSql('s.owner_id')} AND NOT ${blockedSql('$4', 's.owner_id')}`,
-    genre: 'lower(s.genre) = $7',
+    columns: sql`x.id, x.search_doc, x.owner_id, x.genre`,
+    check: (viewer) => sql`NOT ${ownerHiddenSql('s.owner_id')} AND NOT ${blockedSql(viewer, 's.owner_id')}`,
+    genre: 'lower(s.genre)',
   },
   USER: {
-    columns: 'x.user_id AS id, x.search_doc, x.is_deleted, x.is_banned, x.username',
-    check: `NOT s.is_deleted AND NOT s.is_banned AND s.username NOT LIKE '~%' AND NOT ${blockedSql('$4', 's.id')}`,
+    columns: sql`x.user_id AS id, x.search_doc, x.is_deleted, x.is_banned, x.username`,
+    check: (viewer) => sql`NOT s.is_deleted AND NOT s.is_banned AND s.username NOT LIKE '~%' AND NOT ${blockedSql(viewer, 's.id')}`,
     genre: null,
   },
 };
@@ -166,49 +185,52 @@ const WALKS: Record<SearchKind, { columns: string; check: string; genre: string 
  *    popularity index until `limit` matches turned up.
  * Each step runs only when the one before it did not answer.
  */
-function popularMatchesSql(kind: SearchKind, withGenre: boolean, anchored: boolean, limit: number, rare: boolean): string {
+function popularMatchesSql(kind: SearchKind, p: SearchParams, anchored: boolean, limit: number, rare: boolean): Sql {
   const k = KINDS[kind];
   const wk = WALKS[kind];
-  const q = tsquery('$5');
-  const matchOn = (a: string) => `${a}.search_doc @@ ${q}${anchored ? ` AND ts_match_vq(${a}.search_doc, ${tsquery('$6')})` : ''}`;
-  const genre = withGenre && k.genre ? ` AND ${k.genre}` : '';
-  const walkGenre = withGenre && wk.genre ? ` AND ${wk.genre}` : '';
-  const ginOrder = k.popularity.replace(`${k.pop} DESC`, `${k.pop} + 0 DESC`);
+  const idCol = raw(k.idCol);
+  const matchOn = (a: string) =>
+    sql`${raw(a)}.search_doc @@ ${tsquery(p.match)}${anchored ? sql` AND ts_match_vq(${raw(a)}.search_doc, ${tsquery(p.whole)})` : empty}`;
+  const genre = () => (p.genre !== null && k.genre ? sql` AND ${raw(k.genre)} = ${p.genre}` : empty);
+  const walkGenre = p.genre !== null && wk.genre ? sql` AND ${raw(wk.genre)} = ${p.genre}` : empty;
+  const ginOrder = raw(k.popularity.replace(`${k.pop} DESC`, `${k.pop} + 0 DESC`));
   // A rare query (by the words' statistics: `SearchWordStats`) skips the walk.
   const walk = rare ? 0 : SEARCH_WALK;
-  return `WITH w AS MATERIALIZED (
-              SELECT s.id FROM (SELECT ${wk.columns} FROM ${k.table} x WHERE ${k.partial} ORDER BY ${k.popularity} LIMIT ${walk}) s
-               WHERE ${matchOn('s')}${walkGenre} AND ${wk.check} LIMIT ${limit}),
+  return sql`WITH w AS MATERIALIZED (
+              SELECT s.id FROM (SELECT ${wk.columns} FROM ${k.table} x WHERE ${k.partial} ORDER BY ${raw(k.popularity)} LIMIT ${int(walk)}) s
+               WHERE ${matchOn('s')}${walkGenre} AND ${wk.check(p.viewer)} LIMIT ${int(limit)}),
             g AS MATERIALIZED (
-              SELECT m.id FROM msp_search_matches('${kind}', ${q}, ${GIN_MATCHES}) m WHERE (SELECT count(*) FROM w) < ${limit})
+              SELECT m.id FROM msp_search_matches(${kindLiteral(kind)}, ${tsquery(p.match)}, ${int(GIN_MATCHES)}) m WHERE (SELECT count(*) FROM w) < ${int(limit)})
           SELECT ${k.columns} FROM (
-              SELECT w.id AS cid FROM w WHERE (SELECT count(*) FROM w) >= ${limit}
+              SELECT w.id AS cid FROM w WHERE (SELECT count(*) FROM w) >= ${int(limit)}
               UNION ALL
-              (SELECT ${k.idCol} FROM ${k.from} AND ${k.idCol} IN (SELECT g.id FROM g) AND ${matchOn('x')}${genre}
-                 AND (SELECT count(*) FROM g) < ${GIN_MATCHES} ORDER BY ${ginOrder} LIMIT ${limit})
+              (SELECT ${idCol} FROM ${k.from(p.viewer)} AND ${idCol} IN (SELECT g.id FROM g) AND ${matchOn('x')}${genre()}
+                 AND (SELECT count(*) FROM g) < ${int(GIN_MATCHES)} ORDER BY ${ginOrder} LIMIT ${int(limit)})
               UNION ALL
-              (SELECT ${k.idCol} FROM ${k.from} AND ${matchOn('x')}${genre}
-                 AND (SELECT count(*) FROM g) >= ${GIN_MATCHES} ORDER BY ${k.popularity} LIMIT ${limit})) ids
-            JOIN ${k.table} x ON ${k.idCol} = ids.cid`;
+              (SELECT ${idCol} FROM ${k.from(p.viewer)} AND ${matchOn('x')}${genre()}
+                 AND (SELECT count(*) FROM g) >= ${int(GIN_MATCHES)} ORDER BY ${raw(k.popularity)} LIMIT ${int(limit)})) ids
+            JOIN ${k.table} x ON ${idCol} = ids.cid`;
 }
 
 /**
- * The candidates of a query of one short prefix (`prefixParam`, at most SHORT_PREFIX_MAX letters, no
+ * The candidates of a query of one short prefix (`prefix`, at most SHORT_PREFIX_MAX letters, no
  * genre): the kept candidates of the prefix (`search_short_prefixes`, ids up to the refresh's
- * highest, `maxId`) and the items created since (ids above it: one range of the primary key, the
+ * highest, `keptUpTo`) and the items created since (ids above it: one range of the primary key, the
  * id written into the statement so that it is planned as one), each checked as it is now (listing
  * rules, the viewer's blocks, the prefix), the `limit` most popular.
  */
-function shortPrefixCandidatesSql(kind: SearchKind, prefixParam: string, keptUpTo: number, limit: number): string {
+function shortPrefixCandidatesSql(kind: SearchKind, p: SearchParams, prefix: string, keptUpTo: number, limit: number): Sql {
   const k = KINDS[kind];
-  const maxId = String(Math.trunc(Number(keptUpTo)) || 0);
-  const match = `x.search_doc @@ ${tsquery('$5')}`;
-  return `SELECT s.* FROM (
-            SELECT ${k.columns}, ${k.pop} AS pop, ${k.idCol} AS pop_id FROM ${k.from} AND ${match} AND ${k.idCol} <= ${maxId}
-               AND ${k.idCol} IN (SELECT sp.id FROM search_short_prefixes sp WHERE sp.kind = '${kind}' AND sp.prefix = msp_fold(${prefixParam}))
+  const idCol = raw(k.idCol);
+  const pop = raw(k.pop);
+  const maxId = int(Number(keptUpTo));
+  const match = () => sql`x.search_doc @@ ${tsquery(p.match)}`;
+  return sql`SELECT s.* FROM (
+            SELECT ${k.columns}, ${pop} AS pop, ${idCol} AS pop_id FROM ${k.from(p.viewer)} AND ${match()} AND ${idCol} <= ${maxId}
+               AND ${idCol} IN (SELECT sp.id FROM search_short_prefixes sp WHERE sp.kind = ${kindLiteral(kind)} AND sp.prefix = msp_fold(${prefix}))
             UNION ALL
-            SELECT ${k.columns}, ${k.pop}, ${k.idCol} FROM ${k.from} AND ${match} AND ${k.idCol} > ${maxId}) s
-          ORDER BY s.pop DESC, s.pop_id DESC LIMIT ${limit}`;
+            SELECT ${k.columns}, ${pop}, ${idCol} FROM ${k.from(p.viewer)} AND ${match()} AND ${idCol} > ${maxId}) s
+          ORDER BY s.pop DESC, s.pop_id DESC LIMIT ${int(limit)}`;
 }
 
 /** Most tracks a station holds on one day (R18: a radio needs hundreds, not a genre's 100,000). */
@@ -273,16 +295,19 @@ function inStationOrder(part: readonly StationPick[]): boolean {
   return true;
 }
 
-/** DSC-2's chart in its order; `$1` the viewer, `genreParam` the genre's placeholder (when filtered). */
-function chartSql(genreKey: string | null, genreParam: string): string {
-  return `SELECT t.id FROM tracks t WHERE t.trending_score > 0 AND ${listedTrackSql('t', '$1')}${genreKey !== null ? ` AND t.genre_key = ${genreParam}` : ''}
-      ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC`;
-}
+/** R2 for the track `t` and the viewer. */
+const listedTrack = (viewer: number): Sql => listedTrackSql('t', viewer);
+/** R2 without the viewer's blocks for the track `t`. */
+const LISTED_TRACK_CANDIDATE = listedTrackCandidateSql('t');
+/** R18's station pool for the track `t`. */
+const STATION_POOL = stationPoolSql('t');
+/** A listed user `u` for the viewer. */
+const listedUser = (viewer: number): Sql => listedUserSql('u', viewer);
 
-/** A search's page statement, and the count of the same candidates for a page past the end. */
-interface SearchStatement {
-  page: string;
-  count: string;
+/** DSC-2's chart in its order for the viewer, filtered by genre when one is given. */
+function chartSql(viewerId: number, genreKey: string | null): Sql {
+  return sql`SELECT t.id FROM tracks t WHERE t.trending_score > 0 AND ${listedTrack(viewerId)}${genreKey !== null ? sql` AND t.genre_key = ${genreKey}` : empty}
+      ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC`;
 }
 
 export class DiscoveryRepository {
@@ -291,11 +316,12 @@ export class DiscoveryRepository {
   /** The words' frequencies PostgreSQL keeps for the search documents (read every 10 minutes per replica). */
   private readonly wordStats = new SharedTtlCache<'all', SearchWordStats>(600_000, 1);
   /**
-   * The search statements by shape (kinds, genre, open prefix, rare kinds: at most a few hundred),
-   * sent as named statements: each connection parses one once and PostgreSQL may then reuse a generic
-   * plan, where planning a search took 1-8 ms (three kinds, each with its branches).
+   * The names of the search statements by shape (kinds, genre, open prefix, rare kinds: at most a few
+   * hundred; the shape decides the text, the values are bound): sent as named statements, each
+   * connection parses one once and PostgreSQL may then reuse a generic plan, where planning a search
+   * took 1-8 ms (three kinds, each with its branches).
    */
-  private readonly statements = new Map<string, SearchStatement & { name: string | undefined }>();
+  private readonly statements = new Map<string, string>();
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -341,11 +367,12 @@ export class DiscoveryRepository {
    * "too many to list"): one range of `search_words`' primary key (its words sort bytewise).
    */
   async completions(prefix: string): Promise<string[]> {
-    const { rows } = await this.pool.query<{ word: string }>({
-      name: 'catalog_search_completions',
-      text: `SELECT w.word FROM search_words w, msp_fold($1) p(f) WHERE w.word >= p.f AND w.word < p.f || chr(1114111) ORDER BY w.word LIMIT $2`,
-      values: [prefix, MAX_COMPLETIONS + 1],
-    });
+    const { rows } = await this.pool.query<{ word: string }>(
+      pgStatement(
+        sql`SELECT w.word FROM search_words w, msp_fold(${prefix}) p(f) WHERE w.word >= p.f AND w.word < p.f || chr(1114111) ORDER BY w.word LIMIT ${MAX_COMPLETIONS + 1}`,
+        'catalog_search_completions',
+      ),
+    );
     return rows.map((r) => r.word);
   }
 
@@ -358,17 +385,18 @@ export class DiscoveryRepository {
    */
   async corrections(words: readonly string[]): Promise<Map<string, string[]>> {
     if (words.length === 0) return new Map();
-    const { rows } = await this.pool.query<{ word: string; fixes: string[] }>({
-      name: 'catalog_search_corrections',
-      text: `SELECT q.word, ARRAY(
+    const { rows } = await this.pool.query<{ word: string; fixes: string[] }>(
+      pgStatement(
+        sql`SELECT q.word, ARRAY(
                SELECT c.fix FROM (
                  SELECT v.word AS fix FROM search_word_variants v
                   WHERE v.variant = ANY(ARRAY(SELECT q.folded UNION SELECT msp_word_deletions(q.folded)))
                  UNION SELECT w.word FROM search_words w WHERE w.word = ANY(ARRAY(SELECT msp_word_deletions(q.folded)))) c
-               WHERE c.fix <> q.folded ORDER BY similarity(c.fix, q.folded) DESC, c.fix LIMIT $2) AS fixes
-             FROM (SELECT x AS word, msp_fold(x) AS folded FROM unnest($1::text[]) x) q`,
-      values: [[...new Set(words)], CORRECTIONS_PER_WORD],
-    });
+               WHERE c.fix <> q.folded ORDER BY similarity(c.fix, q.folded) DESC, c.fix LIMIT ${CORRECTIONS_PER_WORD}) AS fixes
+             FROM (SELECT x AS word, msp_fold(x) AS folded FROM unnest(${[...new Set(words)]}::text[]) x) q`,
+        'catalog_search_corrections',
+      ),
+    );
     return new Map(rows.filter((r) => r.fixes.length > 0).map((r) => [r.word, r.fixes]));
   }
 
@@ -387,42 +415,41 @@ export class DiscoveryRepository {
     shortPrefix: { word: string; kept: Map<ShortPrefixKind, KeptShortPrefixes> } | null = null,
   ): Promise<{ hits: SearchHit[]; total: number }> {
     const withGenre = genreKey !== null;
-    const params: unknown[] = [terms.exact, terms.prefix, terms.text, viewerId, query.anchor ?? query.match, query.match, ...(withGenre ? [genreKey] : [])];
-    if (shortPrefix !== null) params.push(shortPrefix.word);
-    const param = `$${params.length}`;
-    const short = (k: SearchKind) => (shortPrefix !== null ? { param, maxId: shortPrefix.kept.get(k)!.maxId } : null);
+    const p: SearchParams = {
+      exact: terms.exact,
+      prefix: terms.prefix,
+      text: terms.text,
+      viewer: viewerId,
+      match: query.anchor ?? query.match,
+      whole: query.match,
+      genre: genreKey,
+      shortWord: shortPrefix?.word ?? null,
+    };
     const stats = await this.wordStats.get('all', () => SearchWordStats.read(this.pool));
     const anchored = query.anchor !== null;
     const rare = kinds.map((k) => stats.isRare(k, query.anchor ?? query.match));
-    const statement = (): SearchStatement => {
-      const union = kinds
-        .map((k, i) => hitsSql(k, withGenre, anchored, kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES, rare[i]!, short(k)))
-        .join('\n UNION ALL \n');
-      const n = params.length;
-      return {
-        page: `SELECT h.type, h.id, count(*) OVER ()::int AS total FROM (${union}) h
-                ORDER BY h.tier DESC, h.score DESC, h.type, h.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-        count: `SELECT count(*)::int AS total FROM (${union}) h`,
-      };
-    };
+    const union = join(
+      kinds.map((k, i) =>
+        hitsSql(k, p, anchored, kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES, rare[i]!, shortPrefix?.kept.get(k)!.maxId ?? null),
+      ),
+      '\n UNION ALL \n',
+    );
+    const pageSql = sql`SELECT h.type, h.id, count(*) OVER ()::int AS total FROM (${union}) h
+                ORDER BY h.tier DESC, h.score DESC, h.type, h.id DESC LIMIT ${size} OFFSET ${page * size}`;
     // A statement of a short prefix carries the kept candidates' highest id: planned every time
     // (unnamed), or each refresh would leave one more prepared statement on every connection.
     const shape = shortPrefix === null ? `${kinds.join(',')}|${withGenre}|${anchored}|${rare.join(',')}` : null;
-    let sql = shape === null ? undefined : this.statements.get(shape);
-    if (!sql) {
-      const built = statement();
-      // Named after the text, so that whatever builds the same text reuses the connections' statement.
-      sql = { ...built, name: shape === null ? undefined : `catalog_search_${createHash('sha1').update(built.page).digest('hex').slice(0, 20)}` };
-      if (shape !== null) this.statements.set(shape, sql);
+    let name = shape === null ? undefined : this.statements.get(shape);
+    if (shape !== null && name === undefined) {
+      // Named after the text of the shape's first statement, so that whatever builds the same text reuses the connections' statement.
+      name = `catalog_search_${createHash('sha1').update(pageSql.text).digest('hex').slice(0, 20)}`;
+      this.statements.set(shape, name);
     }
-    const name = sql.name;
-    const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>({
-      ...(name ? { name } : {}),
-      text: sql.page,
-      values: [...params, size, page * size],
-    });
+    const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>(pgStatement(pageSql, name));
     if (rows.length > 0 || page === 0) return { hits: rows.map((r) => ({ type: r.type, id: r.id })), total: rows[0]?.total ?? 0 };
-    const counted = await this.pool.query<{ total: number }>({ ...(name ? { name: `${name}_count` } : {}), text: sql.count, values: params });
+    const counted = await this.pool.query<{ total: number }>(
+      pgStatement(sql`SELECT count(*)::int AS total FROM (${union}) h`, name ? `${name}_count` : undefined),
+    );
     return { hits: [], total: counted.rows[0]?.total ?? 0 };
   }
 
@@ -434,12 +461,13 @@ export class DiscoveryRepository {
    */
   async trendingPage(viewerId: number, genreKey: string | null, page: number, size: number): Promise<{ rows: ReadTrack[]; viewerBlocks: boolean }> {
     const offset = Math.min(page * size, TRENDING_SIZE);
-    const { rows } = await this.pool.query<{ id: number | null; viewerBlocks: boolean }>({
-      name: genreKey !== null ? 'catalog_trending_genre_page' : 'catalog_trending_page',
-      text: `SELECT c.id, EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = $1 OR b.blocked_id = $1) AS "viewerBlocks"
-               FROM (SELECT 1) one LEFT JOIN LATERAL (${chartSql(genreKey, '$4')} LIMIT $2 OFFSET $3) c ON true`,
-      values: [viewerId, Math.min(size, TRENDING_SIZE - offset), offset, ...(genreKey !== null ? [genreKey] : [])],
-    });
+    const { rows } = await this.pool.query<{ id: number | null; viewerBlocks: boolean }>(
+      pgStatement(
+        sql`SELECT c.id, EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = ${viewerId} OR b.blocked_id = ${viewerId}) AS "viewerBlocks"
+               FROM (SELECT 1) one LEFT JOIN LATERAL (${chartSql(viewerId, genreKey)} LIMIT ${Math.min(size, TRENDING_SIZE - offset)} OFFSET ${offset}) c ON true`,
+        genreKey !== null ? 'catalog_trending_genre_page' : 'catalog_trending_page',
+      ),
+    );
     const ids = rows.flatMap((r) => (r.id === null ? [] : [r.id]));
     return { rows: await this.rowsInOrder(ids), viewerBlocks: rows[0]?.viewerBlocks ?? false };
   }
@@ -450,23 +478,25 @@ export class DiscoveryRepository {
    * (kept a few seconds by the service, which applies the viewer's blocks on it).
    */
   async trendingChart(genreKey: string | null): Promise<ChartEntry[]> {
-    const { rows } = await this.pool.query<ChartEntry>({
-      name: genreKey !== null ? 'catalog_trending_chart_genre' : 'catalog_trending_chart',
-      text: `SELECT t.id, t.artist_id AS "artistId" FROM tracks t
-              WHERE t.trending_score > 0 AND ${listedTrackCandidateSql('t')}${genreKey !== null ? ' AND t.genre_key = $1' : ''}
-              ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC LIMIT ${TRENDING_SIZE + TRENDING_SLACK}`,
-      values: genreKey !== null ? [genreKey] : [],
-    });
+    const { rows } = await this.pool.query<ChartEntry>(
+      pgStatement(
+        sql`SELECT t.id, t.artist_id AS "artistId" FROM tracks t
+              WHERE t.trending_score > 0 AND ${LISTED_TRACK_CANDIDATE}${genreKey !== null ? sql` AND t.genre_key = ${genreKey}` : empty}
+              ORDER BY t.trending_score DESC, t.published_at DESC, t.id DESC LIMIT ${int(TRENDING_SIZE + TRENDING_SLACK)}`,
+        genreKey !== null ? 'catalog_trending_chart_genre' : 'catalog_trending_chart',
+      ),
+    );
     return rows;
   }
 
   /** DSC-2: how many tracks the chart holds for this viewer (at most TRENDING_SIZE): one walk of the trending index. */
   async trendingCount(viewerId: number, genreKey: string | null): Promise<number> {
-    const { rows } = await this.pool.query<{ total: number }>({
-      name: genreKey !== null ? 'catalog_trending_genre_count' : 'catalog_trending_count',
-      text: `SELECT count(*)::int AS total FROM (${chartSql(genreKey, '$2')} LIMIT ${TRENDING_SIZE}) c`,
-      values: [viewerId, ...(genreKey !== null ? [genreKey] : [])],
-    });
+    const { rows } = await this.pool.query<{ total: number }>(
+      pgStatement(
+        sql`SELECT count(*)::int AS total FROM (${chartSql(viewerId, genreKey)} LIMIT ${int(TRENDING_SIZE)}) c`,
+        genreKey !== null ? 'catalog_trending_genre_count' : 'catalog_trending_count',
+      ),
+    );
     return rows[0]?.total ?? 0;
   }
 
@@ -478,18 +508,19 @@ export class DiscoveryRepository {
    * viewer's blocks) after, on the pool, so the pool can be shared.
    */
   async genrePicks(day: string, genre: string): Promise<StationPick[]> {
-    const { rows } = await this.pool.query<StationPick>({
-      name: 'catalog_station_genre',
-      text: `SELECT c.id, c.artist_id AS "artistId", md5(c.id::text || $1) AS rank FROM (
-               (SELECT t.id, t.artist_id FROM tracks t WHERE t.genre_key = $2 AND ${stationPoolSql('t')} AND t.shuffle_key >= hashtext($1)
-                 ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
+    const { rows } = await this.pool.query<StationPick>(
+      pgStatement(
+        sql`SELECT c.id, c.artist_id AS "artistId", md5(c.id::text || ${day}) AS rank FROM (
+               (SELECT t.id, t.artist_id FROM tracks t WHERE t.genre_key = ${genre} AND ${STATION_POOL} AND t.shuffle_key >= hashtext(${day})
+                 ORDER BY t.shuffle_key LIMIT ${int(STATION_SIZE)})
                UNION ALL
-               (SELECT t.id, t.artist_id FROM tracks t WHERE t.genre_key = $2 AND ${stationPoolSql('t')} AND t.shuffle_key < hashtext($1)
-                 ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
-               LIMIT ${STATION_SIZE}) c
+               (SELECT t.id, t.artist_id FROM tracks t WHERE t.genre_key = ${genre} AND ${STATION_POOL} AND t.shuffle_key < hashtext(${day})
+                 ORDER BY t.shuffle_key LIMIT ${int(STATION_SIZE)})
+               LIMIT ${int(STATION_SIZE)}) c
              ORDER BY 3, 1`,
-      values: [day, genre],
-    });
+        'catalog_station_genre',
+      ),
+    );
     return rows;
   }
 
@@ -504,29 +535,31 @@ export class DiscoveryRepository {
     // them, a few dozen in practice): with a parameter there, PostgreSQL never took the generic plan
     // and planned the statement on every pool.
     const share = Math.max(1, Math.min(STATION_SIZE, Math.trunc(perArtist)));
-    const { rows } = await this.pool.query<StationPick>({
-      name: `catalog_station_artists_${share}`,
-      text: `SELECT c.id, c.artist_id AS "artistId", md5(c.id::text || $1) AS rank FROM unnest($2::int[]) a(id) CROSS JOIN LATERAL (
-               (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${stationPoolSql('t')} AND t.shuffle_key >= hashtext($1)
-                 ORDER BY t.shuffle_key LIMIT ${share})
+    const { rows } = await this.pool.query<StationPick>(
+      pgStatement(
+        sql`SELECT c.id, c.artist_id AS "artistId", md5(c.id::text || ${day}) AS rank FROM unnest(${[...new Set(artists)]}::int[]) a(id) CROSS JOIN LATERAL (
+               (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${STATION_POOL} AND t.shuffle_key >= hashtext(${day})
+                 ORDER BY t.shuffle_key LIMIT ${int(share)})
                UNION ALL
-               (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${stationPoolSql('t')} AND t.shuffle_key < hashtext($1)
-                 ORDER BY t.shuffle_key LIMIT ${share})
-               LIMIT ${share}) c
+               (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${STATION_POOL} AND t.shuffle_key < hashtext(${day})
+                 ORDER BY t.shuffle_key LIMIT ${int(share)})
+               LIMIT ${int(share)}) c
              ORDER BY 3, 1`,
-      values: [day, [...new Set(artists)]],
-    });
+        `catalog_station_artists_${share}`,
+      ),
+    );
     return rows;
   }
 
   /** Everybody a block separates from the viewer, either way (catalog's copy of the blocks, R7): two index ranges. */
   async blocksOf(viewerId: number): Promise<Set<number>> {
     if (viewerId === 0) return new Set();
-    const { rows } = await this.pool.query<{ id: number }>({
-      name: 'catalog_blocks_of',
-      text: `SELECT blocked_id AS id FROM user_blocks WHERE blocker_id = $1 UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = $1`,
-      values: [viewerId],
-    });
+    const { rows } = await this.pool.query<{ id: number }>(
+      pgStatement(
+        sql`SELECT blocked_id AS id FROM user_blocks WHERE blocker_id = ${viewerId} UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = ${viewerId}`,
+        'catalog_blocks_of',
+      ),
+    );
     return new Set(rows.map((r) => r.id));
   }
 
@@ -536,23 +569,24 @@ export class DiscoveryRepository {
    * artist's own picks of the day (as `artistPicks` with STATION_SIZE), in the day's order.
    */
   async artistSeeds(day: string, artistId: number, viewerId: number): Promise<{ visible: boolean; genres: string[]; own: StationPick[] }> {
-    const { rows } = await this.pool.query<{ visible: boolean; genres: string[]; ids: number[] | null; ranks: string[] | null }>({
-      name: 'catalog_station_artist_seeds',
-      text: `SELECT EXISTS (SELECT 1 FROM user_summaries u WHERE u.user_id = $2 AND ${listedUserSql('u', '$3')}) AS visible,
+    const { rows } = await this.pool.query<{ visible: boolean; genres: string[]; ids: number[] | null; ranks: string[] | null }>(
+      pgStatement(
+        sql`SELECT EXISTS (SELECT 1 FROM user_summaries u WHERE u.user_id = ${artistId} AND ${listedUser(viewerId)}) AS visible,
                     ARRAY(SELECT t.genre_key FROM tracks t
-                           WHERE t.artist_id = $2 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' AND NOT t.held_back
+                           WHERE t.artist_id = ${artistId} AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED' AND NOT t.held_back
                            GROUP BY t.genre_key ORDER BY count(*) DESC, t.genre_key LIMIT 3) AS genres,
                     p.ids, p.ranks
                FROM (SELECT array_agg(c.id ORDER BY c.rank, c.id) AS ids, array_agg(c.rank ORDER BY c.rank, c.id) AS ranks
-                       FROM (SELECT o.id, md5(o.id::text || $1) AS rank FROM (
-                               (SELECT t.id FROM tracks t WHERE t.artist_id = $2 AND ${stationPoolSql('t')} AND t.shuffle_key >= hashtext($1)
-                                 ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
+                       FROM (SELECT o.id, md5(o.id::text || ${day}) AS rank FROM (
+                               (SELECT t.id FROM tracks t WHERE t.artist_id = ${artistId} AND ${STATION_POOL} AND t.shuffle_key >= hashtext(${day})
+                                 ORDER BY t.shuffle_key LIMIT ${int(STATION_SIZE)})
                                UNION ALL
-                               (SELECT t.id FROM tracks t WHERE t.artist_id = $2 AND ${stationPoolSql('t')} AND t.shuffle_key < hashtext($1)
-                                 ORDER BY t.shuffle_key LIMIT ${STATION_SIZE})
-                               LIMIT ${STATION_SIZE}) o) c) p`,
-      values: [day, artistId, viewerId],
-    });
+                               (SELECT t.id FROM tracks t WHERE t.artist_id = ${artistId} AND ${STATION_POOL} AND t.shuffle_key < hashtext(${day})
+                                 ORDER BY t.shuffle_key LIMIT ${int(STATION_SIZE)})
+                               LIMIT ${int(STATION_SIZE)}) o) c) p`,
+        'catalog_station_artist_seeds',
+      ),
+    );
     const seeds = rows[0]!;
     const ranks = seeds.ranks ?? [];
     return { visible: seeds.visible, genres: seeds.genres, own: (seeds.ids ?? []).map((id, i) => ({ id, artistId, rank: ranks[i]! })) };
@@ -563,15 +597,16 @@ export class DiscoveryRepository {
    * and every track they liked (left out of the station), in one named statement.
    */
   async likeSeeds(userId: number): Promise<{ artists: number[]; genres: string[]; liked: number[] }> {
-    const { rows } = await this.pool.query<{ artists: number[] | null; genres: string[] | null; liked: number[] | null }>({
-      name: 'catalog_station_like_seeds',
-      text: `WITH e AS MATERIALIZED (SELECT e.track_id FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = $1),
+    const { rows } = await this.pool.query<{ artists: number[] | null; genres: string[] | null; liked: number[] | null }>(
+      pgStatement(
+        sql`WITH e AS MATERIALIZED (SELECT e.track_id FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = ${userId}),
                   liked AS (SELECT t.artist_id, t.genre_key FROM e JOIN tracks t ON t.id = e.track_id WHERE t.deleted_at IS NULL)
              SELECT (SELECT array_agg(artist_id) FROM (SELECT artist_id FROM liked GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 50) a) AS artists,
                     (SELECT array_agg(genre_key) FROM (SELECT genre_key FROM liked GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 5) g) AS genres,
                     (SELECT array_agg(track_id) FROM e) AS liked`,
-      values: [userId],
-    });
+        'catalog_station_like_seeds',
+      ),
+    );
     const seeds = rows[0];
     return { artists: seeds?.artists ?? [], genres: seeds?.genres ?? [], liked: seeds?.liked ?? [] };
   }
@@ -584,27 +619,29 @@ export class DiscoveryRepository {
   /** A search page's playlists (one named statement; the fields of `playlistSelect`). */
   async playlists(ids: readonly number[]): Promise<PlaylistRow[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.pool.query<PlaylistRow>({
-      name: 'catalog_search_playlists',
-      text: `SELECT p.id, p.owner_id AS "ownerId", p.title, p.playlist_slug AS "playlistSlug", p.description, p.type,
+    const { rows } = await this.pool.query<PlaylistRow>(
+      pgStatement(
+        sql`SELECT p.id, p.owner_id AS "ownerId", p.title, p.playlist_slug AS "playlistSlug", p.description, p.type,
                     p.is_private AS "isPrivate", p.genre, COALESCE(p.tags, '{}') AS tags, p.secret_token AS "secretToken",
                     p.cover_key AS "coverKey", p.like_count AS "likeCount", p.repost_count AS "repostCount",
                     p.created_at AS "createdAt", p.updated_at AS "updatedAt"
-               FROM playlists p WHERE p.id = ANY($1::int[])`,
-      values: [[...ids]],
-    });
+               FROM playlists p WHERE p.id = ANY(${[...ids]}::int[])`,
+        'catalog_search_playlists',
+      ),
+    );
     return rows;
   }
 
   /** A search page's users (one named statement; the fields of `userSummarySourceSelect`). */
   async userSummaries(ids: readonly number[]): Promise<UserSummarySource[]> {
-    const { rows } = await this.pool.query<UserSummarySource>({
-      name: 'catalog_search_user_summaries',
-      text: `SELECT u.user_id AS "userId", u.username, u.display_name AS "displayName", u.avatar_url AS "avatarUrl", u.tier,
+    const { rows } = await this.pool.query<UserSummarySource>(
+      pgStatement(
+        sql`SELECT u.user_id AS "userId", u.username, u.display_name AS "displayName", u.avatar_url AS "avatarUrl", u.tier,
                     u.follower_count AS "followerCount", u.track_count AS "trackCount"
-               FROM user_summaries u WHERE u.user_id = ANY($1::int[])`,
-      values: [[...ids]],
-    });
+               FROM user_summaries u WHERE u.user_id = ANY(${[...ids]}::int[])`,
+        'catalog_search_user_summaries',
+      ),
+    );
     return rows;
   }
 
@@ -627,22 +664,19 @@ export class DiscoveryRepository {
 
   /** An artist the caller may see (DSC-6 404 otherwise): present, not banned, no block. */
   async visibleUser(userId: number, viewerId: number): Promise<boolean> {
-    const { rows } = await this.pool.query({
-      name: 'catalog_visible_user',
-      text: `SELECT 1 FROM user_summaries u WHERE u.user_id = $1 AND ${listedUserSql('u', '$2')}`,
-      values: [userId, viewerId],
-    });
+    const { rows } = await this.pool.query(
+      pgStatement(sql`SELECT 1 FROM user_summaries u WHERE u.user_id = ${userId} AND ${listedUser(viewerId)}`, 'catalog_visible_user'),
+    );
     return rows.length > 0;
   }
 
   /** Blocks between the viewer and these users, either way, from catalog's copy (R7). */
   async blockedAmong(viewerId: number, userIds: readonly number[]): Promise<Set<number>> {
     if (viewerId === 0 || userIds.length === 0) return new Set();
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT CASE WHEN blocker_id = $1 THEN blocked_id ELSE blocker_id END AS id FROM user_blocks
-        WHERE (blocker_id = $1 AND blocked_id = ANY($2::int[])) OR (blocked_id = $1 AND blocker_id = ANY($2::int[]))`,
-      viewerId,
-      [...userIds],
+    const among = [...userIds];
+    const rows = await this.prisma.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT CASE WHEN blocker_id = ${viewerId} THEN blocked_id ELSE blocker_id END AS id FROM user_blocks
+        WHERE (blocker_id = ${viewerId} AND blocked_id = ANY(${among}::int[])) OR (blocked_id = ${viewerId} AND blocker_id = ANY(${among}::int[]))`,
     );
     return new Set(rows.map((r) => r.id));
   }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { pgStatement, sql } from '@msp/db';
 
 type Kind = 'TRACK' | 'USER' | 'PLAYLIST';
 const TABLES: Record<Kind, string> = { TRACK: 'tracks', USER: 'user_summaries', PLAYLIST: 'playlists' };
@@ -25,13 +26,14 @@ export class SearchWordStats {
   private constructor(private readonly kinds: Map<Kind, { rows: number; freq: Map<string, number>; words: string[] }>) {}
 
   static async read(pool: pg.Pool): Promise<SearchWordStats> {
-    const { rows } = await pool.query<{ table: string; elems: string[] | null; freqs: number[] | null; rows: number }>({
-      name: 'catalog_search_word_stats',
-      text: `SELECT c.relname AS table, s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs, greatest(c.reltuples, 0)::float8 AS rows
+    const { rows } = await pool.query<{ table: string; elems: string[] | null; freqs: number[] | null; rows: number }>(
+      pgStatement(
+        sql`SELECT c.relname AS table, s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs, greatest(c.reltuples, 0)::float8 AS rows
                FROM pg_class c LEFT JOIN pg_stats s ON s.tablename = c.relname AND s.attname = 'search_doc' AND s.schemaname = current_schema()
-              WHERE c.relname = ANY($1::text[]) AND c.relnamespace = current_schema()::regnamespace`,
-      values: [Object.values(TABLES)],
-    });
+              WHERE c.relname = ANY(${Object.values(TABLES)}::text[]) AND c.relnamespace = current_schema()::regnamespace`,
+        'catalog_search_word_stats',
+      ),
+    );
     const kinds = new Map<Kind, { rows: number; freq: Map<string, number>; words: string[] }>();
     for (const [kind, table] of Object.entries(TABLES) as Array<[Kind, string]>) {
       const row = rows.find((r) => r.table === table);

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { pgStatement, raw, sql, type Sql } from '@msp/db';
 import { listedPlaylistCandidateSql, listedTrackCandidateSql, listedUserCandidateSql } from './discovery-sql.js';
 
 export type ShortPrefixKind = 'TRACK' | 'USER' | 'PLAYLIST';
@@ -13,7 +14,7 @@ export interface KeptShortPrefixes {
 export const SHORT_PREFIX_MAX = 2;
 
 /** What one kind's refresh reads: its table, id and popularity order, and its viewer-free listing rule. */
-export const SHORT_PREFIX_KINDS: Record<ShortPrefixKind, { table: string; id: string; popularity: string; listed: string }> = {
+export const SHORT_PREFIX_KINDS: Record<ShortPrefixKind, { table: string; id: string; popularity: string; listed: Sql }> = {
   TRACK: { table: 'tracks', id: 'x.id', popularity: 'x.play_count DESC, x.id DESC', listed: listedTrackCandidateSql('x') },
   PLAYLIST: { table: 'playlists', id: 'x.id', popularity: 'x.like_count DESC, x.id DESC', listed: listedPlaylistCandidateSql('x') },
   USER: { table: 'user_summaries', id: 'x.user_id', popularity: 'x.follower_count DESC, x.user_id DESC', listed: listedUserCandidateSql('x') },
@@ -31,10 +32,9 @@ export class ShortPrefixesRepository {
 
   /** Per kind, the prefixes computed (a prefix not listed is searched live) and the highest id the refresh saw. */
   async computed(): Promise<Map<ShortPrefixKind, KeptShortPrefixes>> {
-    const { rows } = await this.pool.query<{ kind: ShortPrefixKind; prefixes: string[]; maxId: number }>({
-      name: 'catalog_short_prefixes_computed',
-      text: 'SELECT kind, prefixes, max_id AS "maxId" FROM search_short_prefix_refreshes',
-    });
+    const { rows } = await this.pool.query<{ kind: ShortPrefixKind; prefixes: string[]; maxId: number }>(
+      pgStatement(sql`SELECT kind, prefixes, max_id AS "maxId" FROM search_short_prefix_refreshes`, 'catalog_short_prefixes_computed'),
+    );
     return new Map(rows.map((r) => [r.kind, { prefixes: new Set(r.prefixes), maxId: r.maxId }]));
   }
 
@@ -47,47 +47,48 @@ export class ShortPrefixesRepository {
    */
   async refresh(kind: ShortPrefixKind, limit: number, maxAgeMs: number): Promise<boolean> {
     const k = SHORT_PREFIX_KINDS[kind];
+    const [id, table, listed, popularity] = [raw(k.id), raw(k.table), k.listed, raw(k.popularity)];
+    // Whole numbers of the code written into the text (a SET takes no parameter; the LIMIT is the statement's).
+    const timeout = raw(String(Math.trunc(REFRESH_TIMEOUT_MS)));
+    const top = raw(String(Math.trunc(limit)));
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
-      await client.query(`SET LOCAL statement_timeout = ${REFRESH_TIMEOUT_MS}`);
-      const lock = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('search_short_prefixes:' || $1)) AS ok`, [kind]);
-      const fresh = await client.query(`SELECT 1 FROM search_short_prefix_refreshes WHERE kind = $1 AND refreshed_at > now() - make_interval(secs => $2)`, [
-        kind,
-        maxAgeMs / 1000,
-      ]);
+      await client.query(pgStatement(sql`BEGIN`));
+      await client.query(pgStatement(sql`SET LOCAL statement_timeout = ${timeout}`));
+      const lock = await client.query<{ ok: boolean }>(pgStatement(sql`SELECT pg_try_advisory_xact_lock(hashtext('search_short_prefixes:' || ${kind})) AS ok`));
+      const fresh = await client.query(
+        pgStatement(sql`SELECT 1 FROM search_short_prefix_refreshes WHERE kind = ${kind} AND refreshed_at > now() - make_interval(secs => ${maxAgeMs / 1000})`),
+      );
       if (!lock.rows[0]?.ok || fresh.rows.length > 0) {
-        await client.query('ROLLBACK');
+        await client.query(pgStatement(sql`ROLLBACK`));
         return false;
       }
-      const { rows: top } = await client.query<{ max: number | null }>(`SELECT max(${k.id}) AS max FROM ${k.table} x`);
+      const { rows: highest } = await client.query<{ max: number | null }>(pgStatement(sql`SELECT max(${id}) AS max FROM ${table} x`));
       const { rows: prefixes } = await client.query<{ p: string }>(
-        `SELECT DISTINCT p COLLATE "C" AS p FROM (
-           SELECT left(w.word, n) AS p FROM search_words w, generate_series(1, ${SHORT_PREFIX_MAX}) n
+        pgStatement(sql`SELECT DISTINCT p COLLATE "C" AS p FROM (
+           SELECT left(w.word, n) AS p FROM search_words w, generate_series(1, ${raw(String(SHORT_PREFIX_MAX))}) n
            UNION ALL SELECT chr(c) FROM generate_series(ascii('a'), ascii('z')) c
-           UNION ALL SELECT chr(c) FROM generate_series(ascii('0'), ascii('9')) c) s ORDER BY 1`,
+           UNION ALL SELECT chr(c) FROM generate_series(ascii('0'), ascii('9')) c) s ORDER BY 1`),
       );
-      await client.query('DELETE FROM search_short_prefixes WHERE kind = $1', [kind]);
+      await client.query(pgStatement(sql`DELETE FROM search_short_prefixes WHERE kind = ${kind}`));
       for (const { p } of prefixes) {
         // Unnamed on purpose: each prefix gets a plan of its own.
         await client.query(
-          `INSERT INTO search_short_prefixes (kind, prefix, rank, id)
-           SELECT $1, $2, row_number() OVER (), c.id FROM (
-             SELECT ${k.id} AS id FROM ${k.table} x WHERE ${k.listed} AND x.search_doc @@ to_tsquery('simple', quote_literal($2) || ':*')
-             ORDER BY ${k.popularity} LIMIT ${limit}) c`,
-          [kind, p],
+          pgStatement(sql`INSERT INTO search_short_prefixes (kind, prefix, rank, id)
+           SELECT ${kind}, ${p}, row_number() OVER (), c.id FROM (
+             SELECT ${id} AS id FROM ${table} x WHERE ${listed} AND x.search_doc @@ to_tsquery('simple', quote_literal(${p}) || ':*')
+             ORDER BY ${popularity} LIMIT ${top}) c`),
         );
       }
       await client.query(
-        `INSERT INTO search_short_prefix_refreshes (kind, refreshed_at, max_id, prefixes) VALUES ($1, now(), $2, $3)
-         ON CONFLICT (kind) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at, max_id = EXCLUDED.max_id, prefixes = EXCLUDED.prefixes`,
-        [kind, top[0]?.max ?? 0, prefixes.map((r) => r.p)],
+        pgStatement(sql`INSERT INTO search_short_prefix_refreshes (kind, refreshed_at, max_id, prefixes) VALUES (${kind}, now(), ${highest[0]?.max ?? 0}, ${prefixes.map((r) => r.p)})
+         ON CONFLICT (kind) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at, max_id = EXCLUDED.max_id, prefixes = EXCLUDED.prefixes`),
       );
-      await client.query('COMMIT');
+      await client.query(pgStatement(sql`COMMIT`));
       return true;
     } catch (err) {
       // The transaction is lost with the error anyway: the original error is the one worth throwing.
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query(pgStatement(sql`ROLLBACK`)).catch(() => undefined);
       throw err;
     } finally {
       client.release();

@@ -1,8 +1,9 @@
+import { raw, sql, type Sql } from '@msp/db';
 import type { SqlExecutor, TransactionalClient } from '@msp/events';
 import { TRENDING_DAYS, TRENDING_WEIGHTS, type StatColumn } from './trending-rules.js';
 
-const SCORE_SQL = `plays * ${TRENDING_WEIGHTS.plays} + likes * ${TRENDING_WEIGHTS.likes} + reposts * ${TRENDING_WEIGHTS.reposts} + comments * ${TRENDING_WEIGHTS.comments}`;
-const WINDOW_START = `((now() AT TIME ZONE 'utc')::date - ${TRENDING_DAYS - 1})`;
+const SCORE_SQL = sql`plays * ${TRENDING_WEIGHTS.plays}::int + likes * ${TRENDING_WEIGHTS.likes}::int + reposts * ${TRENDING_WEIGHTS.reposts}::int + comments * ${TRENDING_WEIGHTS.comments}::int`;
+const WINDOW_START = sql`((now() AT TIME ZONE 'utc')::date - ${TRENDING_DAYS - 1}::int)`;
 
 /**
  * Adds `delta` counted actions of one kind to a track's day (the day of the action, UTC) and,
@@ -11,18 +12,13 @@ const WINDOW_START = `((now() AT TIME ZONE 'utc')::date - ${TRENDING_DAYS - 1})`
  */
 export async function bumpStat(tx: SqlExecutor, trackId: number, at: Date, column: StatColumn, delta: number): Promise<void> {
   const day = at.toISOString().slice(0, 10);
-  await tx.$executeRawUnsafe(
-    `INSERT INTO track_daily_stats (track_id, day, ${column}) VALUES ($1, $2::date, GREATEST($3, 0))
-     ON CONFLICT (track_id, day) DO UPDATE SET ${column} = GREATEST(track_daily_stats.${column} + $3, 0)`,
-    trackId,
-    day,
-    delta,
+  const col = raw(column);
+  await tx.$executeRaw(
+    sql`INSERT INTO track_daily_stats (track_id, day, ${col}) VALUES (${trackId}, ${day}::date, GREATEST(${delta}::int, 0))
+     ON CONFLICT (track_id, day) DO UPDATE SET ${col} = GREATEST(track_daily_stats.${col} + ${delta}::int, 0)`,
   );
-  await tx.$executeRawUnsafe(
-    `UPDATE tracks SET trending_score = GREATEST(trending_score + $2, 0) WHERE id = $1 AND $3::date >= ${WINDOW_START}`,
-    trackId,
-    delta * TRENDING_WEIGHTS[column],
-    day,
+  await tx.$executeRaw(
+    sql`UPDATE tracks SET trending_score = GREATEST(trending_score + ${delta * TRENDING_WEIGHTS[column]}, 0) WHERE id = ${trackId} AND ${day}::date >= ${WINDOW_START}`,
   );
 }
 
@@ -38,21 +34,22 @@ export const RECOMPUTE_TIMEOUT_MS = 30 * 60_000;
  * Each statement runs in a transaction of its own with its own statement_timeout (RECOMPUTE_TIMEOUT_MS).
  */
 export async function recomputeTrending(db: TransactionalClient): Promise<void> {
-  const long = (sql: string) =>
+  const long = (statement: Sql) =>
     db.$transaction(
       async (tx) => {
-        await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${RECOMPUTE_TIMEOUT_MS}`);
-        await tx.$executeRawUnsafe(sql);
+        // SET LOCAL takes no parameter: set_config(..., true) is the same setting for this transaction only.
+        await tx.$executeRaw(sql`SELECT set_config('statement_timeout', ${String(RECOMPUTE_TIMEOUT_MS)}, true)`);
+        await tx.$executeRaw(statement);
       },
       { timeout: RECOMPUTE_TIMEOUT_MS + 60_000, maxWait: 60_000 },
     );
   await long(
-    `WITH s AS (SELECT track_id, GREATEST(sum(${SCORE_SQL}), 0)::int AS score
+    sql`WITH s AS (SELECT track_id, GREATEST(sum(${SCORE_SQL}), 0)::int AS score
                   FROM track_daily_stats WHERE day >= ${WINDOW_START} GROUP BY track_id)
      UPDATE tracks t SET trending_score = s.score FROM s WHERE t.id = s.track_id AND t.trending_score <> s.score`,
   );
   await long(
-    `UPDATE tracks SET trending_score = 0
+    sql`UPDATE tracks SET trending_score = 0
       WHERE trending_score > 0
         AND NOT EXISTS (SELECT 1 FROM track_daily_stats s WHERE s.track_id = tracks.id AND s.day >= ${WINDOW_START})`,
   );

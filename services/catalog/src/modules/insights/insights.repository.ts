@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { pgStatement, raw, sql } from '@msp/db';
 import type { SqlExecutor } from '@msp/events';
 
 export interface SeriesRow {
@@ -51,7 +52,8 @@ const TOP_LISTENER_PAGES = 11;
 /** Points of the retention curve: 0 %, 1 %, …, 99 % of the duration. */
 export const RETENTION_POINTS = 100;
 
-const num = (column: string) => `coalesce(${column}, 0)::int`;
+/** A rollup column (fixed names below), 0 when the day has no row. */
+const num = (column: string) => sql`coalesce(${raw(column)}, 0)::int`;
 
 /** Reads of the rollups behind INS-1 and INS-2, and the writes of progress (INS-4), downloads and follows. */
 export class InsightsRepository {
@@ -59,70 +61,70 @@ export class InsightsRepository {
 
   /** The track's artist, or null when it does not exist or is deleted. */
   async trackOwner(trackId: number): Promise<{ artistId: number; durationSeconds: number | null } | null> {
-    const { rows } = await this.pool.query<{ artistId: number; durationSeconds: number | null }>({
-      name: 'insights_track_owner',
-      text: `SELECT artist_id AS "artistId", duration_seconds AS "durationSeconds" FROM tracks WHERE id = $1 AND deleted_at IS NULL`,
-      values: [trackId],
-    });
+    const { rows } = await this.pool.query<{ artistId: number; durationSeconds: number | null }>(
+      pgStatement(
+        sql`SELECT artist_id AS "artistId", duration_seconds AS "durationSeconds" FROM tracks WHERE id = ${trackId} AND deleted_at IS NULL`,
+        'insights_track_owner',
+      ),
+    );
     return rows[0] ?? null;
   }
 
   /** INS-1 per UTC day in [from, to] (dates). */
   async trackDays(trackId: number, from: string, to: string): Promise<SeriesRow[]> {
-    const { rows } = await this.pool.query<SeriesRow>({
-      name: 'insights_track_days',
-      text: `SELECT to_char(g.d, 'YYYY-MM-DD') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('s.likes')} AS likes,
+    const { rows } = await this.pool.query<SeriesRow>(
+      pgStatement(
+        sql`SELECT to_char(g.d, 'YYYY-MM-DD') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('s.likes')} AS likes,
               ${num('s.reposts')} AS reposts, ${num('s.comments')} AS comments, ${num('dl.n')} AS downloads
-         FROM (SELECT d::date AS d FROM generate_series($2::date::timestamp, $3::date::timestamp, interval '1 day') AS s(d)) AS g
+         FROM (SELECT d::date AS d FROM generate_series(${from}::date::timestamp, ${to}::date::timestamp, interval '1 day') AS s(d)) AS g
          LEFT JOIN (SELECT day, sum(plays) AS plays, sum(completions) AS completions FROM track_play_days
-                     WHERE track_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY day) p ON p.day = g.d
-         LEFT JOIN track_daily_stats s ON s.track_id = $1 AND s.day = g.d
+                     WHERE track_id = ${trackId} AND day BETWEEN ${from}::date AND ${to}::date GROUP BY day) p ON p.day = g.d
+         LEFT JOIN track_daily_stats s ON s.track_id = ${trackId} AND s.day = g.d
          LEFT JOIN (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM track_downloads
-                     WHERE track_id = $1 AND downloaded_at >= ($2::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < (($3::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1) dl ON dl.day = g.d
+                     WHERE track_id = ${trackId} AND downloaded_at >= (${from}::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < ((${to}::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1) dl ON dl.day = g.d
         ORDER BY g.d`,
-      values: [trackId, from, to],
-    });
+        'insights_track_days',
+      ),
+    );
     return rows;
   }
 
   /** INS-1 per UTC hour in [from, to] (hour starts, within the last 48 hours). */
   async trackHours(trackId: number, from: Date, to: Date): Promise<SeriesRow[]> {
     const { rows } = await this.pool.query<SeriesRow>(
-      `WITH g AS (SELECT h FROM generate_series($2::timestamptz, $3::timestamptz, interval '1 hour') AS h),
+      pgStatement(sql`WITH g AS (SELECT h FROM generate_series(${from}::timestamptz, ${to}::timestamptz, interval '1 hour') AS h),
             e AS (SELECT date_trunc('hour', created_at, 'UTC') AS h, count(*) FILTER (WHERE kind = 'L') AS likes, count(*) FILTER (WHERE kind = 'R') AS reposts
-                    FROM track_engagements WHERE track_id = $1 AND created_at >= $2 AND created_at < $3::timestamptz + interval '1 hour' GROUP BY 1),
+                    FROM track_engagements WHERE track_id = ${trackId} AND created_at >= ${from}::timestamptz AND created_at < ${to}::timestamptz + interval '1 hour' GROUP BY 1),
             c AS (SELECT date_trunc('hour', created_at, 'UTC') AS h, count(*) AS n
-                    FROM track_comments WHERE track_id = $1 AND created_at >= $2 AND created_at < $3::timestamptz + interval '1 hour' GROUP BY 1),
+                    FROM track_comments WHERE track_id = ${trackId} AND created_at >= ${from}::timestamptz AND created_at < ${to}::timestamptz + interval '1 hour' GROUP BY 1),
             dl AS (SELECT date_trunc('hour', downloaded_at, 'UTC') AS h, count(*) AS n
-                    FROM track_downloads WHERE track_id = $1 AND downloaded_at >= $2 AND downloaded_at < $3::timestamptz + interval '1 hour' GROUP BY 1)
+                    FROM track_downloads WHERE track_id = ${trackId} AND downloaded_at >= ${from}::timestamptz AND downloaded_at < ${to}::timestamptz + interval '1 hour' GROUP BY 1)
        SELECT to_char(g.h AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:00:00"Z"') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('e.likes')} AS likes,
               ${num('e.reposts')} AS reposts, ${num('c.n')} AS comments, ${num('dl.n')} AS downloads
-         FROM g LEFT JOIN track_play_hours p ON p.track_id = $1 AND p.hour = g.h
+         FROM g LEFT JOIN track_play_hours p ON p.track_id = ${trackId} AND p.hour = g.h
          LEFT JOIN e ON e.h = g.h LEFT JOIN c ON c.h = g.h LEFT JOIN dl ON dl.h = g.h
-        ORDER BY g.h`,
-      [trackId, from, to],
+        ORDER BY g.h`),
     );
     return rows;
   }
 
   /** Counted plays by source over the days [from, to] ('' = the client named none). */
   async trackSources(trackId: number, from: string, to: string): Promise<Array<{ source: string; plays: number }>> {
-    const { rows } = await this.pool.query<{ source: string; plays: number }>({
-      name: 'insights_track_sources',
-      text: `SELECT source, sum(plays)::int AS plays FROM track_play_days WHERE track_id = $1 AND day BETWEEN $2::date AND $3::date
+    const { rows } = await this.pool.query<{ source: string; plays: number }>(
+      pgStatement(
+        sql`SELECT source, sum(plays)::int AS plays FROM track_play_days WHERE track_id = ${trackId} AND day BETWEEN ${from}::date AND ${to}::date
         GROUP BY source HAVING sum(plays) > 0 ORDER BY 2 DESC, 1`,
-      values: [trackId, from, to],
-    });
+        'insights_track_sources',
+      ),
+    );
     return rows;
   }
 
   /** Plays with progress that reached at least 0 %, 1 %, …, 99 % of the duration, and how many plays reported progress. */
   async retention(trackId: number): Promise<{ plays: number; reached: number[] }> {
-    const { rows } = await this.pool.query<{ pct: number; plays: number }>({
-      name: 'insights_retention',
-      text: `SELECT pct, plays FROM track_retention WHERE track_id = $1 AND plays > 0`,
-      values: [trackId],
-    });
+    const { rows } = await this.pool.query<{ pct: number; plays: number }>(
+      pgStatement(sql`SELECT pct, plays FROM track_retention WHERE track_id = ${trackId} AND plays > 0`, 'insights_retention'),
+    );
     const stoppedAt = new Array<number>(RETENTION_POINTS + 1).fill(0);
     for (const row of rows) stoppedAt[Math.min(Math.max(row.pct, 0), RETENTION_POINTS)]! += row.plays;
     const reached = new Array<number>(RETENTION_POINTS).fill(0);
@@ -141,22 +143,23 @@ export class InsightsRepository {
    * triggers), downloads counted from the artist's tracks' downloads of the range.
    */
   async artistDays(artistId: number, from: string, to: string): Promise<ArtistDayRow[]> {
-    const { rows } = await this.pool.query<ArtistDayRow>({
-      name: 'insights_artist_days',
-      text: `WITH dl AS (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM track_downloads
-                   WHERE track_id IN (SELECT id FROM tracks WHERE artist_id = $1)
-                     AND downloaded_at >= ($2::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < (($3::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1)
+    const { rows } = await this.pool.query<ArtistDayRow>(
+      pgStatement(
+        sql`WITH dl AS (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM track_downloads
+                   WHERE track_id IN (SELECT id FROM tracks WHERE artist_id = ${artistId})
+                     AND downloaded_at >= (${from}::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < ((${to}::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1)
        SELECT to_char(g.d, 'YYYY-MM-DD') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('s.likes')} AS likes,
               ${num('s.reposts')} AS reposts, ${num('s.comments')} AS comments, ${num('dl.n')} AS downloads,
               ${num('f.gained')} AS "followersGained", ${num('f.lost')} AS "followersLost"
-         FROM (SELECT d::date AS d FROM generate_series($2::date::timestamp, $3::date::timestamp, interval '1 day') AS s(d)) AS g
-         LEFT JOIN artist_play_days p ON p.artist_id = $1 AND p.day = g.d AND p.day BETWEEN $2::date AND $3::date
-         LEFT JOIN artist_engagement_days s ON s.artist_id = $1 AND s.day = g.d AND s.day BETWEEN $2::date AND $3::date
+         FROM (SELECT d::date AS d FROM generate_series(${from}::date::timestamp, ${to}::date::timestamp, interval '1 day') AS s(d)) AS g
+         LEFT JOIN artist_play_days p ON p.artist_id = ${artistId} AND p.day = g.d AND p.day BETWEEN ${from}::date AND ${to}::date
+         LEFT JOIN artist_engagement_days s ON s.artist_id = ${artistId} AND s.day = g.d AND s.day BETWEEN ${from}::date AND ${to}::date
          LEFT JOIN dl ON dl.day = g.d
-         LEFT JOIN follow_days f ON f.user_id = $1 AND f.day = g.d AND f.day BETWEEN $2::date AND $3::date
+         LEFT JOIN follow_days f ON f.user_id = ${artistId} AND f.day = g.d AND f.day BETWEEN ${from}::date AND ${to}::date
         ORDER BY g.d`,
-      values: [artistId, from, to],
-    });
+        'insights_artist_days',
+      ),
+    );
     return rows;
   }
 
@@ -174,16 +177,17 @@ export class InsightsRepository {
     for (let page = 0; page < TOP_TRACK_PAGES; page++) {
       const limit = page === 0 ? TOP_TRACK_FIRST_PAGE : TOP_TRACK_PAGE;
       type Candidate = TopTrack & { total: number };
-      const { rows }: pg.QueryResult<Candidate> = await this.pool.query<Candidate>({
-        name: 'insights_top_tracks',
-        text: `WITH t AS (SELECT t.id, t.title, t.play_count + coalesce(d.plays, 0) AS play_count
+      const { rows }: pg.QueryResult<Candidate> = await this.pool.query<Candidate>(
+        pgStatement(
+          sql`WITH t AS (SELECT t.id, t.title, t.play_count + coalesce(d.plays, 0) AS play_count
                       FROM tracks t LEFT JOIN track_play_deltas d ON d.track_id = t.id
-                     WHERE t.artist_id = $1 AND t.play_count + coalesce(d.plays, 0) > 0 ORDER BY 3 DESC, 1 LIMIT $4 OFFSET $5)
+                     WHERE t.artist_id = ${artistId} AND t.play_count + coalesce(d.plays, 0) > 0 ORDER BY 3 DESC, 1 LIMIT ${limit} OFFSET ${offset})
          SELECT t.id AS "trackId", t.title, t.play_count AS total,
-                (SELECT coalesce(sum(s.plays), 0) FROM track_daily_stats s WHERE s.track_id = t.id AND s.day BETWEEN $2::date AND $3::date)::int AS plays
+                (SELECT coalesce(sum(s.plays), 0) FROM track_daily_stats s WHERE s.track_id = t.id AND s.day BETWEEN ${from}::date AND ${to}::date)::int AS plays
            FROM t ORDER BY t.play_count DESC, t.id`,
-        values: [artistId, from, to, limit, offset],
-      });
+          'insights_top_tracks',
+        ),
+      );
       for (const row of rows) if (row.plays > 0) best.push({ trackId: row.trackId, title: row.title, plays: row.plays });
       best.sort((x, y) => y.plays - x.plays || x.trackId - y.trackId);
       best.splice(10);
@@ -197,13 +201,12 @@ export class InsightsRepository {
   /** The same by summing every track's days in the range. */
   async topTracksBySum(artistId: number, from: string, to: string): Promise<TopTrack[]> {
     const { rows } = await this.pool.query<TopTrack>(
-      `SELECT t.id AS "trackId", t.title, x.plays::int AS plays
+      pgStatement(sql`SELECT t.id AS "trackId", t.title, x.plays::int AS plays
          FROM (SELECT track_id, sum(plays) AS plays FROM track_daily_stats
-                WHERE track_id IN (SELECT id FROM tracks WHERE artist_id = $1) AND day BETWEEN $2::date AND $3::date
+                WHERE track_id IN (SELECT id FROM tracks WHERE artist_id = ${artistId}) AND day BETWEEN ${from}::date AND ${to}::date
                 GROUP BY track_id HAVING sum(plays) > 0 ORDER BY 2 DESC, 1 LIMIT 10) x
          JOIN tracks t ON t.id = x.track_id
-        ORDER BY x.plays DESC, t.id`,
-      [artistId, from, to],
+        ORDER BY x.plays DESC, t.id`),
     );
     return rows;
   }
@@ -223,20 +226,21 @@ export class InsightsRepository {
     let after = null as { plays: number; listenerId: number } | null;
     for (let page = 0; page < TOP_LISTENER_PAGES; page++) {
       type Candidate = { listenerId: number; total: number; plays: number; username: string | null; displayName: string | null };
-      const { rows }: pg.QueryResult<Candidate> = await this.pool.query<Candidate>({
-        name: 'insights_top_listeners',
-        text: `WITH c AS (SELECT listener_id, plays AS total FROM artist_listener_totals
-                     WHERE artist_id = $1 AND plays > 0 AND ($4::int IS NULL OR plays < $4 OR (plays = $4 AND listener_id > $5))
-                     ORDER BY plays DESC, listener_id LIMIT $6)
+      const { rows }: pg.QueryResult<Candidate> = await this.pool.query<Candidate>(
+        pgStatement(
+          sql`WITH c AS (SELECT listener_id, plays AS total FROM artist_listener_totals
+                     WHERE artist_id = ${artistId} AND plays > 0 AND (${after?.plays ?? null}::int IS NULL OR plays < ${after?.plays ?? null} OR (plays = ${after?.plays ?? null} AND listener_id > ${after?.listenerId ?? null}))
+                     ORDER BY plays DESC, listener_id LIMIT ${page === 0 ? TOP_LISTENER_FIRST_PAGE : TOP_LISTENER_PAGE})
          SELECT c.listener_id AS "listenerId", c.total, u.username, u.display_name AS "displayName",
-                CASE WHEN u.user_id IS NULL OR c.listener_id = $1 THEN 0
+                CASE WHEN u.user_id IS NULL OR c.listener_id = ${artistId} THEN 0
                      ELSE (SELECT coalesce(sum(d.plays), 0) FROM artist_listener_days d
-                            WHERE d.artist_id = $1 AND d.listener_id = c.listener_id AND d.day BETWEEN $2::date AND $3::date) END::int AS plays
+                            WHERE d.artist_id = ${artistId} AND d.listener_id = c.listener_id AND d.day BETWEEN ${from}::date AND ${to}::date) END::int AS plays
            FROM c LEFT JOIN LATERAL (SELECT user_id, username, display_name FROM user_summaries
                                       WHERE user_id = c.listener_id AND NOT is_private AND NOT is_banned AND NOT is_deleted LIMIT 1) u ON true
           ORDER BY c.total DESC, c.listener_id`,
-        values: [artistId, from, to, after?.plays ?? null, after?.listenerId ?? null, page === 0 ? TOP_LISTENER_FIRST_PAGE : TOP_LISTENER_PAGE],
-      });
+          'insights_top_listeners',
+        ),
+      );
       for (const row of rows) {
         if (row.plays > 0 && row.username !== null)
           best.push({ listenerId: row.listenerId, username: row.username, displayName: row.displayName ?? '', plays: row.plays });
@@ -259,13 +263,12 @@ export class InsightsRepository {
    */
   async topListenersBySum(artistId: number, from: string, to: string, candidates = 200): Promise<TopListener[]> {
     const { rows } = await this.pool.query<TopListener>(
-      `WITH x AS (SELECT listener_id, sum(plays) AS plays FROM artist_listener_days
-                   WHERE artist_id = $1 AND day BETWEEN $2::date AND $3::date AND listener_id <> $1 GROUP BY listener_id HAVING sum(plays) > 0)
+      pgStatement(sql`WITH x AS (SELECT listener_id, sum(plays) AS plays FROM artist_listener_days
+                   WHERE artist_id = ${artistId} AND day BETWEEN ${from}::date AND ${to}::date AND listener_id <> ${artistId} GROUP BY listener_id HAVING sum(plays) > 0)
        SELECT u.username, u.display_name AS "displayName", c.plays::int AS plays
-         FROM (SELECT * FROM x ORDER BY plays DESC, listener_id LIMIT $4) c
+         FROM (SELECT * FROM x ORDER BY plays DESC, listener_id LIMIT ${candidates}) c
          JOIN user_summaries u ON u.user_id = c.listener_id AND NOT u.is_private AND NOT u.is_banned AND NOT u.is_deleted
-        ORDER BY c.plays DESC, u.username LIMIT 10`,
-      [artistId, from, to, candidates],
+        ORDER BY c.plays DESC, u.username LIMIT 10`),
     );
     // Fewer than 10 public listeners among the candidates while more may exist: look at all of them.
     if (rows.length < 10 && candidates < Number.MAX_SAFE_INTEGER) return this.topListenersBySum(artistId, from, to, Number.MAX_SAFE_INTEGER);
@@ -280,32 +283,29 @@ export class InsightsRepository {
   async recordProgress(trackId: number, events: Array<{ playId: string; pct: number }>): Promise<number> {
     if (events.length === 0) return 0;
     const { rowCount } = await this.pool.query(
-      `WITH ev AS (SELECT play_id, max(pct)::smallint AS pct FROM unnest($2::bigint[], $3::smallint[]) AS e(play_id, pct) GROUP BY play_id),
+      pgStatement(sql`WITH ev AS (SELECT play_id, max(pct)::smallint AS pct FROM unnest(${events.map((e) => e.playId)}::bigint[], ${events.map((e) => e.pct)}::smallint[]) AS e(play_id, pct) GROUP BY play_id),
             old AS (SELECT p.play_id, p.max_pct FROM play_progress p JOIN ev USING (play_id)),
-            up AS (INSERT INTO play_progress (play_id, track_id, max_pct) SELECT play_id, $1, pct FROM ev
+            up AS (INSERT INTO play_progress (play_id, track_id, max_pct) SELECT play_id, ${trackId}, pct FROM ev
                    ON CONFLICT (play_id) DO UPDATE SET max_pct = EXCLUDED.max_pct, updated_at = now() WHERE play_progress.max_pct < EXCLUDED.max_pct
                    RETURNING play_id, max_pct),
             deltas AS (SELECT max_pct AS pct, 1 AS d FROM up UNION ALL SELECT old.max_pct, -1 FROM up JOIN old USING (play_id))
-       INSERT INTO track_retention (track_id, pct, plays) SELECT $1, pct, sum(d) FROM deltas GROUP BY pct
-       ON CONFLICT (track_id, pct) DO UPDATE SET plays = track_retention.plays + EXCLUDED.plays`,
-      [trackId, events.map((e) => e.playId), events.map((e) => e.pct)],
+       INSERT INTO track_retention (track_id, pct, plays) SELECT ${trackId}, pct, sum(d) FROM deltas GROUP BY pct
+       ON CONFLICT (track_id, pct) DO UPDATE SET plays = track_retention.plays + EXCLUDED.plays`),
     );
     return rowCount ?? 0;
   }
 
   /** TRK-19 answered a file: one download of the track. */
   async recordDownload(trackId: number, userId: number): Promise<void> {
-    await this.pool.query(`INSERT INTO track_downloads (track_id, user_id) VALUES ($1, $2)`, [trackId, userId]);
+    await this.pool.query(pgStatement(sql`INSERT INTO track_downloads (track_id, user_id) VALUES (${trackId}, ${userId})`));
   }
 }
 
 /** A follow gained (+) or lost (−) by the followed user on the event's UTC day, in the consumer's transaction. */
 export async function countFollow(tx: SqlExecutor, userId: number, at: string, gained: boolean): Promise<void> {
-  const column = gained ? 'gained' : 'lost';
-  await tx.$executeRawUnsafe(
-    `INSERT INTO follow_days (user_id, day, ${column}) VALUES ($1, ($2::timestamptz AT TIME ZONE 'UTC')::date, 1)
+  const column = raw(gained ? 'gained' : 'lost');
+  await tx.$executeRaw(
+    sql`INSERT INTO follow_days (user_id, day, ${column}) VALUES (${userId}, (${at}::timestamptz AT TIME ZONE 'UTC')::date, 1)
      ON CONFLICT (user_id, day) DO UPDATE SET ${column} = follow_days.${column} + 1`,
-    userId,
-    at,
   );
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { pgStatement, raw, sql, type Sql } from '@msp/db';
 import type { SqlExecutor } from '@msp/events';
 import { TRENDING_DAYS, TRENDING_WEIGHTS } from '../discovery/trending-rules.js';
 
@@ -21,7 +22,7 @@ export interface PlayRecord {
   flag: PlayFlag | null;
 }
 
-const WINDOW_START = `((now() AT TIME ZONE 'utc')::date - ${TRENDING_DAYS - 1})`;
+const WINDOW_START = raw(`((now() AT TIME ZONE 'utc')::date - ${Math.trunc(TRENDING_DAYS) - 1})`);
 
 /**
  * The rollup changes of a set of play events, as CTEs reading `changed` (rows of track_id,
@@ -31,8 +32,13 @@ const WINDOW_START = `((now() AT TIME ZONE 'utc')::date - ${TRENDING_DAYS - 1})`
  * trending score by `foldCounts`), trending's day counters, the artist's day, the artist's
  * listener days and listener totals. Counts never go below zero. Used by the ingest (+1 for one
  * new row), the admin void (−1) and a ban or unban (−1/+1): every count is the log's counted rows.
+ * Built from the fixed table and column names below only (no value): `raw`, once per sign.
  */
-function rollupCtes(sign: 1 | -1): string {
+function rollupCtes(sign: 1 | -1): Sql {
+  return raw(rollupCtesText(sign));
+}
+
+function rollupCtesText(sign: 1 | -1): string {
   /** Adds (sign 1, an upsert) or takes away (sign −1, an update never below zero) grouped counts. */
   const apply = (name: string, table: string, keys: Array<[string, string]>, values: Array<[string, string]>, where = 'true') => {
     const groupBy = keys.map((_, i) => i + 1).join(', ');
@@ -110,10 +116,15 @@ function rollupCtes(sign: 1 | -1): string {
  * listening history (USR-17) unless they turned it off (R8: `showHistory`), and the answer maps
  * each input row (its ordinal) to its id and whether it counted.
  */
-const INSERT_BATCH_SQL = `
+const ROLLUP_ADD = rollupCtes(1);
+const ROLLUP_TAKE = rollupCtes(-1);
+
+const insertBatchSql = (plays: readonly PlayRecord[]) => sql`
 WITH input AS MATERIALIZED (
   SELECT nextval(pg_get_serial_sequence('play_events', 'id')) AS id, u.*
-    FROM unnest($1::timestamptz[], $2::int[], $3::int[], $4::char(1)[], $5::int[], $6::text[], $7::text[], $8::int[], $9::text[])
+    FROM unnest(${plays.map((p) => p.at.toISOString())}::timestamptz[], ${plays.map((p) => p.trackId)}::int[], ${plays.map((p) => p.artistId)}::int[],
+                ${plays.map((p) => (p.kind === 'play' ? 'P' : 'C'))}::char(1)[], ${plays.map((p) => p.listenerId)}::int[], ${plays.map((p) => p.clientHash)}::text[],
+                ${plays.map((p) => p.source)}::text[], ${plays.map((p) => p.seconds)}::int[], ${plays.map((p) => p.flag)}::text[])
          WITH ORDINALITY AS u(played_at, track_id, artist_id, kind, listener_id, client_hash, source, seconds, flag, ord)
 ),
 changed AS (
@@ -123,7 +134,7 @@ changed AS (
          i.listener_id IS NOT NULL AND coalesce((SELECT b.is_banned FROM user_summaries b WHERE b.user_id = i.listener_id), false)
     FROM input i
   RETURNING id, track_id, artist_id, kind, listener_id, source, played_at, (flag IS NULL AND NOT held) AS counted
-),${rollupCtes(1)},
+),${ROLLUP_ADD},
   history AS (
     INSERT INTO listening_history (user_id, track_id, last_played_at)
     SELECT h.listener_id, h.track_id, max(h.played_at) FROM changed h LEFT JOIN user_summaries u ON u.user_id = h.listener_id
@@ -133,35 +144,34 @@ changed AS (
 SELECT i.ord::int AS ord, c.id::text AS id, c.counted FROM changed c JOIN input i USING (id)`;
 
 /** The statement that marks rows and re-derives every count they touched, reading `changed`. */
-const adjust = (changedSql: string, sign: 1 | -1) => `
-WITH changed AS (${changedSql}),${rollupCtes(sign)}
+const adjust = (changedSql: Sql, sign: 1 | -1) => sql`
+WITH changed AS (${changedSql}),${sign === 1 ? ROLLUP_ADD : ROLLUP_TAKE}
 SELECT count(*)::int AS matched, count(*) FILTER (WHERE counted)::int AS counted FROM changed`;
 
-const RETURNING = `RETURNING track_id, artist_id, kind, listener_id, source, played_at`;
+const RETURNING = sql`RETURNING track_id, artist_id, kind, listener_id, source, played_at`;
 
 /** An admin void (INS-3): rows of the listener (or client) in [from, to) not voided yet. */
-const VOID_SQL = (column: 'listener_id' | 'client_hash') =>
+const voidSql = (voidId: string, column: 'listener_id' | 'client_hash', key: number | string | null, from: Date, to: Date) =>
   adjust(
-    `UPDATE play_events SET void_id = $1 WHERE ${column} = $2 AND played_at >= $3::timestamptz AND played_at < $4::timestamptz AND void_id IS NULL
+    sql`UPDATE play_events SET void_id = ${voidId} WHERE ${raw(column)} = ${key} AND played_at >= ${from}::timestamptz AND played_at < ${to}::timestamptz AND void_id IS NULL
      ${RETURNING}, (flag IS NULL AND NOT held) AS counted`,
     -1,
   );
 
 /** R14: a ban holds the listener's plays (they stop counting); the unban releases them. */
-const HOLD_SQL = adjust(
-  `UPDATE play_events SET held = true WHERE listener_id = $1 AND NOT held ${RETURNING}, (flag IS NULL AND void_id IS NULL) AS counted`,
-  -1,
-);
-const RELEASE_SQL = adjust(
-  `UPDATE play_events SET held = false WHERE listener_id = $1 AND held ${RETURNING}, (flag IS NULL AND void_id IS NULL) AS counted`,
-  1,
-);
+const holdSql = (userId: number) =>
+  adjust(sql`UPDATE play_events SET held = true WHERE listener_id = ${userId} AND NOT held ${RETURNING}, (flag IS NULL AND void_id IS NULL) AS counted`, -1);
+const releaseSql = (userId: number) =>
+  adjust(sql`UPDATE play_events SET held = false WHERE listener_id = ${userId} AND held ${RETURNING}, (flag IS NULL AND void_id IS NULL) AS counted`, 1);
 
-const TRENDING_SCORE = (Object.keys(TRENDING_WEIGHTS) as Array<keyof typeof TRENDING_WEIGHTS>).map((k) => `st.${k} * ${TRENDING_WEIGHTS[k]}`).join(' + ');
+/** The trending score of a day's counters `st`: fixed column names and the code's numeric weights. */
+const TRENDING_SCORE = raw(
+  (Object.keys(TRENDING_WEIGHTS) as Array<keyof typeof TRENDING_WEIGHTS>).map((k) => `st.${k} * ${Number(TRENDING_WEIGHTS[k])}`).join(' + '),
+);
 
 /**
  * Folds the pending counts (`track_play_deltas`) into `tracks` in one statement (one transaction):
- * takes the pending rows at least `$1` ms old or holding at least `$2` plays (or completions) in
+ * takes the pending rows at least `maxAgeMs` old or holding at least `minPlays` plays (or completions) in
  * track order (the order the play statements upsert them in: no
  * deadlock), adds them to `play_count`/`completed_play_count`, recomputes those tracks' trending
  * scores from trending's day counters (R18, as discovery's recompute does) and deletes the rows. A
@@ -169,9 +179,9 @@ const TRENDING_SCORE = (Object.keys(TRENDING_WEIGHTS) as Array<keyof typeof TREN
  * counted play exactly once before, during and after a fold. Rows a batch commits meanwhile wait
  * for the next fold.
  */
-const FOLD_SQL = `
+const foldSql = (maxAgeMs: number, minPlays: number) => sql`
 WITH d AS (SELECT track_id, plays, completions FROM track_play_deltas
-            WHERE since <= now() - $1::int * interval '1 millisecond' OR abs(plays) >= $2 OR abs(completions) >= $2
+            WHERE since <= now() - ${maxAgeMs}::int * interval '1 millisecond' OR abs(plays) >= ${minPlays} OR abs(completions) >= ${minPlays}
             ORDER BY track_id FOR UPDATE),
 gone AS (DELETE FROM track_play_deltas x USING d WHERE x.track_id = d.track_id),
 s AS (SELECT st.track_id, GREATEST(sum(${TRENDING_SCORE}), 0)::int AS score
@@ -217,7 +227,7 @@ const RETRYABLE = new Set(['40P01', '40001']);
  * waiting) and are written by ONE statement — one multi-row insert into the log and one upsert
  * per rollup row the batch touches — and each caller is answered only after that statement has
  * committed, so an acknowledged play is never lost. At most `maxInFlight` batches are written at
- * once (the next one gathers meanwhile); they take shared rows in one order (INSERT_BATCH_SQL). A
+ * once (the next one gathers meanwhile); they take shared rows in one order (insertBatchSql). A
  * deadlock with another writer (a void, a ban) rolls the whole statement back and it runs again.
  */
 export class PlayLogRepository {
@@ -237,7 +247,7 @@ export class PlayLogRepository {
     const start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate());
     const wanted = Array.from({ length: days }, (_, i) => dayOf(new Date(start + i * 86_400_000))).filter((d) => !this.partitions.has(d));
     if (wanted.length === 0) return;
-    await this.pool.query(`SELECT msp_play_partition(d) FROM unnest($1::date[]) AS d`, [wanted]);
+    await this.pool.query(pgStatement(sql`SELECT msp_play_partition(d) FROM unnest(${wanted}::date[]) AS d`));
     for (const d of wanted) this.partitions.add(d);
   }
 
@@ -288,21 +298,11 @@ export class PlayLogRepository {
 
   private async write(plays: PlayRecord[]): Promise<Array<{ ord: number; id: string; counted: boolean }>> {
     for (const day of new Set(plays.map((p) => dayOf(p.at)))) await this.ensurePartitions(new Date(`${day}T00:00:00Z`), 1);
-    const values = [
-      plays.map((p) => p.at.toISOString()),
-      plays.map((p) => p.trackId),
-      plays.map((p) => p.artistId),
-      plays.map((p) => (p.kind === 'play' ? 'P' : 'C')),
-      plays.map((p) => p.listenerId),
-      plays.map((p) => p.clientHash),
-      plays.map((p) => p.source),
-      plays.map((p) => p.seconds),
-      plays.map((p) => p.flag),
-    ];
+    const statement = pgStatement(insertBatchSql(plays), 'catalog_play_batch');
     for (let attempt = 1; ; attempt++) {
       try {
         // Named: each connection plans the statement once (its arrays keep one generic plan good).
-        return (await this.pool.query<{ ord: number; id: string; counted: boolean }>({ name: 'catalog_play_batch', text: INSERT_BATCH_SQL, values })).rows;
+        return (await this.pool.query<{ ord: number; id: string; counted: boolean }>(statement)).rows;
       } catch (err) {
         if (attempt >= 5 || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
         await new Promise((r) => setTimeout(r, 5 * attempt));
@@ -321,25 +321,24 @@ export class PlayLogRepository {
   }): Promise<{ voidId: string; voided: number; uncounted: number }> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
+      await client.query(pgStatement(sql`BEGIN`));
       const { rows } = await client.query<{ id: string }>(
-        `INSERT INTO play_voids (admin_id, listener_id, client_hash, from_at, to_at, reason, voided, uncounted)
-         VALUES ($1, $2, $3, $4, $5, $6, 0, 0) RETURNING id::text`,
-        [input.adminId, input.listenerId, input.clientHash, input.from, input.to, input.reason],
+        pgStatement(sql`INSERT INTO play_voids (admin_id, listener_id, client_hash, from_at, to_at, reason, voided, uncounted)
+         VALUES (${input.adminId}, ${input.listenerId}, ${input.clientHash}, ${input.from}, ${input.to}, ${input.reason}, 0, 0) RETURNING id::text`),
       );
       const voidId = rows[0]!.id;
       const column = input.listenerId !== null ? 'listener_id' : 'client_hash';
       const key = input.listenerId ?? input.clientHash;
-      const counts = await client.query<{ matched: number; counted: number }>(VOID_SQL(column), [voidId, key, input.from, input.to]);
+      const counts = await client.query<{ matched: number; counted: number }>(pgStatement(voidSql(voidId, column, key, input.from, input.to)));
       const { matched, counted } = counts.rows[0]!;
-      await client.query(`UPDATE play_voids SET voided = $2, uncounted = $3 WHERE id = $1`, [voidId, matched, counted]);
-      await client.query('COMMIT');
+      await client.query(pgStatement(sql`UPDATE play_voids SET voided = ${matched}, uncounted = ${counted} WHERE id = ${voidId}`));
+      await client.query(pgStatement(sql`COMMIT`));
       client.release();
       return { voidId, voided: matched, uncounted: counted };
     } catch (err) {
       // A failed ROLLBACK leaves the connection unusable: it is destroyed (release(true)), and the
       // statement's own error is the one the caller needs.
-      const broken = await client.query('ROLLBACK').then(
+      const broken = await client.query(pgStatement(sql`ROLLBACK`)).then(
         () => false,
         () => true,
       );
@@ -349,13 +348,13 @@ export class PlayLogRepository {
   }
 
   /**
-   * Folds the pending counts into `tracks` (FOLD_SQL): the rows at least `maxAgeMs` old or holding
+   * Folds the pending counts into `tracks` (foldSql): the rows at least `maxAgeMs` old or holding
    * at least `minPlays` plays (by default every row); answers how many tracks changed.
    */
   async foldCounts(maxAgeMs = 0, minPlays = 0): Promise<number> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.pool.query<{ n: number }>({ name: 'catalog_play_fold', text: FOLD_SQL, values: [maxAgeMs, minPlays] })).rows[0]?.n ?? 0;
+        return (await this.pool.query<{ n: number }>(pgStatement(foldSql(maxAgeMs, minPlays), 'catalog_play_fold'))).rows[0]?.n ?? 0;
       } catch (err) {
         if (attempt >= 5 || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
         await new Promise((r) => setTimeout(r, 5 * attempt));
@@ -365,13 +364,13 @@ export class PlayLogRepository {
 
   /** Drops hourly rollups older than 48 hours. */
   async pruneHours(): Promise<void> {
-    await this.pool.query(`DELETE FROM track_play_hours WHERE hour < now() - interval '49 hours'`);
+    await this.pool.query(pgStatement(sql`DELETE FROM track_play_hours WHERE hour < now() - interval '49 hours'`));
   }
 }
 
 /** R14 in the ban consumer's transaction: hold (ban) or release (unban) a listener's plays. */
 export async function holdPlays(tx: SqlExecutor, userId: number, banned: boolean): Promise<void> {
-  await tx.$queryRawUnsafe(banned ? HOLD_SQL : RELEASE_SQL, userId);
+  await tx.$queryRaw(banned ? holdSql(userId) : releaseSql(userId));
 }
 
 /** When a track's pending counts are folded into `tracks` (`foldCounts`, checked every second). */

@@ -1,5 +1,6 @@
 import { userSummarySourceSelect, type UserSummarySource } from '@msp/contracts';
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import { empty, sql, type Sql } from '@msp/db';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { trackSelect, type TrackRow } from '../tracks/track.mapper.js';
 import type { TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { hiddenOwnerIds, ownerHiddenFragment } from '../user-bans/hidden-owners.repository.js';
@@ -55,12 +56,12 @@ export interface TrackScope {
   hiddenArtists?: readonly number[];
 }
 
-function visibleSql(scope: TrackScope): Prisma.Sql {
-  const hidden = scope.hiddenArtists?.length ? Prisma.sql` AND t.artist_id <> ALL(${[...scope.hiddenArtists]}::int[])` : Prisma.empty;
-  if (scope.admin) return Prisma.sql`t.deleted_at IS NULL${hidden}`;
-  const own = scope.viewerId ? Prisma.sql` OR t.artist_id = ${scope.viewerId}` : Prisma.empty;
-  const token = scope.tokenOwnerId ? Prisma.sql` OR (t.artist_id = ${scope.tokenOwnerId} AND t.state = 'FINISHED')` : Prisma.empty;
-  return Prisma.sql`t.deleted_at IS NULL${hidden} AND (
+function visibleSql(scope: TrackScope): Sql {
+  const hidden = scope.hiddenArtists?.length ? sql` AND t.artist_id <> ALL(${[...scope.hiddenArtists]}::int[])` : empty;
+  if (scope.admin) return sql`t.deleted_at IS NULL${hidden}`;
+  const own = scope.viewerId ? sql` OR t.artist_id = ${scope.viewerId}` : empty;
+  const token = scope.tokenOwnerId ? sql` OR (t.artist_id = ${scope.tokenOwnerId} AND t.state = 'FINISHED')` : empty;
+  return sql`t.deleted_at IS NULL${hidden} AND (
     (t.is_private = false AND t.state = 'FINISHED' AND NOT t.held_back
       AND NOT ${ownerHiddenFragment('t.artist_id')})${own}${token})`;
 }
@@ -180,33 +181,33 @@ export class PlaylistsRepository {
    */
   aggregates(playlistIds: readonly number[], scope: TrackScope): Promise<PlaylistAggregate[]> {
     if (playlistIds.length === 0) return Promise.resolve([]);
-    return this.prisma.$queryRaw<PlaylistAggregate[]>`
+    return this.prisma.$queryRaw<PlaylistAggregate[]>(sql`
       SELECT pt.playlist_id AS "playlistId", t.artist_id AS "artistId", t.genre AS "genre",
              count(*)::int AS "n", coalesce(sum(t.duration_seconds), 0)::int AS "secs", min(pt.position)::int AS "first"
       FROM playlist_tracks pt JOIN tracks t ON t.id = pt.track_id
       WHERE pt.playlist_id = ANY(${[...playlistIds]}::int[]) AND ${visibleSql(scope)}
-      GROUP BY pt.playlist_id, t.artist_id, t.genre`;
+      GROUP BY pt.playlist_id, t.artist_id, t.genre`);
   }
 
   /** The first `limit` visible tracks of each playlist in position order (one query for a page). */
   async firstTrackIds(playlistIds: readonly number[], scope: TrackScope, limit: number): Promise<Array<{ playlistId: number; trackId: number }>> {
     if (playlistIds.length === 0) return [];
-    return this.prisma.$queryRaw<Array<{ playlistId: number; trackId: number }>>`
+    return this.prisma.$queryRaw<Array<{ playlistId: number; trackId: number }>>(sql`
       SELECT x."playlistId", x."trackId" FROM (
         SELECT pt.playlist_id AS "playlistId", pt.track_id AS "trackId", pt.position,
                row_number() OVER (PARTITION BY pt.playlist_id ORDER BY pt.position, pt.track_id) AS rn
         FROM playlist_tracks pt JOIN tracks t ON t.id = pt.track_id
         WHERE pt.playlist_id = ANY(${[...playlistIds]}::int[]) AND ${visibleSql(scope)}
-      ) x WHERE x.rn <= ${limit} ORDER BY x."playlistId", x.position, x."trackId"`;
+      ) x WHERE x.rn <= ${limit} ORDER BY x."playlistId", x.position, x."trackId"`);
   }
 
   /** Every track of one playlist the caller may see, in position order (≤ 500 rows: R6 limit). */
   async visibleEntries(playlistId: number, scope: TrackScope, db: Db = this.prisma): Promise<Array<{ trackId: number; artistId: number }>> {
-    return db.$queryRaw<Array<{ trackId: number; artistId: number }>>`
+    return db.$queryRaw<Array<{ trackId: number; artistId: number }>>(sql`
       SELECT pt.track_id AS "trackId", t.artist_id AS "artistId"
       FROM playlist_tracks pt JOIN tracks t ON t.id = pt.track_id
       WHERE pt.playlist_id = ${playlistId} AND ${visibleSql(scope)}
-      ORDER BY pt.position, pt.track_id`;
+      ORDER BY pt.position, pt.track_id`);
   }
 
   tracksByIds(ids: readonly number[]): Promise<TrackRow[]> {
@@ -223,16 +224,16 @@ export class PlaylistsRepository {
 
   /** Everyone a block separates from the viewer, either way (R7, catalog's copy of social's blocks). */
   async blockedUsers(viewerId: number): Promise<Set<number>> {
-    const rows = await this.prisma.$queryRaw<Array<{ id: number }>>`
+    const rows = await this.prisma.$queryRaw<Array<{ id: number }>>(sql`
       SELECT blocked_id AS id FROM user_blocks WHERE blocker_id = ${viewerId}
-      UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = ${viewerId}`;
+      UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = ${viewerId}`);
     return new Set(rows.map((r) => r.id));
   }
 
   /** A block between the two users, either way (R7, catalog's copy). */
   async blocked(viewerId: number, userId: number): Promise<boolean> {
-    const rows = await this.prisma.$queryRaw<unknown[]>`
-      SELECT 1 FROM user_blocks WHERE (blocker_id = ${viewerId} AND blocked_id = ${userId}) OR (blocker_id = ${userId} AND blocked_id = ${viewerId})`;
+    const rows = await this.prisma.$queryRaw<unknown[]>(sql`
+      SELECT 1 FROM user_blocks WHERE (blocker_id = ${viewerId} AND blocked_id = ${userId}) OR (blocker_id = ${userId} AND blocked_id = ${viewerId})`);
     return rows.length > 0;
   }
 
@@ -247,37 +248,37 @@ export class PlaylistsRepository {
 
   /** Locks the playlist row (FOR UPDATE): membership changes of one playlist run one at a time. */
   async lock(tx: Prisma.TransactionClient, playlistId: number): Promise<boolean> {
-    const rows = await tx.$queryRaw<Array<{ id: number }>>`SELECT id FROM playlists WHERE id = ${playlistId} FOR UPDATE`;
+    const rows = await tx.$queryRaw<Array<{ id: number }>>(sql`SELECT id FROM playlists WHERE id = ${playlistId} FOR UPDATE`);
     return rows.length > 0;
   }
 
   /** R6: a deleted track leaves every playlist (swept here, under the lock, before counting). */
   sweepDeleted(tx: Prisma.TransactionClient, playlistId: number): Promise<number> {
-    return tx.$executeRaw`
+    return tx.$executeRaw(sql`
       DELETE FROM playlist_tracks pt USING tracks t
-      WHERE pt.playlist_id = ${playlistId} AND t.id = pt.track_id AND t.deleted_at IS NOT NULL`;
+      WHERE pt.playlist_id = ${playlistId} AND t.id = pt.track_id AND t.deleted_at IS NOT NULL`);
   }
 
   async append(tx: Prisma.TransactionClient, playlistId: number, trackId: number): Promise<void> {
-    await tx.$executeRaw`
+    await tx.$executeRaw(sql`
       INSERT INTO playlist_tracks (playlist_id, track_id, position)
-      SELECT ${playlistId}, ${trackId}, coalesce(max(position), 0) + 1 FROM playlist_tracks WHERE playlist_id = ${playlistId}`;
+      SELECT ${playlistId}, ${trackId}, coalesce(max(position), 0) + 1 FROM playlist_tracks WHERE playlist_id = ${playlistId}`);
   }
 
   /** Track ids of the playlist in position order. */
   async memberIds(tx: Prisma.TransactionClient, playlistId: number): Promise<number[]> {
-    const rows = await tx.$queryRaw<Array<{ trackId: number }>>`
-      SELECT track_id AS "trackId" FROM playlist_tracks WHERE playlist_id = ${playlistId} ORDER BY position, track_id`;
+    const rows = await tx.$queryRaw<Array<{ trackId: number }>>(sql`
+      SELECT track_id AS "trackId" FROM playlist_tracks WHERE playlist_id = ${playlistId} ORDER BY position, track_id`);
     return rows.map((r) => r.trackId);
   }
 
   /** Positions 1…n in the given order: one statement. */
   async renumber(tx: Prisma.TransactionClient, playlistId: number, orderedTrackIds: readonly number[]): Promise<void> {
     if (orderedTrackIds.length === 0) return;
-    await tx.$executeRaw`
+    await tx.$executeRaw(sql`
       UPDATE playlist_tracks pt SET position = x.pos::int
       FROM unnest(${[...orderedTrackIds]}::int[]) WITH ORDINALITY AS x(track_id, pos)
-      WHERE pt.playlist_id = ${playlistId} AND pt.track_id = x.track_id`;
+      WHERE pt.playlist_id = ${playlistId} AND pt.track_id = x.track_id`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { pgStatement, sql } from '@msp/db';
 import type pg from 'pg';
 
 export interface FollowsBackfillResult {
@@ -27,41 +28,39 @@ export async function backfillFollows(social: pg.Pool, catalog: pg.Pool, batch =
   const result: FollowsBackfillResult = { read: 0, inserted: 0, removed: 0 };
   for (let after: Pair = { followerId: 0, followeeId: 0 }; ;) {
     const { rows } = await social.query<Pair>(
-      `SELECT follower_id AS "followerId", followee_id AS "followeeId" FROM follows
-        WHERE (follower_id, followee_id) > ($1, $2) ORDER BY follower_id, followee_id LIMIT $3`,
-      [after.followerId, after.followeeId, batch],
+      pgStatement(sql`SELECT follower_id AS "followerId", followee_id AS "followeeId" FROM follows
+        WHERE (follower_id, followee_id) > (${after.followerId}, ${after.followeeId}) ORDER BY follower_id, followee_id LIMIT ${batch}`),
     );
     if (rows.length === 0) break;
     result.read += rows.length;
     const inserted = await catalog.query(
-      `INSERT INTO user_follows (follower_id, followee_id) SELECT * FROM unnest($1::int[], $2::int[]) ON CONFLICT DO NOTHING`,
-      [rows.map((r) => r.followerId), rows.map((r) => r.followeeId)],
+      pgStatement(
+        sql`INSERT INTO user_follows (follower_id, followee_id) SELECT * FROM unnest(${rows.map((r) => r.followerId)}::int[], ${rows.map((r) => r.followeeId)}::int[])
+            ON CONFLICT DO NOTHING`,
+      ),
     );
     result.inserted += inserted.rowCount ?? 0;
     after = rows[rows.length - 1]!;
   }
   for (let after: Pair = { followerId: 0, followeeId: 0 }; ;) {
     const { rows } = await catalog.query<Pair>(
-      `SELECT follower_id AS "followerId", followee_id AS "followeeId" FROM user_follows
-        WHERE (follower_id, followee_id) > ($1, $2) ORDER BY follower_id, followee_id LIMIT $3`,
-      [after.followerId, after.followeeId, batch],
+      pgStatement(sql`SELECT follower_id AS "followerId", followee_id AS "followeeId" FROM user_follows
+        WHERE (follower_id, followee_id) > (${after.followerId}, ${after.followeeId}) ORDER BY follower_id, followee_id LIMIT ${batch}`),
     );
     if (rows.length === 0) break;
     const followers = rows.map((r) => r.followerId);
     const followees = rows.map((r) => r.followeeId);
     const held = await social.query<Pair>(
-      `SELECT f.follower_id AS "followerId", f.followee_id AS "followeeId"
-         FROM unnest($1::int[], $2::int[]) AS p(follower_id, followee_id)
-         JOIN follows f ON f.follower_id = p.follower_id AND f.followee_id = p.followee_id`,
-      [followers, followees],
+      pgStatement(sql`SELECT f.follower_id AS "followerId", f.followee_id AS "followeeId"
+         FROM unnest(${followers}::int[], ${followees}::int[]) AS p(follower_id, followee_id)
+         JOIN follows f ON f.follower_id = p.follower_id AND f.followee_id = p.followee_id`),
     );
     const kept = new Set(held.rows.map((r) => `${r.followerId}:${r.followeeId}`));
     const gone = rows.filter((r) => !kept.has(`${r.followerId}:${r.followeeId}`));
     if (gone.length > 0) {
       const removed = await catalog.query(
-        `DELETE FROM user_follows u USING unnest($1::int[], $2::int[]) AS p(follower_id, followee_id)
-          WHERE u.follower_id = p.follower_id AND u.followee_id = p.followee_id`,
-        [gone.map((r) => r.followerId), gone.map((r) => r.followeeId)],
+        pgStatement(sql`DELETE FROM user_follows u USING unnest(${gone.map((r) => r.followerId)}::int[], ${gone.map((r) => r.followeeId)}::int[]) AS p(follower_id, followee_id)
+          WHERE u.follower_id = p.follower_id AND u.followee_id = p.followee_id`),
       );
       result.removed += removed.rowCount ?? 0;
     }

@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { SqlExecutor } from '@msp/events';
 
 /**
@@ -7,15 +8,15 @@ import type { SqlExecutor } from '@msp/events';
  */
 export const followsCopy = {
   async follow(tx: SqlExecutor, followerId: number, followeeId: number): Promise<void> {
-    await tx.$executeRawUnsafe(`INSERT INTO user_follows (follower_id, followee_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, followerId, followeeId);
+    await tx.$executeRaw(sql`INSERT INTO user_follows (follower_id, followee_id) VALUES (${followerId}, ${followeeId}) ON CONFLICT DO NOTHING`);
   },
 
   async unfollow(tx: SqlExecutor, followerId: number, followeeId: number): Promise<void> {
-    await tx.$executeRawUnsafe(`DELETE FROM user_follows WHERE follower_id = $1 AND followee_id = $2`, followerId, followeeId);
+    await tx.$executeRaw(sql`DELETE FROM user_follows WHERE follower_id = ${followerId} AND followee_id = ${followeeId}`);
   },
 
   /** R7: a block removes the follows in both directions between the two users. */
   async unfollowBothWays(tx: SqlExecutor, a: number, b: number): Promise<void> {
-    await tx.$executeRawUnsafe(`DELETE FROM user_follows WHERE (follower_id = $1 AND followee_id = $2) OR (follower_id = $2 AND followee_id = $1)`, a, b);
+    await tx.$executeRaw(sql`DELETE FROM user_follows WHERE (follower_id = ${a} AND followee_id = ${b}) OR (follower_id = ${b} AND followee_id = ${a})`);
   },
 };

@@ -1,5 +1,7 @@
 import pg from 'pg';
 import type { UserSummarySource } from '@msp/contracts';
+import type { Sql } from '@msp/db';
+import { empty, pgStatement, raw, sql } from '@msp/db';
 import type { TrackRow } from './track.mapper.js';
 import { ANCHOR_STEP, type PageAnchor } from './artist-page-anchors.js';
 import { TrackRowCache } from './track-row-cache.js';
@@ -28,11 +30,11 @@ const TIMESTAMPTZ_OID = 1184;
  * play log adds counted plays to `track_play_deltas` and folds them into `tracks` every second:
  * docs/insights.md), so a counted play is a new version as before.
  */
-const TRACK_VERSION = `(t.xmin::text || '.' || coalesce(pd.xmin::text, ''))`;
-const COUNTS_JOIN = 'LEFT JOIN track_play_deltas pd ON pd.track_id = t.id';
+const TRACK_VERSION = sql`(t.xmin::text || '.' || coalesce(pd.xmin::text, ''))`;
+const COUNTS_JOIN = sql`LEFT JOIN track_play_deltas pd ON pd.track_id = t.id`;
 
 /** Columns of `TrackRow` (track.mapper's `trackSelect`) in SQL, plus the artist's; playCount and completedPlayCount with the pending plays. */
-const TRACK_COLUMNS = `t.id, t.artist_id AS "artistId", t.title, t.track_slug AS "trackSlug", t.description, t.genre, t.tags,
+const TRACK_COLUMNS = sql`t.id, t.artist_id AS "artistId", t.title, t.track_slug AS "trackSlug", t.description, t.genre, t.tags,
   (t.release_date::timestamp AT TIME ZONE 'UTC') AS "releaseDate", t.state::text AS state, t.is_private AS "isPrivate", t.held_back AS "heldBack",
   t.access::text AS access, t.secret_token AS "secretToken", t.duration_seconds AS "durationSeconds",
   GREATEST(t.play_count + coalesce(pd.plays, 0), 0) AS "playCount",
@@ -47,15 +49,24 @@ const TRACK_COLUMNS = `t.id, t.artist_id AS "artistId", t.title, t.track_slug AS
   coalesce(u.is_deleted OR u.is_banned, false) AS "artistHidden", coalesce(u.is_banned OR u.is_deleted, false) AS "artistBanned",
   ${TRACK_VERSION} AS tv, u.xmin AS uv`;
 
-/** `viewer` is the parameter holding the caller's id (0 when anonymous: no user has id 0). */
-const withArtist = (viewer: string, extra = '') => `${TRACK_COLUMNS}, ${blockedSql(viewer, 't.artist_id')} AS blocked${extra}
+/** R7 between the viewer and the track's artist. */
+const blockedArtist = (viewer: number | Sql): Sql => blockedSql(viewer, 't.artist_id');
+/** R7 between the viewer and the user `u`. */
+const blockedUser = (viewer: number | Sql): Sql => blockedSql(viewer, 'u.user_id');
+/** R2 for the track `t` and the viewer. */
+const listedTrack = (viewer: number | Sql): Sql => listedTrackSql('t', viewer);
+/** The artist's held-back tracks left out (`artistId` a value or a scalar subquery). */
+const notHeldBack = (artistId: number | Sql): Sql => notHeldBackOfArtistSql('t', artistId);
+
+/** `viewer` is the caller's id (0 when anonymous: no user has id 0), or the column holding it. */
+const withArtist = (viewer: number | Sql, extra: Sql = empty) => sql`${TRACK_COLUMNS}, ${blockedArtist(viewer)} AS blocked${extra}
   FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id ${COUNTS_JOIN}`;
 
 /**
  * A list's rows as versions only (TrackRowCache): the track's id, the `xmin` of its row and of its
  * artist's summary (the row versions, as text), and the viewer's block state. `extra`: more columns.
  */
-const versionsOf = (viewer: string, extra = '') => `t.id, ${TRACK_VERSION} AS tv, u.xmin AS uv, ${blockedSql(viewer, 't.artist_id')} AS blocked${extra}
+const versionsOf = (viewer: number, extra: Sql = empty) => sql`t.id, ${TRACK_VERSION} AS tv, u.xmin AS uv, ${blockedArtist(viewer)} AS blocked${extra}
   FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id ${COUNTS_JOIN}`;
 
 /** A row of a list read by `versionsOf`. */
@@ -64,8 +75,8 @@ type RowVersion = { id: number; tv: string; uv: string | null; blocked: boolean 
 /** The LIMITs of USR-17's page statements (the entries to skip and the page's, rounded up). */
 const HISTORY_LIMITS = [20, 50, 120];
 
-/** USR-17: the listener's own tracks (not deleted), or tracks anybody may see (`$1` is the listener). */
-const HISTORY_VISIBLE = `((t.artist_id = $1 AND t.deleted_at IS NULL) OR (${listedTrackSql('t', '$1')}))`;
+/** USR-17: the listener's own tracks (not deleted), or tracks anybody may see. */
+const historyVisible = (userId: number) => sql`((t.artist_id = ${userId} AND t.deleted_at IS NULL) OR (${listedTrack(userId)}))`;
 
 /** The viewer's flags for one track, as read with it (`byIdForViewer`). */
 export interface OneTrackFlags {
@@ -83,20 +94,22 @@ export interface ViewerPageFlags {
 }
 
 /**
- * The viewer (`$2`) flags of the track `t` as one bit mask: 1 liked, 2 reposted, 4 following its
+ * The viewer's flags of the track `t` as one bit mask: 1 liked, 2 reposted, 4 following its
  * artist; from catalog's copies (`track_engagements` kinds 'L'/'R', `user_follows`), index-only probes.
  */
-const VIEWER_ONE_FLAGS = `(CASE WHEN EXISTS (SELECT 1 FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = $2 AND e.track_id = t.id) THEN 1 ELSE 0 END
-   | CASE WHEN EXISTS (SELECT 1 FROM track_engagements e WHERE e.kind = 'R' AND e.user_id = $2 AND e.track_id = t.id) THEN 2 ELSE 0 END
-   | CASE WHEN t.artist_id <> $2 AND EXISTS (SELECT 1 FROM user_follows f WHERE f.follower_id = $2 AND f.followee_id = t.artist_id) THEN 4 ELSE 0 END) AS vf`;
+const viewerOneFlags = (
+  viewer: number,
+) => sql`(CASE WHEN EXISTS (SELECT 1 FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = ${viewer} AND e.track_id = t.id) THEN 1 ELSE 0 END
+   | CASE WHEN EXISTS (SELECT 1 FROM track_engagements e WHERE e.kind = 'R' AND e.user_id = ${viewer} AND e.track_id = t.id) THEN 2 ELSE 0 END
+   | CASE WHEN t.artist_id <> ${viewer} AND EXISTS (SELECT 1 FROM user_follows f WHERE f.follower_id = ${viewer} AND f.followee_id = t.artist_id) THEN 4 ELSE 0 END) AS vf`;
 
 /**
- * VIEWER_ONE_FLAGS for every row of a page (`viewer` a placeholder), as scalar subqueries: one
+ * viewerOneFlags for every row of a page, as scalar subqueries: one
  * primary-key probe per row and flag. An EXISTS there may become a hashed subplan, which reads every
  * like of the viewer (hundreds, or tens of thousands for a heavy listener) for a page of 20.
  */
-function pageFlagsSql(viewer: string): string {
-  return `(CASE WHEN (SELECT 1 FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = ${viewer} AND e.track_id = t.id) IS NOT NULL THEN 1 ELSE 0 END
+function pageFlagsSql(viewer: number): Sql {
+  return sql`(CASE WHEN (SELECT 1 FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = ${viewer} AND e.track_id = t.id) IS NOT NULL THEN 1 ELSE 0 END
    | CASE WHEN (SELECT 1 FROM track_engagements e WHERE e.kind = 'R' AND e.user_id = ${viewer} AND e.track_id = t.id) IS NOT NULL THEN 2 ELSE 0 END
    | CASE WHEN t.artist_id <> ${viewer} AND (SELECT 1 FROM user_follows f WHERE f.follower_id = ${viewer} AND f.followee_id = t.artist_id) IS NOT NULL
           THEN 4 ELSE 0 END) AS vf`;
@@ -162,8 +175,8 @@ export class TrackReadsRepository {
   }
 
   /** Full rows (with `TRACK_COLUMNS`), kept in the row cache under their versions. */
-  private async rows(name: string, text: string, values: unknown[]): Promise<ReadTrack[]> {
-    const result = await this.pool.query<RawRow>({ name, text, values, types: READ_TYPES });
+  private async rows(name: string, query: Sql): Promise<ReadTrack[]> {
+    const result = await this.pool.query<RawRow>({ ...pgStatement(query, name), types: READ_TYPES });
     return result.rows.map((raw) => {
       const row = toReadTrack(raw);
       this.cache.set(TrackRowCache.key(raw.id, raw.tv, raw.uv), row);
@@ -187,34 +200,32 @@ export class TrackReadsRepository {
       else found[i] = hit.blocked === v.blocked ? hit : { ...hit, blocked: v.blocked };
     }
     if (missing) {
-      const read = await this.rows('catalog_tracks_by_ids', `SELECT ${withArtist('$2')} WHERE t.id = ANY($1::int[])`, [missing, viewerId]);
+      const read = await this.rows('catalog_tracks_by_ids', sql`SELECT ${withArtist(viewerId)} WHERE t.id = ANY(${missing}::int[])`);
       const byId = new Map(read.map((row) => [row.id, row]));
       for (let i = 0; i < versions.length; i++) found[i] ??= byId.get(versions[i]!.id);
     }
     return found.filter((row): row is ReadTrack => row !== undefined);
   }
 
-  private async versions<Row extends RowVersion = RowVersion>(name: string, text: string, values: unknown[]): Promise<Row[]> {
-    return (await this.pool.query<Row>({ name, text, values, types: READ_TYPES })).rows;
+  private async versions<Row extends RowVersion = RowVersion>(name: string, query: Sql): Promise<Row[]> {
+    return (await this.pool.query<Row>({ ...pgStatement(query, name), types: READ_TYPES })).rows;
   }
 
   /** One track with its artist and the viewer's block state (TRK-6 and every by-id check). */
   async byId(id: number, viewerId: number): Promise<ReadTrack | null> {
-    const [row] = await this.rows('catalog_track_by_id', `SELECT ${withArtist('$2')} WHERE t.id = $1`, [id, viewerId]);
+    const [row] = await this.rows('catalog_track_by_id', sql`SELECT ${withArtist(viewerId)} WHERE t.id = ${id}`);
     return row ?? null;
   }
 
   /**
    * TRK-6 for a signed-in viewer: the row (as `byId`) and the viewer's isLiked/isReposted/isFollowing
-   * in the SAME statement (three primary-key probes of catalog's copies, VIEWER_ONE_FLAGS), so a
+   * in the SAME statement (three primary-key probes of catalog's copies, viewerOneFlags), so a
    * viewer's read costs no second round trip. The flags leave the row before it is cached: a cached
    * row serves every viewer.
    */
   async byIdForViewer(id: number, viewerId: number): Promise<{ row: ReadTrack; flags: OneTrackFlags } | null> {
     const result = await this.pool.query<RawRow & { vf: number }>({
-      name: 'catalog_track_by_id_viewer',
-      text: `SELECT ${withArtist('$2', `, ${VIEWER_ONE_FLAGS}`)} WHERE t.id = $1`,
-      values: [id, viewerId],
+      ...pgStatement(sql`SELECT ${withArtist(viewerId, sql`, ${viewerOneFlags(viewerId)}`)} WHERE t.id = ${id}`, 'catalog_track_by_id_viewer'),
       types: READ_TYPES,
     });
     const raw = result.rows[0];
@@ -234,8 +245,7 @@ export class TrackReadsRepository {
     if (pairs.length === 0) return [];
     const rows = await this.rows(
       'catalog_tracks_by_id_viewers',
-      `SELECT ${withArtist('x.viewer', ', x.n::int AS n')} JOIN unnest($1::int[], $2::int[]) WITH ORDINALITY AS x(id, viewer, n) ON x.id = t.id`,
-      [pairs.map((p) => p.id), pairs.map((p) => p.viewerId)],
+      sql`SELECT ${withArtist(raw('x.viewer'), sql`, x.n::int AS n`)} JOIN unnest(${pairs.map((p) => p.id)}::int[], ${pairs.map((p) => p.viewerId)}::int[]) WITH ORDINALITY AS x(id, viewer, n) ON x.id = t.id`,
     );
     const found: Array<ReadTrack | null> = pairs.map(() => null);
     for (const row of rows as Array<ReadTrack & { n?: number }>) {
@@ -246,12 +256,12 @@ export class TrackReadsRepository {
   }
 
   async bySlug(trackSlug: string, viewerId: number): Promise<ReadTrack | null> {
-    const [row] = await this.rows('catalog_track_by_slug', `SELECT ${withArtist('$2')} WHERE t.track_slug = $1`, [trackSlug, viewerId]);
+    const [row] = await this.rows('catalog_track_by_slug', sql`SELECT ${withArtist(viewerId)} WHERE t.track_slug = ${trackSlug}`);
     return row ?? null;
   }
 
   async byToken(secretToken: string, viewerId: number): Promise<ReadTrack | null> {
-    const [row] = await this.rows('catalog_track_by_token', `SELECT ${withArtist('$2')} WHERE t.secret_token = $1`, [secretToken, viewerId]);
+    const [row] = await this.rows('catalog_track_by_token', sql`SELECT ${withArtist(viewerId)} WHERE t.secret_token = ${secretToken}`);
     return row ?? null;
   }
 
@@ -260,8 +270,7 @@ export class TrackReadsRepository {
     if (ids.length === 0) return [];
     const versions = await this.versions(
       'catalog_tracks_in_order',
-      `SELECT ${versionsOf('$2')} JOIN unnest($1::int[]) WITH ORDINALITY AS x(id, n) ON x.id = t.id ORDER BY x.n`,
-      [ids, viewerId],
+      sql`SELECT ${versionsOf(viewerId)} JOIN unnest(${ids}::int[]) WITH ORDINALITY AS x(id, n) ON x.id = t.id ORDER BY x.n`,
     );
     return this.hydrate(versions, viewerId);
   }
@@ -277,12 +286,13 @@ export class TrackReadsRepository {
     const flags: ViewerPageFlags = { liked: [], reposted: [], following: [] };
     if (viewerId === 0) return { rows: await this.inOrder(ids, 0), flags, viewerBlocks: false };
     const result = await this.pool.query<Partial<RowVersion> & { vb: boolean; vf: number | null; artistId: number | null }>({
-      name: 'catalog_tracks_in_order_viewer',
-      text: `SELECT one.vb, r.* FROM (SELECT EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = $2 OR b.blocked_id = $2) AS vb) one
-               LEFT JOIN LATERAL (SELECT ${versionsOf('$2', `, t.artist_id AS "artistId", x.n, ${pageFlagsSql('$2')}`)}
-                                   JOIN unnest($1::int[]) WITH ORDINALITY AS x(id, n) ON x.id = t.id) r ON true
+      ...pgStatement(
+        sql`SELECT one.vb, r.* FROM (SELECT EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = ${viewerId} OR b.blocked_id = ${viewerId}) AS vb) one
+               LEFT JOIN LATERAL (SELECT ${versionsOf(viewerId, sql`, t.artist_id AS "artistId", x.n, ${pageFlagsSql(viewerId)}`)}
+                                   JOIN unnest(${ids}::int[]) WITH ORDINALITY AS x(id, n) ON x.id = t.id) r ON true
               ORDER BY r.n`,
-      values: [ids, viewerId],
+        'catalog_tracks_in_order_viewer',
+      ),
       types: READ_TYPES,
     });
     const versions: RowVersion[] = [];
@@ -304,17 +314,14 @@ export class TrackReadsRepository {
    */
   async artistPage(artistId: number, publicOnly: boolean, state: string | null, page: number, size: number, viewerId: number): Promise<ReadTrack[]> {
     const filter = publicOnly
-      ? `AND NOT t.is_private AND t.state = 'FINISHED' AND ${notHeldBackOfArtistSql('t', '$1')}`
-      : `AND ($5::text IS NULL OR t.state::text = $5)`;
+      ? sql`AND NOT t.is_private AND t.state = 'FINISHED' AND ${notHeldBack(artistId)}`
+      : sql`AND (${state}::text IS NULL OR t.state::text = ${state})`;
     const name = publicOnly ? 'catalog_artist_page_public' : 'catalog_artist_page_all';
-    const values: unknown[] = [artistId, size, page * size, viewerId];
-    if (!publicOnly) values.push(state);
     const versions = await this.versions(
       name,
-      `WITH p AS (SELECT t.id, t.created_at FROM tracks t WHERE t.artist_id = $1 AND t.deleted_at IS NULL ${filter}
-                  ORDER BY t.created_at DESC, t.id DESC LIMIT $2 OFFSET $3)
-       SELECT ${versionsOf('$4')} JOIN p ON p.id = t.id ORDER BY p.created_at DESC, p.id DESC`,
-      values,
+      sql`WITH p AS (SELECT t.id, t.created_at FROM tracks t WHERE t.artist_id = ${artistId} AND t.deleted_at IS NULL ${filter}
+                  ORDER BY t.created_at DESC, t.id DESC LIMIT ${size} OFFSET ${page * size})
+       SELECT ${versionsOf(viewerId)} JOIN p ON p.id = t.id ORDER BY p.created_at DESC, p.id DESC`,
     );
     return this.hydrate(versions, viewerId);
   }
@@ -334,23 +341,22 @@ export class TrackReadsRepository {
   ) {
     const byId = ref.userId !== undefined;
     // A deep page seeks to its anchor's sort key (ArtistPageAnchors), then skips what remains.
-    const seek = from ? `AND (t.created_at, t.id) <= ($5::timestamptz, $6::int)` : '';
-    const values: unknown[] = [byId ? ref.userId : (ref.username ?? ''), viewerId, size, from ? from.skip : page * size];
-    if (from) values.push(from.anchor.createdAt, from.anchor.id);
+    const seek = from ? sql`AND (t.created_at, t.id) <= (${from.anchor.createdAt}::timestamptz, ${from.anchor.id}::int)` : empty;
     const result = await this.pool.query<
       Partial<RowVersion> & { o_userId: number; o_isBanned: boolean; o_trackCount: number; o_blocked: boolean; created_at: Date | null }
     >({
-      name: `catalog_public_artist_page_by_${byId ? 'id' : 'name'}${from ? '_seek' : ''}`,
-      text: `WITH u AS (SELECT u.user_id, u.is_banned, u.track_count, ${blockedSql('$2', 'u.user_id')} AS blocked
-                          FROM user_summaries u WHERE ${byId ? 'u.user_id = $1' : 'u.username = $1'} AND NOT u.is_deleted),
+      ...pgStatement(
+        sql`WITH u AS (SELECT u.user_id, u.is_banned, u.track_count, ${blockedUser(viewerId)} AS blocked
+                          FROM user_summaries u WHERE ${byId ? sql`u.user_id = ${ref.userId}` : sql`u.username = ${ref.username ?? ''}`} AND NOT u.is_deleted),
                   p AS (SELECT t.id, t.created_at FROM tracks t
                          WHERE t.artist_id = (SELECT user_id FROM u) AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
-                           AND ${notHeldBackOfArtistSql('t', '(SELECT user_id FROM u)')} ${seek}
-                         ORDER BY t.created_at DESC, t.id DESC LIMIT $3 OFFSET $4),
-                  r AS (SELECT ${versionsOf('$2', ', p.created_at')} JOIN p ON p.id = t.id)
+                           AND ${notHeldBack(sql`(SELECT user_id FROM u)`)} ${seek}
+                         ORDER BY t.created_at DESC, t.id DESC LIMIT ${size} OFFSET ${from ? from.skip : page * size}),
+                  r AS (SELECT ${versionsOf(viewerId, sql`, p.created_at`)} JOIN p ON p.id = t.id)
              SELECT u.user_id AS "o_userId", u.is_banned AS "o_isBanned", u.track_count AS "o_trackCount", u.blocked AS "o_blocked", r.*
                FROM u LEFT JOIN r ON true ORDER BY r.created_at DESC, r.id DESC`,
-      values,
+        `catalog_public_artist_page_by_${byId ? 'id' : 'name'}${from ? '_seek' : ''}`,
+      ),
     });
     const [first] = result.rows;
     if (!first) return { user: null, rows: [] as ReadTrack[] };
@@ -364,29 +370,30 @@ export class TrackReadsRepository {
    * 100, 200, …): one walk of `tracks_artist_listed_idx`, index only.
    */
   async artistAnchors(artistId: number): Promise<PageAnchor[]> {
-    const result = await this.pool.query<PageAnchor>({
-      name: 'catalog_artist_page_anchors',
-      text: `SELECT x.created_at::text AS "createdAt", x.id FROM (
+    const result = await this.pool.query<PageAnchor>(
+      pgStatement(
+        sql`SELECT x.created_at::text AS "createdAt", x.id FROM (
                SELECT t.created_at, t.id, row_number() OVER (ORDER BY t.created_at DESC, t.id DESC) AS n FROM tracks t
-                WHERE t.artist_id = $1 AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
-                  AND ${notHeldBackOfArtistSql('t', '$1')}) x
-              WHERE x.n > 1 AND x.n % $2 = 1 ORDER BY x.n`,
-      values: [artistId, ANCHOR_STEP],
-    });
+                WHERE t.artist_id = ${artistId} AND t.deleted_at IS NULL AND NOT t.is_private AND t.state = 'FINISHED'
+                  AND ${notHeldBack(artistId)}) x
+              WHERE x.n > 1 AND x.n % ${ANCHOR_STEP} = 1 ORDER BY x.n`,
+        'catalog_artist_page_anchors',
+      ),
+    );
     return result.rows;
   }
 
   /** How many of the artist's non-deleted tracks a page list holds (the owner's view, or a fallback). */
   async artistCount(artistId: number, publicOnly: boolean, state: string | null): Promise<number> {
     const filter = publicOnly
-      ? `AND NOT t.is_private AND t.state = 'FINISHED' AND ${notHeldBackOfArtistSql('t', '$1')}`
-      : `AND ($2::text IS NULL OR t.state::text = $2)`;
-    const values: unknown[] = publicOnly ? [artistId] : [artistId, state];
-    const result = await this.pool.query<{ n: number }>({
-      name: publicOnly ? 'catalog_artist_count_public' : 'catalog_artist_count_all',
-      text: `SELECT count(*)::int AS n FROM tracks t WHERE t.artist_id = $1 AND t.deleted_at IS NULL ${filter}`,
-      values,
-    });
+      ? sql`AND NOT t.is_private AND t.state = 'FINISHED' AND ${notHeldBack(artistId)}`
+      : sql`AND (${state}::text IS NULL OR t.state::text = ${state})`;
+    const result = await this.pool.query<{ n: number }>(
+      pgStatement(
+        sql`SELECT count(*)::int AS n FROM tracks t WHERE t.artist_id = ${artistId} AND t.deleted_at IS NULL ${filter}`,
+        publicOnly ? 'catalog_artist_count_public' : 'catalog_artist_count_all',
+      ),
+    );
     return result.rows[0]?.n ?? 0;
   }
 
@@ -396,24 +403,27 @@ export class TrackReadsRepository {
    */
   async user(ref: { userId?: number; username?: string }, viewerId: number) {
     const byId = ref.userId !== undefined;
-    const result = await this.pool.query<{ userId: number; isBanned: boolean; trackCount: number; blocked: boolean }>({
-      name: byId ? 'catalog_user_by_id' : 'catalog_user_by_name',
-      text: `SELECT u.user_id AS "userId", u.is_banned AS "isBanned", u.track_count AS "trackCount", ${blockedSql('$2', 'u.user_id')} AS blocked
-               FROM user_summaries u WHERE ${byId ? 'u.user_id = $1' : 'u.username = $1'} AND NOT u.is_deleted`,
-      values: [byId ? ref.userId : (ref.username ?? ''), viewerId],
-    });
+    const result = await this.pool.query<{ userId: number; isBanned: boolean; trackCount: number; blocked: boolean }>(
+      pgStatement(
+        sql`SELECT u.user_id AS "userId", u.is_banned AS "isBanned", u.track_count AS "trackCount", ${blockedUser(viewerId)} AS blocked
+               FROM user_summaries u WHERE ${byId ? sql`u.user_id = ${ref.userId}` : sql`u.username = ${ref.username ?? ''}`} AND NOT u.is_deleted`,
+        byId ? 'catalog_user_by_id' : 'catalog_user_by_name',
+      ),
+    );
     return result.rows[0] ?? null;
   }
 
   /** Of `userIds`, those a block separates from the viewer, either way (R7, catalog's copy). */
   async blockedAmong(viewerId: number, userIds: readonly number[]): Promise<Set<number>> {
     if (viewerId === 0 || userIds.length === 0) return new Set();
-    const result = await this.pool.query<{ id: number }>({
-      name: 'catalog_blocked_among',
-      text: `SELECT CASE WHEN blocker_id = $1 THEN blocked_id ELSE blocker_id END AS id FROM user_blocks
-              WHERE (blocker_id = $1 AND blocked_id = ANY($2::int[])) OR (blocked_id = $1 AND blocker_id = ANY($2::int[]))`,
-      values: [viewerId, [...new Set(userIds)]],
-    });
+    const among = [...new Set(userIds)];
+    const result = await this.pool.query<{ id: number }>(
+      pgStatement(
+        sql`SELECT CASE WHEN blocker_id = ${viewerId} THEN blocked_id ELSE blocker_id END AS id FROM user_blocks
+              WHERE (blocker_id = ${viewerId} AND blocked_id = ANY(${among}::int[])) OR (blocked_id = ${viewerId} AND blocker_id = ANY(${among}::int[]))`,
+        'catalog_blocked_among',
+      ),
+    );
     return new Set(result.rows.map((r) => r.id));
   }
 
@@ -433,26 +443,29 @@ export class TrackReadsRepository {
     from?: { anchor: HistoryAnchor; skip: number } | null,
   ): Promise<{ rows: ReadTrack[]; playedAt: Map<number, string>; flags: ViewerPageFlags; showHistory: boolean | null }> {
     // The range condition lets the index start at the anchor; the tie on track_id is checked on its entries.
-    const seek = from ? ' AND h.last_played_at <= $2::timestamptz AND (h.last_played_at < $2::timestamptz OR h.track_id < $3)' : '';
+    const seek = from
+      ? sql` AND h.last_played_at <= ${from.anchor.at}::timestamptz AND (h.last_played_at < ${from.anchor.at}::timestamptz OR h.track_id < ${from.anchor.trackId})`
+      : empty;
     // The entries before the page (`skip`, fewer than the anchors' step past the first pages) are read
     // and dropped here, and the LIMIT is a constant of the statement (one of a few): with a parameter
     // there, PostgreSQL never took the statement's generic plan and planned every page again (more
     // than half of its time).
     const skip = from ? from.skip : page * size;
     const bucket = HISTORY_LIMITS.find((n) => n >= skip + size);
-    const limit = bucket ?? skip + size;
-    const values: unknown[] = [userId, ...(from ? [from.anchor.at, from.anchor.trackId] : [])];
+    // A bucket of HISTORY_LIMITS is written into the text; past the buckets (a page past the end of
+    // a history too short for anchors) the statement is unnamed, planned with its values, and the LIMIT is bound.
+    const limit = bucket !== undefined ? raw(String(bucket)) : sql`${skip + size}`;
     const result = await this.pool.query<Partial<RowVersion> & { show: boolean | null; lastPlayedAt: Date; artistId: number; vf: number }>({
-      // Past the buckets (a page past the end of a history too short for anchors): not kept as a named statement.
-      name: bucket ? `${from ? 'catalog_history_page_from' : 'catalog_history_page'}_${bucket}` : undefined,
-      text: `SELECT f.show, r.* FROM (SELECT (SELECT u.show_history FROM user_summaries u WHERE u.user_id = $1) AS show) f
+      ...pgStatement(
+        sql`SELECT f.show, r.* FROM (SELECT (SELECT u.show_history FROM user_summaries u WHERE u.user_id = ${userId}) AS show) f
                LEFT JOIN LATERAL (
                  WITH h AS (SELECT h.track_id, h.last_played_at FROM listening_history h JOIN tracks t ON t.id = h.track_id
-                             WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}${seek}
+                             WHERE h.user_id = ${userId} AND ${historyVisible(userId)}${seek}
                              ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT ${limit})
-                 SELECT ${versionsOf('$1', `, h.last_played_at AS "lastPlayedAt", t.artist_id AS "artistId", ${pageFlagsSql('$1')}`)} JOIN h ON h.track_id = t.id) r ON true
+                 SELECT ${versionsOf(userId, sql`, h.last_played_at AS "lastPlayedAt", t.artist_id AS "artistId", ${pageFlagsSql(userId)}`)} JOIN h ON h.track_id = t.id) r ON true
               ORDER BY r."lastPlayedAt" DESC, r.id DESC`,
-      values,
+        bucket ? `${from ? 'catalog_history_page_from' : 'catalog_history_page'}_${bucket}` : undefined,
+      ),
       types: READ_TYPES,
     });
     const flags: ViewerPageFlags = { liked: [], reposted: [], following: [] };
@@ -477,13 +490,14 @@ export class TrackReadsRepository {
    */
   async historyOutline(userId: number): Promise<HistoryOutline> {
     const result = await this.pool.query<{ total: number; at: Date; trackId: number; rn: number }>({
-      name: 'catalog_history_outline',
-      text: `SELECT s.total, s.at, s.track_id AS "trackId", s.rn FROM (
+      ...pgStatement(
+        sql`SELECT s.total, s.at, s.track_id AS "trackId", s.rn FROM (
                SELECT h.last_played_at AS at, h.track_id, row_number() OVER (ORDER BY h.last_played_at DESC, h.track_id DESC)::int AS rn,
                       count(*) OVER ()::int AS total
-                 FROM listening_history h JOIN tracks t ON t.id = h.track_id WHERE h.user_id = $1 AND ${HISTORY_VISIBLE}) s
-             WHERE s.rn = 1 OR s.rn % $2 = 0 ORDER BY s.rn`,
-      values: [userId, HISTORY_ANCHOR_STEP],
+                 FROM listening_history h JOIN tracks t ON t.id = h.track_id WHERE h.user_id = ${userId} AND ${historyVisible(userId)}) s
+             WHERE s.rn = 1 OR s.rn % ${HISTORY_ANCHOR_STEP} = 0 ORDER BY s.rn`,
+        'catalog_history_outline',
+      ),
       types: READ_TYPES,
     });
     return {
@@ -496,23 +510,22 @@ export class TrackReadsRepository {
   /** Summaries of these users from catalog's projection (one statement). */
   async summaries(userIds: readonly number[]): Promise<UserSummarySource[]> {
     if (userIds.length === 0) return [];
-    const result = await this.pool.query<UserSummarySource>({
-      name: 'catalog_user_summaries',
-      text: `SELECT user_id AS "userId", username, display_name AS "displayName", avatar_url AS "avatarUrl", tier,
+    const result = await this.pool.query<UserSummarySource>(
+      pgStatement(
+        sql`SELECT user_id AS "userId", username, display_name AS "displayName", avatar_url AS "avatarUrl", tier,
                     follower_count AS "followerCount", track_count AS "trackCount"
-               FROM user_summaries WHERE user_id = ANY($1::int[])`,
-      values: [[...new Set(userIds)]],
-    });
+               FROM user_summaries WHERE user_id = ANY(${[...new Set(userIds)]}::int[])`,
+        'catalog_user_summaries',
+      ),
+    );
     return result.rows;
   }
 
   /** R8 showHistory and the tier from the user projection (one statement). */
   async userFlags(userId: number): Promise<{ showHistory: boolean; tier: string } | null> {
-    const result = await this.pool.query<{ showHistory: boolean; tier: string }>({
-      name: 'catalog_user_flags',
-      text: `SELECT show_history AS "showHistory", tier FROM user_summaries WHERE user_id = $1`,
-      values: [userId],
-    });
+    const result = await this.pool.query<{ showHistory: boolean; tier: string }>(
+      pgStatement(sql`SELECT show_history AS "showHistory", tier FROM user_summaries WHERE user_id = ${userId}`, 'catalog_user_flags'),
+    );
     return result.rows[0] ?? null;
   }
 }

@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { bumpStat } from '../discovery/trending-stats.repository.js';
 import { trackSelect, type TrackRow } from './track.mapper.js';
@@ -89,7 +90,7 @@ export class TracksRepository {
 
   /** R12 under a per-artist lock: two parallel uploads of one artist run this part one at a time. */
   async lockArtist(tx: Tx, artistId: number): Promise<void> {
-    await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(4242, $1)', artistId);
+    await tx.$executeRaw(sql`SELECT pg_advisory_xact_lock(4242, ${artistId})`);
   }
 
   async uploadIdTaken(tx: Tx, uploadId: string): Promise<boolean> {

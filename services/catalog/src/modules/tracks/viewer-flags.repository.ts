@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { pgStatement, sql } from '@msp/db';
 
 /** A viewer's flags among a page's tracks and artists: the ids that are set. */
 export interface ViewerFlags {
@@ -7,10 +8,10 @@ export interface ViewerFlags {
   following: number[];
 }
 
-const VIEWER_FLAGS_SQL = `SELECT
-    ARRAY(SELECT e.track_id FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = $1 AND e.track_id = ANY($2::int[])) AS liked,
-    ARRAY(SELECT e.track_id FROM track_engagements e WHERE e.kind = 'R' AND e.user_id = $1 AND e.track_id = ANY($2::int[])) AS reposted,
-    ARRAY(SELECT f.followee_id FROM user_follows f WHERE f.follower_id = $1 AND f.followee_id = ANY($3::int[])) AS following`;
+const viewerFlagsSql = (viewerId: number, trackIds: readonly number[], artistIds: readonly number[]) => sql`SELECT
+    ARRAY(SELECT e.track_id FROM track_engagements e WHERE e.kind = 'L' AND e.user_id = ${viewerId} AND e.track_id = ANY(${trackIds}::int[])) AS liked,
+    ARRAY(SELECT e.track_id FROM track_engagements e WHERE e.kind = 'R' AND e.user_id = ${viewerId} AND e.track_id = ANY(${trackIds}::int[])) AS reposted,
+    ARRAY(SELECT f.followee_id FROM user_follows f WHERE f.follower_id = ${viewerId} AND f.followee_id = ANY(${artistIds}::int[])) AS following`;
 
 /**
  * The viewer's isLiked/isReposted/isFollowing from catalog's copies of social's data: likes and
@@ -22,7 +23,7 @@ export class ViewerFlagsRepository {
   constructor(private readonly pool: pg.Pool) {}
 
   async of(viewerId: number, trackIds: readonly number[], artistIds: readonly number[]): Promise<ViewerFlags> {
-    const result = await this.pool.query<ViewerFlags>({ name: 'catalog_viewer_flags', text: VIEWER_FLAGS_SQL, values: [viewerId, trackIds, artistIds] });
+    const result = await this.pool.query<ViewerFlags>(pgStatement(viewerFlagsSql(viewerId, trackIds, artistIds), 'catalog_viewer_flags'));
     return result.rows[0]!;
   }
 }

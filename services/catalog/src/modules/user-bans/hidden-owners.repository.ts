@@ -1,4 +1,5 @@
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import type { Sql } from '@msp/db';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { ownerHiddenSql } from '../discovery/discovery-sql.js';
 
 type Db = PrismaClient | Prisma.TransactionClient;
@@ -11,9 +12,9 @@ type Db = PrismaClient | Prisma.TransactionClient;
  */
 export const HIDDEN_OWNER = { OR: [{ isDeleted: true }, { isBanned: true }] } satisfies Prisma.UserSummaryWhereInput;
 
-/** `ownerHiddenSql` as a Prisma.Sql fragment for tagged-template queries (`ownerId` is a column). */
-export function ownerHiddenFragment(ownerId: string): Prisma.Sql {
-  return Prisma.raw(ownerHiddenSql(ownerId));
+/** `ownerHiddenSql` as an `Sql` fragment for tagged-template queries (`ownerId` is a column name, the text holds no value). */
+export function ownerHiddenFragment(ownerId: string): Sql {
+  return ownerHiddenSql(ownerId);
 }
 
 /** Of `userIds`, those whose content is hidden (deleted or banned): one query. */

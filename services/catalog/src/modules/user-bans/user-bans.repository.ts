@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { SqlExecutor } from '@msp/events';
 
 /** Writes of `user_summaries.is_banned` (R14), inside the user-bans consumer's transaction. */
@@ -7,12 +8,11 @@ export const userBans = {
    * is created as a placeholder that the registration then fills.
    */
   async set(tx: SqlExecutor, userId: number, banned: boolean): Promise<void> {
-    const updated = await tx.$executeRawUnsafe('UPDATE user_summaries SET is_banned = $2, updated_at = now() WHERE user_id = $1', userId, banned);
+    const updated = await tx.$executeRaw(sql`UPDATE user_summaries SET is_banned = ${banned}, updated_at = now() WHERE user_id = ${userId}`);
     if (updated === 0 && banned) {
-      await tx.$executeRawUnsafe(
-        `INSERT INTO user_summaries (user_id, username, display_name, is_banned, updated_at)
-         VALUES ($1, '~pending-' || $1, '~pending-' || $1, true, now()) ON CONFLICT (user_id) DO UPDATE SET is_banned = true`,
-        userId,
+      await tx.$executeRaw(
+        sql`INSERT INTO user_summaries (user_id, username, display_name, is_banned, updated_at)
+         VALUES (${userId}, '~pending-' || ${userId}, '~pending-' || ${userId}, true, now()) ON CONFLICT (user_id) DO UPDATE SET is_banned = true`,
       );
     }
   },

@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import { UserDeleted, UserDeletionCancelled, UserDeletionScheduled, writeOutbox } from '@msp/events';
 import { removeInBatches, type Logger, type RemovalSummary } from '@msp/runtime';
 import type { PrismaClient } from '../../generated/prisma/client.js';
@@ -21,7 +22,7 @@ export const OUTBOX_SCAN = 2000;
  * committed) is published after the pass started, unless a relay transaction that began before
  * it was still open; none stays open this long.
  */
-const PUBLISHED_SINCE_MARGIN = "interval '5 minutes'";
+const PUBLISHED_SINCE_MARGIN = sql`interval '5 minutes'`;
 
 /** What the removal of an account leaves for the caller to finish outside the transaction. */
 export interface RemovedAccount {
@@ -157,10 +158,8 @@ export class DeletionRepository {
       // Published events about the account (its snapshot carries the username): already delivered.
       // Those published before the pass began are gone with it; the rest by `published_at` (indexed).
       if (publishedSince) {
-        await tx.$executeRawUnsafe(
-          `DELETE FROM outbox_event WHERE published_at >= $2::timestamptz - ${PUBLISHED_SINCE_MARGIN} AND (payload->'data'->>'userId') = $1`,
-          String(userId),
-          publishedSince,
+        await tx.$executeRaw(
+          sql`DELETE FROM outbox_event WHERE published_at >= ${publishedSince}::timestamptz - ${PUBLISHED_SINCE_MARGIN} AND (payload->'data'->>'userId') = ${String(userId)}`,
         );
       } else {
         await tx.$executeRaw`DELETE FROM outbox_event WHERE published_at IS NOT NULL AND (payload->'data'->>'userId') = ${String(userId)}`;

@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { JWK } from 'jose';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 
@@ -20,7 +21,7 @@ export class SigningKeysRepository {
   /** Stores `create()`'s key unless an active one exists; replicas starting together create one. */
   async ensureActive(create: () => Promise<StoredSigningKey>): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1)', KEY_LOCK);
+      await tx.$executeRaw(sql`SELECT pg_advisory_xact_lock(${KEY_LOCK})`);
       const active = await tx.signingKey.count({ where: { retiredAt: null } });
       if (active > 0) return;
       await tx.signingKey.create({ data: { ...(await create()) } });

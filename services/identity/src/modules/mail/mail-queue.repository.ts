@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 
 export interface ClaimedRequest {
@@ -30,8 +31,8 @@ export class MailQueueRepository {
   }
 
   claimRequests(batch: number, claimSeconds: number): Promise<ClaimedRequest[]> {
-    return this.prisma.$queryRawUnsafe<ClaimedRequest[]>(
-      `UPDATE mail_requests SET locked_until = now() + interval '${claimSeconds} seconds', attempts = attempts + 1
+    return this.prisma.$queryRaw<ClaimedRequest[]>(
+      sql`UPDATE mail_requests SET locked_until = now() + (${claimSeconds} * interval '1 second'), attempts = attempts + 1
        WHERE id IN (SELECT id FROM mail_requests WHERE next_attempt_at <= now()
                     AND (locked_until IS NULL OR locked_until < now())
                     ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
@@ -48,8 +49,8 @@ export class MailQueueRepository {
   }
 
   claimMails(batch: number, claimSeconds: number): Promise<ClaimedMail[]> {
-    return this.prisma.$queryRawUnsafe<ClaimedMail[]>(
-      `UPDATE mail_outbox SET locked_until = now() + interval '${claimSeconds} seconds', attempts = attempts + 1
+    return this.prisma.$queryRaw<ClaimedMail[]>(
+      sql`UPDATE mail_outbox SET locked_until = now() + (${claimSeconds} * interval '1 second'), attempts = attempts + 1
        WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'PENDING' AND next_attempt_at <= now()
                     AND (locked_until IS NULL OR locked_until < now())
                     ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED)

@@ -1,4 +1,5 @@
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import { sql, type Sql } from '@msp/db';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { presentIds, type UserRow } from '../users/user-rows.js';
 
 export interface ConversationListRow {
@@ -27,8 +28,8 @@ type Db = PrismaClient | Prisma.TransactionClient;
 export type ConversationsStore = Pick<ConversationsRepository, 'listFor' | 'oneFor' | 'refFor' | 'startPair' | 'users' | 'reachableUser' | 'blocksBetween'>;
 
 /** Conversations of `userId` whose partner is not banned (R14: they disappear for others). */
-function mineAndVisible(userId: number): Prisma.Sql {
-  return Prisma.sql`(c.user_low_id = ${userId} OR c.user_high_id = ${userId})
+function mineAndVisible(userId: number): Sql {
+  return sql`(c.user_low_id = ${userId} OR c.user_high_id = ${userId})
     AND NOT EXISTS (SELECT 1 FROM banned_users b
                      WHERE b.user_id = CASE WHEN c.user_low_id = ${userId} THEN c.user_high_id ELSE c.user_low_id END)`;
 }
@@ -36,7 +37,7 @@ function mineAndVisible(userId: number): Prisma.Sql {
 export class ConversationsRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  private rows(userId: number, where: Prisma.Sql, page: number, size: number) {
+  private rows(userId: number, where: Sql, page: number, size: number) {
     return this.prisma.$queryRaw<ConversationListRow[]>`
       SELECT c.id, c.user_low_id AS "userLowId", c.user_high_id AS "userHighId",
              c.last_message_at AS "lastMessageAt", c.created_at AS "createdAt",
@@ -72,7 +73,7 @@ export class ConversationsRepository {
 
   /** One conversation as its participant `userId` lists it; null when not theirs or hidden. */
   async oneFor(userId: number, conversationId: number): Promise<ConversationListRow | null> {
-    const [row] = await this.rows(userId, Prisma.sql`c.id = ${conversationId} AND ${mineAndVisible(userId)}`, 0, 1);
+    const [row] = await this.rows(userId, sql`c.id = ${conversationId} AND ${mineAndVisible(userId)}`, 0, 1);
     return row ?? null;
   }
 

@@ -1,5 +1,5 @@
 import { pages } from '@msp/runtime';
-import type { SqlExecutor } from '@msp/events';
+import { sql, type SqlExecutor } from '@msp/db';
 
 const PAGE = 500;
 
@@ -14,16 +14,14 @@ export class MessagingExportRepository {
   sections(userId: number) {
     return {
       messages: pages<{ id: number }>((last) =>
-        this.db.$queryRawUnsafe(
-          `SELECT m.id, m.conversation_id AS "conversationId", COALESCE(u.display_name, 'Deleted user') AS "otherParty",
-                  m.sender_id = $1 AS "sentByMe", m.content, m.resources, m.created_at AS "createdAt", m.read_at AS "readAt"
+        this.db.$queryRaw(
+          sql`SELECT m.id, m.conversation_id AS "conversationId", COALESCE(u.display_name, 'Deleted user') AS "otherParty",
+                  m.sender_id = ${userId} AS "sentByMe", m.content, m.resources, m.created_at AS "createdAt", m.read_at AS "readAt"
              FROM messages m
              JOIN conversations c ON c.id = m.conversation_id
-             LEFT JOIN user_summaries u ON u.user_id = CASE WHEN c.user_low_id = $1 THEN c.user_high_id ELSE c.user_low_id END
-            WHERE (c.user_low_id = $1 OR c.user_high_id = $1) AND m.id > $2
+             LEFT JOIN user_summaries u ON u.user_id = CASE WHEN c.user_low_id = ${userId} THEN c.user_high_id ELSE c.user_low_id END
+            WHERE (c.user_low_id = ${userId} OR c.user_high_id = ${userId}) AND m.id > ${last?.id ?? 0}
             ORDER BY m.id LIMIT ${PAGE}`,
-          userId,
-          last?.id ?? 0,
         ),
       ),
     };

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '@msp/events';
+import { raw, sql, type SqlExecutor } from '@msp/db';
 
 /**
  * Messaging's copies of social's follows and blocks and of identity's bans, written by the
@@ -6,43 +6,38 @@ import type { SqlExecutor } from '@msp/events';
  */
 /** Clears one reason a user is hidden; the row goes when none is left (a ban outlives a cancelled deletion). */
 async function unhide(tx: SqlExecutor, userId: number, reason: 'is_banned' | 'deletion_pending'): Promise<void> {
-  await tx.$executeRawUnsafe(`UPDATE banned_users SET ${reason} = false WHERE user_id = $1`, userId);
-  await tx.$executeRawUnsafe('DELETE FROM banned_users WHERE user_id = $1 AND NOT is_banned AND NOT deletion_pending', userId);
+  await tx.$executeRaw(sql`UPDATE banned_users SET ${raw(reason)} = false WHERE user_id = ${userId}`);
+  await tx.$executeRaw(sql`DELETE FROM banned_users WHERE user_id = ${userId} AND NOT is_banned AND NOT deletion_pending`);
 }
 
 export const relationsRepository = {
   async follow(tx: SqlExecutor, followerId: number, followeeId: number): Promise<void> {
-    await tx.$executeRawUnsafe('INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', followerId, followeeId);
+    await tx.$executeRaw(sql`INSERT INTO follows (follower_id, followee_id) VALUES (${followerId}, ${followeeId}) ON CONFLICT DO NOTHING`);
   },
 
   async unfollow(tx: SqlExecutor, followerId: number, followeeId: number): Promise<void> {
-    await tx.$executeRawUnsafe('DELETE FROM follows WHERE follower_id = $1 AND followee_id = $2', followerId, followeeId);
+    await tx.$executeRaw(sql`DELETE FROM follows WHERE follower_id = ${followerId} AND followee_id = ${followeeId}`);
   },
 
   /** R7: a block removes follows both ways. */
   async unfollowBothWays(tx: SqlExecutor, a: number, b: number): Promise<void> {
-    await tx.$executeRawUnsafe('DELETE FROM follows WHERE (follower_id = $1 AND followee_id = $2) OR (follower_id = $2 AND followee_id = $1)', a, b);
+    await tx.$executeRaw(sql`DELETE FROM follows WHERE (follower_id = ${a} AND followee_id = ${b}) OR (follower_id = ${b} AND followee_id = ${a})`);
   },
 
   async block(tx: SqlExecutor, blockerId: number, blockedId: number, at: string): Promise<void> {
-    await tx.$executeRawUnsafe(
-      'INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES ($1, $2, $3::timestamptz) ON CONFLICT DO NOTHING',
-      blockerId,
-      blockedId,
-      at,
+    await tx.$executeRaw(
+      sql`INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (${blockerId}, ${blockedId}, ${at}::timestamptz) ON CONFLICT DO NOTHING`,
     );
   },
 
   async unblock(tx: SqlExecutor, blockerId: number, blockedId: number): Promise<void> {
-    await tx.$executeRawUnsafe('DELETE FROM blocks WHERE blocker_id = $1 AND blocked_id = $2', blockerId, blockedId);
+    await tx.$executeRaw(sql`DELETE FROM blocks WHERE blocker_id = ${blockerId} AND blocked_id = ${blockedId}`);
   },
 
   async ban(tx: SqlExecutor, { userId, bannedAt }: { userId: number; bannedAt: string }): Promise<void> {
-    await tx.$executeRawUnsafe(
-      `INSERT INTO banned_users (user_id, banned_at, is_banned) VALUES ($1, $2::timestamptz, true)
+    await tx.$executeRaw(
+      sql`INSERT INTO banned_users (user_id, banned_at, is_banned) VALUES (${userId}, ${bannedAt}::timestamptz, true)
        ON CONFLICT (user_id) DO UPDATE SET banned_at = EXCLUDED.banned_at, is_banned = true`,
-      userId,
-      bannedAt,
     );
   },
 
@@ -52,10 +47,9 @@ export const relationsRepository = {
 
   /** ACC-3: a user whose deletion is scheduled is hidden as a banned one, until ACC-4 or the deletion. */
   async scheduleDeletion(tx: SqlExecutor, userId: number): Promise<void> {
-    await tx.$executeRawUnsafe(
-      `INSERT INTO banned_users (user_id, banned_at, is_banned, deletion_pending) VALUES ($1, now(), false, true)
+    await tx.$executeRaw(
+      sql`INSERT INTO banned_users (user_id, banned_at, is_banned, deletion_pending) VALUES (${userId}, now(), false, true)
        ON CONFLICT (user_id) DO UPDATE SET deletion_pending = true`,
-      userId,
     );
   },
 

@@ -1,6 +1,7 @@
 import type { Notification, NotificationPreferences } from '@msp/contracts';
+import { empty, sql } from '@msp/db';
 import { NotificationCreated, NotificationsRead, writeOutbox } from '@msp/events';
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { NotificationType, ResourceType } from '../../generated/prisma/enums.js';
 
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -53,7 +54,7 @@ export interface NotificationViewRow {
  * way, nothing about a deleted track or playlist. Applied to lists and to both unread counts, so
  * the counts always match what NOT-1 lists.
  */
-const VISIBLE = Prisma.sql`
+const VISIBLE = sql`
       NOT EXISTS (SELECT 1 FROM banned_users b WHERE b.user_id = n.actor_id)
   AND NOT EXISTS (SELECT 1 FROM blocks k
                    WHERE (k.blocker_id = n.recipient_id AND k.blocked_id = n.actor_id)
@@ -63,7 +64,7 @@ const VISIBLE = Prisma.sql`
   AND NOT EXISTS (SELECT 1 FROM playlist_refs dp
                    WHERE n.resource_type = 'PLAYLIST' AND dp.playlist_id = n.resource_id AND dp.is_deleted)`;
 
-const VIEW_COLUMNS = Prisma.sql`
+const VIEW_COLUMNS = sql`
   n.id, n.type, n.resource_type AS "resourceType", n.resource_id AS "resourceId",
   n.conversation_id AS "conversationId", n.is_read AS "isRead", n.created_at AS "createdAt",
   n.actor_id AS "actorId", n.target_title AS "storedTitle", n.target_url AS "storedUrl",
@@ -73,7 +74,7 @@ const VIEW_COLUMNS = Prisma.sql`
   t.title AS "trackTitle", t.track_slug AS "trackSlug", tu.username AS "trackOwner",
   p.title AS "playlistTitle", p.playlist_slug AS "playlistSlug", pu.username AS "playlistOwner"`;
 
-const VIEW_JOINS = Prisma.sql`
+const VIEW_JOINS = sql`
   LEFT JOIN user_summaries u ON u.user_id = n.actor_id
   LEFT JOIN track_refs t ON n.resource_type = 'TRACK' AND t.track_id = n.resource_id
   LEFT JOIN user_summaries tu ON tu.user_id = t.artist_id
@@ -88,7 +89,7 @@ export class NotificationsRepository {
 
   /** NOT-1: one query for the page (records fully joined), one for the total. */
   async page(recipientId: number, unreadOnly: boolean, page: number, size: number): Promise<{ rows: NotificationViewRow[]; total: number }> {
-    const where = Prisma.sql`n.recipient_id = ${recipientId} ${unreadOnly ? Prisma.sql`AND NOT n.is_read` : Prisma.empty} AND ${VISIBLE}`;
+    const where = sql`n.recipient_id = ${recipientId} ${unreadOnly ? sql`AND NOT n.is_read` : empty} AND ${VISIBLE}`;
     const [rows, [count]] = await Promise.all([
       this.prisma.$queryRaw<NotificationViewRow[]>`
         SELECT ${VIEW_COLUMNS} FROM notifications n ${VIEW_JOINS}

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from '@msp/db';
 import { writeOutbox, WebhookEndpointDisabled, type AppSnapshot } from '@msp/events';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 
@@ -132,7 +133,7 @@ export const webhookProjection = {
                    AND g.scopes @> ${['webhooks', ...f.extraScopes]}::text[])))
        ORDER BY e.id
       ON CONFLICT (endpoint_id, event_id) WHERE redelivery_of IS NULL DO NOTHING`;
-    if (inserted > 0) await tx.$executeRawUnsafe(`SELECT pg_notify('${WEBHOOK_CHANNEL}', '')`);
+    if (inserted > 0) await tx.$executeRaw(sql`SELECT pg_notify(${WEBHOOK_CHANNEL}, '')`);
     return inserted;
   },
 
@@ -160,7 +161,7 @@ export const webhookProjection = {
                    AND g.scopes @> string_to_array(f.scopes, ','))))
        ORDER BY f.ord, e.id
       ON CONFLICT (endpoint_id, event_id) WHERE redelivery_of IS NULL DO NOTHING`;
-    if (inserted > 0) await tx.$executeRawUnsafe(`SELECT pg_notify('${WEBHOOK_CHANNEL}', '')`);
+    if (inserted > 0) await tx.$executeRaw(sql`SELECT pg_notify(${WEBHOOK_CHANNEL}, '')`);
     return inserted;
   },
 };
@@ -262,7 +263,7 @@ export class WebhooksRepository {
         },
         select: deliverySelect,
       });
-      await tx.$executeRawUnsafe(`SELECT pg_notify('${WEBHOOK_CHANNEL}', '')`);
+      await tx.$executeRaw(sql`SELECT pg_notify(${WEBHOOK_CHANNEL}, '')`);
       return created;
     });
   }

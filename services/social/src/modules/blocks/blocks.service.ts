@@ -1,8 +1,8 @@
 import { toPage, toUserSummary, type MessageResponse, type Page, type UserSummary } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import { UserBlocked, UserUnblocked, writeOutbox } from '@msp/events';
+import type { UnitOfWork } from '@msp/db';
 import type { Caller } from '@msp/http';
-import type { Transactions } from '../../sql/transactions.repository.js';
 import type { FollowsStore } from '../follows/follows.repository.js';
 import type { GraphLocks } from '../users/graph-locks.repository.js';
 import type { UserRef } from '../users/user-ref.js';
@@ -15,7 +15,7 @@ export class BlocksService {
     private readonly follows: Pick<FollowsStore, 'shiftCounts'>,
     private readonly users: Pick<UsersStore, 'find'>,
     private readonly graph: GraphLocks,
-    private readonly transactions: Transactions,
+    private readonly transactions: UnitOfWork,
   ) {}
 
   /**

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '@msp/http';
-import type { Transactions } from '../../sql/transactions.repository.js';
+import type { UnitOfWork } from '@msp/db';
 import type { EngagementRepository, TargetRow } from '../engagement/engagement.repository.js';
 import type { CommentsRepository, CommentTarget } from './comments.repository.js';
 import { CommentsService } from './comments.service.js';
 
 const ann: Caller = { userId: 1, role: 'LISTENER', tier: 'FREE', sessionId: 's', username: 'ann' };
-const noTransactions: Transactions = {
+const noTransactions: UnitOfWork = {
   run: () => {
     throw new Error('no write expected');
   },

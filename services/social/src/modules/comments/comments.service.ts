@@ -2,7 +2,7 @@ import { toPage, toUserSummary, type Comment, type Page, type Reply } from '@msp
 import { AppError } from '@msp/errors';
 import { CommentAdded, CommentDeleted, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
-import type { Transactions } from '../../sql/transactions.repository.js';
+import type { UnitOfWork } from '@msp/db';
 import type { EngagementRepository } from '../engagement/engagement.repository.js';
 import { viewerOf } from '../users/viewer.js';
 import type { CommentRow, CommentsRepository, CommentTarget } from './comments.repository.js';
@@ -25,7 +25,7 @@ export class CommentsService {
   constructor(
     private readonly repo: CommentsRepository,
     private readonly items: EngagementRepository,
-    private readonly transactions: Transactions,
+    private readonly transactions: UnitOfWork,
   ) {}
 
   /** ENG-13. timestampSeconds is 0 … the track's duration (0 when omitted); beyond → INVALID_TIMESTAMP. */

@@ -1,6 +1,7 @@
+import { join, raw, sql } from '@msp/db';
 import type { SqlExecutor, TransactionalClient } from '@msp/events';
 import { BanCountsRepository, type Recounted } from '../users/ban-counts.repository.js';
-import { bannedSql, countedCommentSql } from '../users/user-sql.js';
+import { bannedSql, col, countedCommentSql } from '../users/user-sql.js';
 
 /** Rows per transaction: small enough that no other user's write waits long on a lock. */
 export const DELETION_BATCH = 300;
@@ -21,22 +22,24 @@ const EMPTY = (): Recounted => ({ tracks: [], playlists: [], users: [] });
 
 type Engagement = { table: 'track_likes' | 'track_reposts'; target: 'track' } | { table: 'playlist_likes' | 'playlist_reposts'; target: 'playlist' };
 
-/** Others' rows on the user's own tracks and playlists, by the owner column of the copy they name. */
+/** Others' rows on the user's own tracks and playlists, by the owner column of the copy they name (identifiers). */
 const OWNED_ENGAGEMENT = [
-  { table: 'track_likes', column: 'track_id', refs: 'track_refs', owner: 'artist_id' },
-  { table: 'track_reposts', column: 'track_id', refs: 'track_refs', owner: 'artist_id' },
-  { table: 'comments', column: 'track_id', refs: 'track_refs', owner: 'artist_id' },
-  { table: 'playlist_likes', column: 'playlist_id', refs: 'playlist_refs', owner: 'owner_id' },
-  { table: 'playlist_reposts', column: 'playlist_id', refs: 'playlist_refs', owner: 'owner_id' },
+  { table: raw('track_likes'), column: raw('track_id'), refs: raw('track_refs'), owner: raw('artist_id') },
+  { table: raw('track_reposts'), column: raw('track_id'), refs: raw('track_refs'), owner: raw('artist_id') },
+  { table: raw('comments'), column: raw('track_id'), refs: raw('track_refs'), owner: raw('artist_id') },
+  { table: raw('playlist_likes'), column: raw('playlist_id'), refs: raw('playlist_refs'), owner: raw('owner_id') },
+  { table: raw('playlist_reposts'), column: raw('playlist_id'), refs: raw('playlist_refs'), owner: raw('owner_id') },
 ] as const;
 
-/** The counters a user's rows count in, by kind, in the order the ban recounts them (ids; the user as $1). */
+/** The counters a user's rows count in, by kind, in the order the ban recounts them (ids of the user's rows). */
 const RECOUNT_TARGETS = {
-  tracks: `SELECT track_id AS id FROM track_likes WHERE user_id = $1
-           UNION SELECT track_id FROM track_reposts WHERE user_id = $1 UNION SELECT track_id FROM comments WHERE user_id = $1`,
-  replies: `SELECT reply_to_comment_id AS id FROM comments WHERE user_id = $1 AND reply_to_comment_id IS NOT NULL`,
-  playlists: `SELECT playlist_id AS id FROM playlist_likes WHERE user_id = $1 UNION SELECT playlist_id FROM playlist_reposts WHERE user_id = $1`,
-  users: `SELECT followee_id AS id FROM follows WHERE follower_id = $1 UNION SELECT follower_id FROM follows WHERE followee_id = $1 UNION SELECT $1::int`,
+  tracks: (userId: number) => sql`SELECT track_id AS id FROM track_likes WHERE user_id = ${userId}
+           UNION SELECT track_id FROM track_reposts WHERE user_id = ${userId} UNION SELECT track_id FROM comments WHERE user_id = ${userId}`,
+  replies: (userId: number) => sql`SELECT reply_to_comment_id AS id FROM comments WHERE user_id = ${userId} AND reply_to_comment_id IS NOT NULL`,
+  playlists: (userId: number) =>
+    sql`SELECT playlist_id AS id FROM playlist_likes WHERE user_id = ${userId} UNION SELECT playlist_id FROM playlist_reposts WHERE user_id = ${userId}`,
+  users: (userId: number) =>
+    sql`SELECT followee_id AS id FROM follows WHERE follower_id = ${userId} UNION SELECT follower_id FROM follows WHERE followee_id = ${userId} UNION SELECT ${userId}::int`,
 } as const;
 
 export type RecountKind = keyof typeof RECOUNT_TARGETS;
@@ -49,26 +52,26 @@ export const ENGAGEMENT_TABLES: readonly Engagement[] = [
   { table: 'playlist_reposts', target: 'playlist' },
 ];
 
-const notBanned = (user: string) => `NOT ${bannedSql(user)}`;
+const notBanned = (user: string) => sql`NOT ${bannedSql(col(user))}`;
 
 /**
  * Read-only checks, one statement each, of which of the given counters differ from their rows
- * (the counts the recounts of BanCountsRepository would write; ids as $1, no lock taken). A
- * statement sees one snapshot, in which every committed increment has both its row and its count.
+ * (the counts the recounts of BanCountsRepository would write; no lock taken). A statement sees
+ * one snapshot, in which every committed increment has both its row and its count.
  */
 const DRIFTED = {
-  tracks: `SELECT r.track_id AS id FROM track_refs r WHERE r.track_id = ANY($1::int[])
+  tracks: (ids: readonly number[]) => sql`SELECT r.track_id AS id FROM track_refs r WHERE r.track_id = ANY(${ids}::int[])
              AND (r.like_count, r.repost_count, r.comment_count) IS DISTINCT FROM (
                  (SELECT count(*)::int FROM track_likes l WHERE l.track_id = r.track_id AND ${notBanned('l.user_id')}),
                  (SELECT count(*)::int FROM track_reposts p WHERE p.track_id = r.track_id AND ${notBanned('p.user_id')}),
                  (SELECT count(*)::int FROM comments c WHERE c.track_id = r.track_id AND ${countedCommentSql('c')}))`,
-  replies: `SELECT p.id FROM comments p WHERE p.id = ANY($1::int[])
+  replies: (ids: readonly number[]) => sql`SELECT p.id FROM comments p WHERE p.id = ANY(${ids}::int[])
              AND p.reply_count <> (SELECT count(*)::int FROM comments c WHERE c.reply_to_comment_id = p.id AND ${notBanned('c.user_id')})`,
-  playlists: `SELECT r.playlist_id AS id FROM playlist_refs r WHERE r.playlist_id = ANY($1::int[])
+  playlists: (ids: readonly number[]) => sql`SELECT r.playlist_id AS id FROM playlist_refs r WHERE r.playlist_id = ANY(${ids}::int[])
              AND (r.like_count, r.repost_count) IS DISTINCT FROM (
                  (SELECT count(*)::int FROM playlist_likes l WHERE l.playlist_id = r.playlist_id AND ${notBanned('l.user_id')}),
                  (SELECT count(*)::int FROM playlist_reposts p WHERE p.playlist_id = r.playlist_id AND ${notBanned('p.user_id')}))`,
-  users: `SELECT u.user_id AS id FROM user_summaries u WHERE u.user_id = ANY($1::int[])
+  users: (ids: readonly number[]) => sql`SELECT u.user_id AS id FROM user_summaries u WHERE u.user_id = ANY(${ids}::int[])
              AND (u.follower_count, u.following_count) IS DISTINCT FROM (
                  (SELECT count(*)::int FROM follows f WHERE f.followee_id = u.user_id AND ${notBanned('f.follower_id')}),
                  (SELECT count(*)::int FROM follows f WHERE f.follower_id = u.user_id AND ${notBanned('f.followee_id')}))`,
@@ -106,14 +109,14 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
    * user's rows count again (and recount them) between this answer and the batch's removal.
    */
   async isHidden(tx: SqlExecutor, userId: number): Promise<boolean> {
-    const rows = await tx.$queryRawUnsafe<Array<{ one: number }>>('SELECT 1 AS one FROM banned_users WHERE user_id = $1 FOR SHARE', userId);
+    const rows = await tx.$queryRaw<Array<{ one: number }>>(sql`SELECT 1 AS one FROM banned_users WHERE user_id = ${userId} FOR SHARE`);
     return rows.length > 0;
   }
 
   /** Of the given counters of one kind, those that differ from their rows (DRIFTED; no lock). */
   async drifted(tx: SqlExecutor, kind: RecountKind, ids: readonly number[]): Promise<number[]> {
     if (ids.length === 0) return [];
-    const rows = await tx.$queryRawUnsafe<Array<{ id: number }>>(`${DRIFTED[kind]} ORDER BY 1`, [...new Set(ids)]);
+    const rows = await tx.$queryRaw<Array<{ id: number }>>(sql`${DRIFTED[kind]([...new Set(ids)])} ORDER BY 1`);
     return rows.map((r) => r.id);
   }
 
@@ -124,18 +127,19 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
 
   /** Likes and reposts the user gave: the targets' counts are recounted (see the class: only drifted ones while hidden). */
   async engagementBatch(tx: SqlExecutor, userId: number, kind: Engagement): Promise<{ removed: number; recounted: Recounted }> {
-    const column = kind.target === 'track' ? 'track_id' : 'playlist_id';
-    const refs = kind.target === 'track' ? 'track_refs' : 'playlist_refs';
+    // Identifiers from the fixed ENGAGEMENT_TABLES.
+    const table = raw(kind.table);
+    const column = raw(kind.target === 'track' ? 'track_id' : 'playlist_id');
+    const refs = raw(kind.target === 'track' ? 'track_refs' : 'playlist_refs');
     const hidden = await this.isHidden(tx, userId);
-    const rows = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT ${column} AS id FROM ${kind.table} WHERE user_id = $1 ORDER BY ${column} LIMIT ${hidden ? DELETION_BATCH : RECOUNT_BATCH}`,
-      userId,
+    const rows = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT ${column} AS id FROM ${table} WHERE user_id = ${userId} ORDER BY ${column} LIMIT ${hidden ? DELETION_BATCH : RECOUNT_BATCH}`,
     );
     if (rows.length === 0) return { removed: 0, recounted: EMPTY() };
     const ids = rows.map((r) => r.id);
     // A hidden user's rows count nowhere: no counter row is locked for their removal.
-    if (!hidden) await tx.$queryRawUnsafe(`SELECT 1 FROM ${refs} WHERE ${column} = ANY($1::int[]) ORDER BY ${column} FOR UPDATE`, ids);
-    const removed = await tx.$executeRawUnsafe(`DELETE FROM ${kind.table} WHERE user_id = $1 AND ${column} = ANY($2::int[])`, userId, ids);
+    if (!hidden) await tx.$queryRaw(sql`SELECT 1 FROM ${refs} WHERE ${column} = ANY(${ids}::int[]) ORDER BY ${column} FOR UPDATE`);
+    const removed = await tx.$executeRaw(sql`DELETE FROM ${table} WHERE user_id = ${userId} AND ${column} = ANY(${ids}::int[])`);
     const recounted = EMPTY();
     if (kind.target === 'track') recounted.tracks = await this.counts.recountTracks(tx, await this.toRecount(tx, hidden, 'tracks', ids));
     else recounted.playlists = await this.counts.recountPlaylists(tx, await this.toRecount(tx, hidden, 'playlists', ids));
@@ -149,19 +153,15 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
    */
   async commentsBatch(tx: SqlExecutor, userId: number): Promise<{ removed: number; recounted: Recounted }> {
     const hidden = await this.isHidden(tx, userId);
-    const rows = await tx.$queryRawUnsafe<Array<{ id: number; trackId: number; parentId: number | null }>>(
-      `SELECT id, track_id AS "trackId", reply_to_comment_id AS "parentId" FROM comments WHERE user_id = $1 ORDER BY id LIMIT ${COMMENT_BATCH}`,
-      userId,
+    const rows = await tx.$queryRaw<Array<{ id: number; trackId: number; parentId: number | null }>>(
+      sql`SELECT id, track_id AS "trackId", reply_to_comment_id AS "parentId" FROM comments WHERE user_id = ${userId} ORDER BY id LIMIT ${COMMENT_BATCH}`,
     );
     if (rows.length === 0) return { removed: 0, recounted: EMPTY() };
     const trackIds = [...new Set(rows.map((r) => r.trackId))];
     const parentIds = rows.flatMap((r) => (r.parentId === null ? [] : [r.parentId]));
     // The order of a comment insert: the track's counter row, then the parent comment.
-    if (!hidden) await tx.$queryRawUnsafe(`SELECT 1 FROM track_refs WHERE track_id = ANY($1::int[]) ORDER BY track_id FOR UPDATE`, trackIds);
-    const removed = await tx.$executeRawUnsafe(
-      'DELETE FROM comments WHERE id = ANY($1::int[])',
-      rows.map((r) => r.id),
-    );
+    if (!hidden) await tx.$queryRaw(sql`SELECT 1 FROM track_refs WHERE track_id = ANY(${trackIds}::int[]) ORDER BY track_id FOR UPDATE`);
+    const removed = await tx.$executeRaw(sql`DELETE FROM comments WHERE id = ANY(${rows.map((r) => r.id)}::int[])`);
     // Tracks first, then the parents (the lock order of an insert); neither count reads the other.
     const tracks = await this.counts.recountTracks(tx, await this.toRecount(tx, hidden, 'tracks', trackIds));
     await this.counts.recountReplies(tx, await this.toRecount(tx, hidden, 'replies', parentIds));
@@ -171,19 +171,18 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
   /** Follows both ways: the other users' follower or following counts are recounted. */
   async followsBatch(tx: SqlExecutor, userId: number): Promise<{ removed: number; recounted: Recounted }> {
     const hidden = await this.isHidden(tx, userId);
-    const rows = await tx.$queryRawUnsafe<Array<{ followerId: number; followeeId: number }>>(
-      `SELECT follower_id AS "followerId", followee_id AS "followeeId" FROM follows
-        WHERE follower_id = $1 OR followee_id = $1 ORDER BY follower_id, followee_id LIMIT ${hidden ? DELETION_BATCH : RECOUNT_BATCH}`,
-      userId,
+    const rows = await tx.$queryRaw<Array<{ followerId: number; followeeId: number }>>(
+      sql`SELECT follower_id AS "followerId", followee_id AS "followeeId" FROM follows
+        WHERE follower_id = ${userId} OR followee_id = ${userId} ORDER BY follower_id, followee_id LIMIT ${hidden ? DELETION_BATCH : RECOUNT_BATCH}`,
     );
     if (rows.length === 0) return { removed: 0, recounted: EMPTY() };
     const others = [...new Set(rows.map((r) => (r.followerId === userId ? r.followeeId : r.followerId)))];
-    if (!hidden) await tx.$queryRawUnsafe(`SELECT 1 FROM user_summaries WHERE user_id = ANY($1::int[]) ORDER BY user_id FOR UPDATE`, [...others, userId]);
-    const removed = await tx.$executeRawUnsafe(
-      `DELETE FROM follows f USING unnest($1::int[], $2::int[]) AS d(follower_id, followee_id)
+    if (!hidden) await tx.$queryRaw(sql`SELECT 1 FROM user_summaries WHERE user_id = ANY(${[...others, userId]}::int[]) ORDER BY user_id FOR UPDATE`);
+    const followers = rows.map((r) => r.followerId);
+    const followees = rows.map((r) => r.followeeId);
+    const removed = await tx.$executeRaw(
+      sql`DELETE FROM follows f USING unnest(${followers}::int[], ${followees}::int[]) AS d(follower_id, followee_id)
         WHERE f.follower_id = d.follower_id AND f.followee_id = d.followee_id`,
-      rows.map((r) => r.followerId),
-      rows.map((r) => r.followeeId),
     );
     const users = await this.counts.recountUsers(tx, await this.toRecount(tx, hidden, 'users', others));
     return { removed, recounted: { tracks: [], playlists: [], users } };
@@ -197,10 +196,9 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
    */
   async ownedEngagementBatch(tx: SqlExecutor, userId: number): Promise<number> {
     for (const { table, column, refs, owner } of OWNED_ENGAGEMENT) {
-      const removed = await tx.$executeRawUnsafe(
-        `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(
-           SELECT e.ctid FROM ${table} e JOIN ${refs} r ON r.${column} = e.${column} WHERE r.${owner} = $1 LIMIT ${DELETION_BATCH}))`,
-        userId,
+      const removed = await tx.$executeRaw(
+        sql`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(
+           SELECT e.ctid FROM ${table} e JOIN ${refs} r ON r.${column} = e.${column} WHERE r.${owner} = ${userId} LIMIT ${DELETION_BATCH}))`,
       );
       if (removed > 0) return removed;
     }
@@ -213,37 +211,34 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
    * others is recounted (the tracks are gone).
    */
   async ownTracksBatch(tx: SqlExecutor, userId: number): Promise<number> {
-    const rows = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT track_id AS id FROM track_refs WHERE artist_id = $1 ORDER BY track_id LIMIT ${OWNED_BATCH} FOR UPDATE`,
-      userId,
+    const rows = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT track_id AS id FROM track_refs WHERE artist_id = ${userId} ORDER BY track_id LIMIT ${OWNED_BATCH} FOR UPDATE`,
     );
     if (rows.length === 0) return 0;
     const ids = rows.map((r) => r.id);
-    await tx.$executeRawUnsafe('DELETE FROM track_likes WHERE track_id = ANY($1::int[])', ids);
-    await tx.$executeRawUnsafe('DELETE FROM track_reposts WHERE track_id = ANY($1::int[])', ids);
+    await tx.$executeRaw(sql`DELETE FROM track_likes WHERE track_id = ANY(${ids}::int[])`);
+    await tx.$executeRaw(sql`DELETE FROM track_reposts WHERE track_id = ANY(${ids}::int[])`);
     // Replies first is not needed: the parent's removal cascades to them.
-    await tx.$executeRawUnsafe('DELETE FROM comments WHERE track_id = ANY($1::int[])', ids);
-    return tx.$executeRawUnsafe('DELETE FROM track_refs WHERE track_id = ANY($1::int[])', ids);
+    await tx.$executeRaw(sql`DELETE FROM comments WHERE track_id = ANY(${ids}::int[])`);
+    return tx.$executeRaw(sql`DELETE FROM track_refs WHERE track_id = ANY(${ids}::int[])`);
   }
 
   /** The same for the user's own playlists. */
   async ownPlaylistsBatch(tx: SqlExecutor, userId: number): Promise<number> {
-    const rows = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT playlist_id AS id FROM playlist_refs WHERE owner_id = $1 ORDER BY playlist_id LIMIT ${OWNED_BATCH} FOR UPDATE`,
-      userId,
+    const rows = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT playlist_id AS id FROM playlist_refs WHERE owner_id = ${userId} ORDER BY playlist_id LIMIT ${OWNED_BATCH} FOR UPDATE`,
     );
     if (rows.length === 0) return 0;
     const ids = rows.map((r) => r.id);
-    await tx.$executeRawUnsafe('DELETE FROM playlist_likes WHERE playlist_id = ANY($1::int[])', ids);
-    await tx.$executeRawUnsafe('DELETE FROM playlist_reposts WHERE playlist_id = ANY($1::int[])', ids);
-    return tx.$executeRawUnsafe('DELETE FROM playlist_refs WHERE playlist_id = ANY($1::int[])', ids);
+    await tx.$executeRaw(sql`DELETE FROM playlist_likes WHERE playlist_id = ANY(${ids}::int[])`);
+    await tx.$executeRaw(sql`DELETE FROM playlist_reposts WHERE playlist_id = ANY(${ids}::int[])`);
+    return tx.$executeRaw(sql`DELETE FROM playlist_refs WHERE playlist_id = ANY(${ids}::int[])`);
   }
 
   /** Blocks both ways (nothing counts them). */
   blocksBatch(tx: SqlExecutor, userId: number): Promise<number> {
-    return tx.$executeRawUnsafe(
-      `DELETE FROM blocks WHERE ctid IN (SELECT ctid FROM blocks WHERE blocker_id = $1 OR blocked_id = $1 LIMIT ${DELETION_BATCH})`,
-      userId,
+    return tx.$executeRaw(
+      sql`DELETE FROM blocks WHERE ctid IN (SELECT ctid FROM blocks WHERE blocker_id = ${userId} OR blocked_id = ${userId} LIMIT ${DELETION_BATCH})`,
     );
   }
 
@@ -252,9 +247,8 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
    * both carry their id and name, and what a report about them points at is gone.
    */
   reportsBatch(tx: SqlExecutor, userId: number): Promise<number> {
-    return tx.$executeRawUnsafe(
-      `DELETE FROM reports WHERE id IN (SELECT id FROM reports WHERE reporter_id = $1 OR target_user_id = $1 LIMIT ${DELETION_BATCH})`,
-      userId,
+    return tx.$executeRaw(
+      sql`DELETE FROM reports WHERE id IN (SELECT id FROM reports WHERE reporter_id = ${userId} OR target_user_id = ${userId} LIMIT ${DELETION_BATCH})`,
     );
   }
 
@@ -267,15 +261,18 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
    */
   async publishedEventsBatch(tx: SqlExecutor, userId: number, afterSeq: bigint | undefined): Promise<{ removed: number; next: bigint | null }> {
     const fields = ['userId', 'authorId', 'followerId', 'followeeId', 'blockerId', 'blockedId', 'ownerId', 'trackOwnerId', 'parentAuthorId'];
-    const [row] = await tx.$queryRawUnsafe<Array<{ scanned: number; last: bigint | null; removed: number }>>(
-      `WITH s AS (SELECT seq, published_at, payload FROM outbox_event WHERE seq > $2 ORDER BY seq LIMIT ${OUTBOX_SCAN}),
+    // The payload keys are bound as text values: `->> $n::text`.
+    const named = join(
+      fields.map((f) => sql`s.payload->'data'->>${f}::text`),
+      ', ',
+    );
+    const [row] = await tx.$queryRaw<Array<{ scanned: number; last: bigint | null; removed: number }>>(
+      sql`WITH s AS (SELECT seq, published_at, payload FROM outbox_event WHERE seq > ${afterSeq ?? 0n} ORDER BY seq LIMIT ${OUTBOX_SCAN}),
             d AS (DELETE FROM outbox_event o USING s
                    WHERE o.seq = s.seq AND s.published_at IS NOT NULL
-                     AND $1::int::text IN (${fields.map((f) => `s.payload->'data'->>'${f}'`).join(', ')})
+                     AND ${userId}::int::text IN (${named})
                   RETURNING 1)
        SELECT (SELECT count(*)::int FROM s) AS scanned, (SELECT max(seq) FROM s) AS last, (SELECT count(*)::int FROM d) AS removed`,
-      userId,
-      afterSeq ?? 0n,
     );
     return { removed: row?.removed ?? 0, next: row && row.scanned === OUTBOX_SCAN ? row.last : null };
   }
@@ -286,9 +283,8 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
    * longer hidden at all). Asked again on a redelivery, so a recount cut short is done again.
    */
   async countsFollowHiding(tx: SqlExecutor, userId: number, hidden: boolean): Promise<boolean> {
-    const [row] = await tx.$queryRawUnsafe<Array<{ pending: boolean; banned: boolean }>>(
-      `SELECT deletion_pending AS pending, is_banned AS banned FROM banned_users WHERE user_id = $1`,
-      userId,
+    const [row] = await tx.$queryRaw<Array<{ pending: boolean; banned: boolean }>>(
+      sql`SELECT deletion_pending AS pending, is_banned AS banned FROM banned_users WHERE user_id = ${userId}`,
     );
     return hidden ? row?.pending === true && !row.banned : row === undefined;
   }
@@ -307,10 +303,8 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
     kind: RecountKind,
     after: number | undefined,
   ): Promise<{ removed: number; next: number | null; recounted: Recounted }> {
-    const rows = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT id FROM (${RECOUNT_TARGETS[kind]}) t WHERE id > $2 ORDER BY id LIMIT ${RECOUNT_BATCH}`,
-      userId,
-      after ?? 0,
+    const rows = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT id FROM (${RECOUNT_TARGETS[kind](userId)}) t WHERE id > ${after ?? 0} ORDER BY id LIMIT ${RECOUNT_BATCH}`,
     );
     const ids = rows.map((r) => r.id);
     const next = rows.length === RECOUNT_BATCH ? ids.at(-1)! : null;
@@ -324,7 +318,7 @@ export class UserDeletionRepository<Tx extends SqlExecutor = SqlExecutor> {
 
   /** Last: the hiding row and social's copy of the user (with their counts). */
   async finish(tx: SqlExecutor, userId: number): Promise<void> {
-    await tx.$executeRawUnsafe('DELETE FROM banned_users WHERE user_id = $1', userId);
-    await tx.$executeRawUnsafe('DELETE FROM user_summaries WHERE user_id = $1', userId);
+    await tx.$executeRaw(sql`DELETE FROM banned_users WHERE user_id = ${userId}`);
+    await tx.$executeRaw(sql`DELETE FROM user_summaries WHERE user_id = ${userId}`);
   }
 }

@@ -1,4 +1,5 @@
 import type { RepostHistoryEntry } from '@msp/contracts';
+import { sql } from '@msp/db';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { playlistVisibleSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
@@ -14,24 +15,24 @@ export class ActivityRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
   async tracks(source: 'track_likes' | 'track_reposts', userId: number, viewer: Viewer, page: number, size: number) {
-    const from = `FROM ${source} e
+    const table = source === 'track_likes' ? sql`track_likes` : sql`track_reposts`;
+    const from = sql`FROM ${table} e
          JOIN track_refs t ON t.track_id = e.track_id
          JOIN user_summaries a ON a.user_id = t.artist_id
-        WHERE e.user_id = $1 AND ${trackVisibleSql('t', '$2', '$3')}`;
+        WHERE e.user_id = ${userId} AND ${trackVisibleSql('t', viewer.id, viewer.isAdmin)}`;
     return pagedQuery<TrackListRow>(
       this.prisma,
       {
-        select: `SELECT t.track_id AS "trackId", t.title, t.track_slug AS "trackSlug", t.state, t.is_private AS "isPrivate",
+        select: sql`SELECT t.track_id AS "trackId", t.title, t.track_slug AS "trackSlug", t.state, t.is_private AS "isPrivate",
               t.access, t.duration_seconds AS "durationSeconds", t.cover_url AS "coverUrl", t.genre,
               t.published_at AS "publishedAt", t.created_at AS "createdAt", t.like_count AS "likeCount",
               t.repost_count AS "repostCount", t.comment_count AS "commentCount", e.created_at AS "repostedAt",
-              EXISTS (SELECT 1 FROM track_likes l WHERE l.user_id = $2 AND l.track_id = t.track_id) AS "isLiked",
-              EXISTS (SELECT 1 FROM track_reposts r WHERE r.user_id = $2 AND r.track_id = t.track_id) AS "isReposted",
-              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $2 AND f.followee_id = a.user_id) AS "artistIsFollowing",
+              EXISTS (SELECT 1 FROM track_likes l WHERE l.user_id = ${viewer.id} AND l.track_id = t.track_id) AS "isLiked",
+              EXISTS (SELECT 1 FROM track_reposts r WHERE r.user_id = ${viewer.id} AND r.track_id = t.track_id) AS "isReposted",
+              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = ${viewer.id} AND f.followee_id = a.user_id) AS "artistIsFollowing",
               ${userColumns('a', 'artist')}`,
         from,
-        order: 'ORDER BY e.created_at DESC, t.track_id DESC',
-        params: [userId, viewer.id, viewer.isAdmin],
+        order: sql`ORDER BY e.created_at DESC, t.track_id DESC`,
       },
       page,
       size,
@@ -39,23 +40,22 @@ export class ActivityRepository {
   }
 
   async likedPlaylists(userId: number, viewer: Viewer, page: number, size: number) {
-    const from = `FROM playlist_likes e
+    const from = sql`FROM playlist_likes e
          JOIN playlist_refs p ON p.playlist_id = e.playlist_id
          JOIN user_summaries o ON o.user_id = p.owner_id
-        WHERE e.user_id = $1 AND ${playlistVisibleSql('p', '$2', '$3')}`;
+        WHERE e.user_id = ${userId} AND ${playlistVisibleSql('p', viewer.id, viewer.isAdmin)}`;
     return pagedQuery<PlaylistListRow>(
       this.prisma,
       {
-        select: `SELECT p.playlist_id AS "playlistId", p.title, p.playlist_slug AS "playlistSlug", p.is_private AS "isPrivate",
+        select: sql`SELECT p.playlist_id AS "playlistId", p.title, p.playlist_slug AS "playlistSlug", p.is_private AS "isPrivate",
               p.cover_art_url AS "coverArtUrl", p.created_at AS "createdAt", p.like_count AS "likeCount",
               p.repost_count AS "repostCount",
-              EXISTS (SELECT 1 FROM playlist_likes l WHERE l.user_id = $2 AND l.playlist_id = p.playlist_id) AS "isLiked",
-              EXISTS (SELECT 1 FROM playlist_reposts r WHERE r.user_id = $2 AND r.playlist_id = p.playlist_id) AS "isReposted",
-              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $2 AND f.followee_id = o.user_id) AS "ownerIsFollowing",
+              EXISTS (SELECT 1 FROM playlist_likes l WHERE l.user_id = ${viewer.id} AND l.playlist_id = p.playlist_id) AS "isLiked",
+              EXISTS (SELECT 1 FROM playlist_reposts r WHERE r.user_id = ${viewer.id} AND r.playlist_id = p.playlist_id) AS "isReposted",
+              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = ${viewer.id} AND f.followee_id = o.user_id) AS "ownerIsFollowing",
               ${userColumns('o', 'owner')}`,
         from,
-        order: 'ORDER BY e.created_at DESC, p.playlist_id DESC',
-        params: [userId, viewer.id, viewer.isAdmin],
+        order: sql`ORDER BY e.created_at DESC, p.playlist_id DESC`,
       },
       page,
       size,
@@ -64,20 +64,19 @@ export class ActivityRepository {
 
   /** ENG-19: track and playlist reposts of the user, latest first. */
   async repostHistory(userId: number, viewer: Viewer, page: number, size: number) {
-    const union = `SELECT 'TRACK' AS type, t.track_id AS id, t.title, t.track_slug AS slug, t.cover_url AS "coverUrl", r.created_at AS "repostedAt"
+    const union = sql`SELECT 'TRACK' AS type, t.track_id AS id, t.title, t.track_slug AS slug, t.cover_url AS "coverUrl", r.created_at AS "repostedAt"
            FROM track_reposts r JOIN track_refs t ON t.track_id = r.track_id
-          WHERE r.user_id = $1 AND ${trackVisibleSql('t', '$2', '$3')}
+          WHERE r.user_id = ${userId} AND ${trackVisibleSql('t', viewer.id, viewer.isAdmin)}
          UNION ALL
          SELECT 'PLAYLIST' AS type, p.playlist_id AS id, p.title, p.playlist_slug AS slug, p.cover_art_url AS "coverUrl", r.created_at AS "repostedAt"
            FROM playlist_reposts r JOIN playlist_refs p ON p.playlist_id = r.playlist_id
-          WHERE r.user_id = $1 AND ${playlistVisibleSql('p', '$2', '$3')}`;
+          WHERE r.user_id = ${userId} AND ${playlistVisibleSql('p', viewer.id, viewer.isAdmin)}`;
     return pagedQuery<Omit<RepostHistoryEntry, 'repostedAt'> & { repostedAt: Date }>(
       this.prisma,
       {
-        select: 'SELECT *',
-        from: `FROM (${union}) h`,
-        order: 'ORDER BY h."repostedAt" DESC, h.type, h.id DESC',
-        params: [userId, viewer.id, viewer.isAdmin],
+        select: sql`SELECT *`,
+        from: sql`FROM (${union}) h`,
+        order: sql`ORDER BY h."repostedAt" DESC, h.type, h.id DESC`,
       },
       page,
       size,

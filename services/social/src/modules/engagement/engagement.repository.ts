@@ -1,42 +1,53 @@
+import { raw, sql, type Sql } from '@msp/db';
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { activityListedSql, bannedSql, blockedBetweenSql, notBannedSql, playlistVisibleSql, trackVisibleSql, userColumns } from '../users/user-sql.js';
+import {
+  activityListedSql,
+  bannedSql,
+  blockedBetweenSql,
+  col,
+  notBannedSql,
+  playlistVisibleSql,
+  trackVisibleSql,
+  userColumns,
+  type SqlArg,
+} from '../users/user-sql.js';
 import type { Viewer } from '../users/viewer.js';
 import type { UserListRow } from '../follows/follows.repository.js';
 
 export type TargetType = 'TRACK' | 'PLAYLIST';
 export type Action = 'like' | 'repost';
 
-/** Where each engageable item lives in social's database. Table names are constants, never input. */
+/** Where each engageable item lives in social's database. Table and column names are constants, never input. */
 interface TargetTables {
-  ref: string;
-  id: string;
-  owner: string;
-  like: string;
-  repost: string;
-  visible: (alias: string, viewer: string, admin: string, banExempt?: string) => string;
+  ref: Sql;
+  id: Sql;
+  owner: Sql;
+  like: Sql;
+  repost: Sql;
+  visible: (alias: string, viewer: SqlArg, admin: SqlArg, banExempt?: SqlArg) => Sql;
 }
 
 const TARGETS: Record<TargetType, TargetTables> = {
   TRACK: {
-    ref: 'track_refs',
-    id: 'track_id',
-    owner: 'artist_id',
-    like: 'track_likes',
-    repost: 'track_reposts',
+    ref: raw('track_refs'),
+    id: raw('track_id'),
+    owner: raw('artist_id'),
+    like: raw('track_likes'),
+    repost: raw('track_reposts'),
     visible: trackVisibleSql,
   },
   PLAYLIST: {
-    ref: 'playlist_refs',
-    id: 'playlist_id',
-    owner: 'owner_id',
-    like: 'playlist_likes',
-    repost: 'playlist_reposts',
+    ref: raw('playlist_refs'),
+    id: raw('playlist_id'),
+    owner: raw('owner_id'),
+    like: raw('playlist_likes'),
+    repost: raw('playlist_reposts'),
     visible: playlistVisibleSql,
   },
 };
 
-const COUNTER: Record<Action, 'like_count' | 'repost_count'> = { like: 'like_count', repost: 'repost_count' };
+const COUNTER: Record<Action, Sql> = { like: raw('like_count'), repost: raw('repost_count') };
 
 export interface TargetRow {
   id: number;
@@ -55,15 +66,12 @@ export class EngagementRepository {
    */
   async findVisible(type: TargetType, id: number, viewer: Viewer, ignoreOwnerBan = false): Promise<TargetRow | null> {
     const t = TARGETS[type];
-    const duration = type === 'TRACK' ? 'x.duration_seconds' : 'NULL::int';
-    const rows = await this.prisma.$queryRawUnsafe<TargetRow[]>(
-      `SELECT x.${t.id} AS id, x.${t.owner} AS "ownerId", ${duration} AS "durationSeconds",
+    const duration = type === 'TRACK' ? sql`x.duration_seconds` : sql`NULL::int`;
+    const rows = await this.prisma.$queryRaw<TargetRow[]>(
+      sql`SELECT x.${t.id} AS id, x.${t.owner} AS "ownerId", ${duration} AS "durationSeconds",
               x.like_count AS "likeCount", x.repost_count AS "repostCount"
          FROM ${t.ref} x
-        WHERE x.${t.id} = $1 AND ${t.visible('x', '$2', '$3', ignoreOwnerBan ? 'true' : '$3')}`,
-      id,
-      viewer.id,
-      viewer.isAdmin,
+        WHERE x.${t.id} = ${id} AND ${t.visible('x', viewer.id, viewer.isAdmin, ignoreOwnerBan ? true : viewer.isAdmin)}`,
     );
     return rows[0] ?? null;
   }
@@ -79,18 +87,15 @@ export class EngagementRepository {
     const table = action === 'like' ? t.like : t.repost;
     const counter = COUNTER[action];
     const changed = on
-      ? await tx.$executeRawUnsafe(`INSERT INTO ${table} (user_id, ${t.id}, created_at) VALUES ($1, $2, now()) ON CONFLICT DO NOTHING`, userId, id)
-      : await tx.$executeRawUnsafe(`DELETE FROM ${table} WHERE user_id = $1 AND ${t.id} = $2`, userId, id);
+      ? await tx.$executeRaw(sql`INSERT INTO ${table} (user_id, ${t.id}, created_at) VALUES (${userId}, ${id}, now()) ON CONFLICT DO NOTHING`)
+      : await tx.$executeRaw(sql`DELETE FROM ${table} WHERE user_id = ${userId} AND ${t.id} = ${id}`);
     const rows =
       changed > 0
-        ? await tx.$queryRawUnsafe<Array<{ n: number }>>(
-            `UPDATE ${t.ref} SET ${counter} = GREATEST(${counter} + CASE WHEN ${bannedSql('$3')} THEN 0 ELSE $2 END, 0)
-            WHERE ${t.id} = $1 RETURNING ${counter} AS n`,
-            id,
-            on ? 1 : -1,
-            userId,
+        ? await tx.$queryRaw<Array<{ n: number }>>(
+            sql`UPDATE ${t.ref} SET ${counter} = GREATEST(${counter} + CASE WHEN ${bannedSql(userId)} THEN 0 ELSE ${on ? 1 : -1} END, 0)
+            WHERE ${t.id} = ${id} RETURNING ${counter} AS n`,
           )
-        : await tx.$queryRawUnsafe<Array<{ n: number }>>(`SELECT ${counter} AS n FROM ${t.ref} WHERE ${t.id} = $1`, id);
+        : await tx.$queryRaw<Array<{ n: number }>>(sql`SELECT ${counter} AS n FROM ${t.ref} WHERE ${t.id} = ${id}`);
     return [changed > 0, rows[0]?.n ?? 0];
   }
 
@@ -102,23 +107,19 @@ export class EngagementRepository {
   async actors(action: Action, type: TargetType, id: number, viewer: Viewer, page: number, size: number) {
     const t = TARGETS[type];
     const table = action === 'like' ? t.like : t.repost;
-    const admin = viewer.isAdmin ? 'true' : 'false';
-    const join = `FROM ${table} e JOIN user_summaries u ON u.user_id = e.user_id AND NOT u.is_deleted`;
-    const where = `WHERE e.${t.id} = $1 AND NOT ${blockedBetweenSql('$2', 'u.user_id')} AND ${notBannedSql('u.user_id', admin)}
-        AND ${activityListedSql('u', '$2', admin)}`;
-    const rows = await this.prisma.$queryRawUnsafe<UserListRow[]>(
-      `SELECT ${userColumns('u')}, (mine.follower_id IS NOT NULL) AS "isFollowing"
+    const admin = viewer.isAdmin;
+    const join = sql`FROM ${table} e JOIN user_summaries u ON u.user_id = e.user_id AND NOT u.is_deleted`;
+    const where = sql`WHERE e.${t.id} = ${id} AND NOT ${blockedBetweenSql(viewer.id, col('u.user_id'))} AND ${notBannedSql(col('u.user_id'), admin)}
+        AND ${activityListedSql('u', viewer.id, admin)}`;
+    const rows = await this.prisma.$queryRaw<UserListRow[]>(
+      sql`SELECT ${userColumns('u')}, (mine.follower_id IS NOT NULL) AS "isFollowing"
          ${join}
-         LEFT JOIN follows mine ON mine.follower_id = $2 AND mine.followee_id = u.user_id
+         LEFT JOIN follows mine ON mine.follower_id = ${viewer.id} AND mine.followee_id = u.user_id
          ${where}
         ORDER BY e.created_at DESC, u.user_id DESC
-        LIMIT $3 OFFSET $4`,
-      id,
-      viewer.id,
-      size,
-      page * size,
+        LIMIT ${size} OFFSET ${page * size}`,
     );
-    const [count] = await this.prisma.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total ${join} ${where}`, id, viewer.id);
+    const [count] = await this.prisma.$queryRaw<Array<{ total: number }>>(sql`SELECT count(*)::int AS total ${join} ${where}`);
     return { rows, total: count?.total ?? 0 };
   }
 }

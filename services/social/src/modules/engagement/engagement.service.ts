@@ -2,7 +2,7 @@ import { toPage, toUserSummary, type LikeResponse, type Page, type RepostRespons
 import { AppError } from '@msp/errors';
 import { ItemLiked, ItemReposted, ItemUnliked, ItemUnreposted, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
-import type { Transactions } from '../../sql/transactions.repository.js';
+import type { UnitOfWork } from '@msp/db';
 import { viewerOf } from '../users/viewer.js';
 import type { Action, EngagementStore, TargetRow, TargetType } from './engagement.repository.js';
 
@@ -12,7 +12,7 @@ const NOT_FOUND = { TRACK: 'TRACK_NOT_FOUND', PLAYLIST: 'PLAYLIST_NOT_FOUND' } a
 export class EngagementService {
   constructor(
     private readonly repo: EngagementStore,
-    private readonly transactions: Transactions,
+    private readonly transactions: UnitOfWork,
   ) {}
 
   async requireVisible(type: TargetType, id: number, caller: Caller | null, ignoreOwnerBan = false): Promise<TargetRow> {

@@ -2,7 +2,7 @@ import { toPage, toUserSummary, type FollowResponse, type Page, type UserSummary
 import { AppError } from '@msp/errors';
 import { UserFollowed, UserUnfollowed, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
-import type { Transactions } from '../../sql/transactions.repository.js';
+import type { UnitOfWork } from '@msp/db';
 import type { GraphLocks } from '../users/graph-locks.repository.js';
 import type { UserRef } from '../users/user-ref.js';
 import { assertActivityVisible, requireVisibleUser, type UsersStore } from '../users/users.repository.js';
@@ -14,7 +14,7 @@ export class FollowsService {
     private readonly repo: FollowsStore,
     private readonly users: Pick<UsersStore, 'find'>,
     private readonly graph: Pick<GraphLocks, 'lockUsers'>,
-    private readonly transactions: Transactions,
+    private readonly transactions: UnitOfWork,
   ) {}
 
   /**

@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Caller } from '@msp/http';
 import type { SqlExecutor } from '@msp/events';
@@ -18,17 +19,11 @@ export interface AdminAction {
  * record commit together) and logs it at info level with `audit: true` for the log pipeline.
  */
 export async function recordAdminAction(tx: SqlExecutor, logger: FastifyBaseLogger, a: AdminAction): Promise<void> {
-  await tx.$executeRawUnsafe(
-    `INSERT INTO admin_audit (admin_id, admin_name, action, target_type, target_id, reason, details, request_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, now())`,
-    a.admin.userId,
-    a.admin.username,
-    a.action,
-    a.targetType,
-    String(a.targetId),
-    a.reason ?? null,
-    a.details ? JSON.stringify(a.details) : null,
-    a.requestId ?? null,
+  const details = a.details ? JSON.stringify(a.details) : null;
+  await tx.$executeRaw(
+    sql`INSERT INTO admin_audit (admin_id, admin_name, action, target_type, target_id, reason, details, request_id, created_at)
+     VALUES (${a.admin.userId}, ${a.admin.username}, ${a.action}, ${a.targetType}, ${String(a.targetId)}, ${a.reason ?? null},
+             ${details}::jsonb, ${a.requestId ?? null}, now())`,
   );
   logger.info(
     {

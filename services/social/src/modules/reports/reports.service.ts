@@ -11,7 +11,7 @@ import {
 import { AppError } from '@msp/errors';
 import { CopyrightHoldDismissed, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
-import type { Transactions } from '../../sql/transactions.repository.js';
+import type { UnitOfWork } from '@msp/db';
 import { whenCatalogUnavailable, type CatalogClient } from '@msp/runtime';
 import type { CommentsRepository } from '../comments/comments.repository.js';
 import type { EngagementStore } from '../engagement/engagement.repository.js';
@@ -75,7 +75,7 @@ export class ReportsService {
     private readonly comments: Pick<CommentsRepository, 'findTarget'>,
     private readonly audit: AdminAudit,
     private readonly catalog: Pick<CatalogClient, 'tracks'>,
-    private readonly transactions: Transactions,
+    private readonly transactions: UnitOfWork,
   ) {}
 
   /** MOD-2: the track must be visible to the reporter (404), not theirs (400), not already reported (409). */

@@ -1,5 +1,6 @@
+import { sql } from '@msp/db';
 import type { SqlExecutor } from '@msp/events';
-import { bannedSql, countedCommentSql } from './user-sql.js';
+import { bannedSql, col, countedCommentSql } from './user-sql.js';
 
 export interface TrackCounts {
   trackId: number;
@@ -26,7 +27,7 @@ export interface Recounted {
   users: UserCounts[];
 }
 
-const notBanned = (user: string) => `NOT ${bannedSql(user)}`;
+const notBanned = (user: string) => sql`NOT ${bannedSql(col(user))}`;
 
 /**
  * R14 + R9: the counts shown to others leave banned users' likes, reposts, comments and follows
@@ -57,11 +58,10 @@ export class BanCountsRepository {
   }
 
   private async tracks(tx: SqlExecutor, userId: number): Promise<TrackCounts[]> {
-    const ids = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT track_id AS id FROM track_likes WHERE user_id = $1
-        UNION SELECT track_id FROM track_reposts WHERE user_id = $1
-        UNION SELECT track_id FROM comments WHERE user_id = $1`,
-      userId,
+    const ids = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT track_id AS id FROM track_likes WHERE user_id = ${userId}
+        UNION SELECT track_id FROM track_reposts WHERE user_id = ${userId}
+        UNION SELECT track_id FROM comments WHERE user_id = ${userId}`,
     );
     return this.recountTracks(
       tx,
@@ -76,18 +76,18 @@ export class BanCountsRepository {
    */
   async recountTracks(tx: SqlExecutor, trackIds: readonly number[]): Promise<TrackCounts[]> {
     if (trackIds.length === 0) return [];
-    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT r.track_id AS id FROM track_refs r WHERE r.track_id = ANY($1::int[]) ORDER BY r.track_id FOR UPDATE OF r`,
-      [...new Set(trackIds)],
+    const locked = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT r.track_id AS id FROM track_refs r WHERE r.track_id = ANY(${[...new Set(trackIds)]}::int[]) ORDER BY r.track_id FOR UPDATE OF r`,
     );
     if (locked.length === 0) return [];
-    return tx.$queryRawUnsafe<TrackCounts[]>(
-      `WITH n AS (
+    const ids = locked.map((r) => r.id);
+    return tx.$queryRaw<TrackCounts[]>(
+      sql`WITH n AS (
          SELECT r.track_id,
                 (SELECT count(*)::int FROM track_likes l WHERE l.track_id = r.track_id AND ${notBanned('l.user_id')}) AS likes,
                 (SELECT count(*)::int FROM track_reposts p WHERE p.track_id = r.track_id AND ${notBanned('p.user_id')}) AS reposts,
                 (SELECT count(*)::int FROM comments c WHERE c.track_id = r.track_id AND ${countedCommentSql('c')}) AS comments
-           FROM track_refs r WHERE r.track_id = ANY($1::int[])),
+           FROM track_refs r WHERE r.track_id = ANY(${ids}::int[])),
        changed AS (
          UPDATE track_refs r SET like_count = n.likes, repost_count = n.reposts, comment_count = n.comments
            FROM n
@@ -96,15 +96,13 @@ export class BanCountsRepository {
           RETURNING r.track_id)
        SELECT track_id AS "trackId", likes AS "likeCount", reposts AS "repostCount", comments AS "commentCount"
          FROM n ORDER BY track_id`,
-      locked.map((r) => r.id),
     );
   }
 
   /** replyCount is social's alone (no copy elsewhere), so nothing is returned. */
   private async replyCounts(tx: SqlExecutor, userId: number): Promise<void> {
-    const ids = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT DISTINCT reply_to_comment_id AS id FROM comments WHERE user_id = $1 AND reply_to_comment_id IS NOT NULL`,
-      userId,
+    const ids = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT DISTINCT reply_to_comment_id AS id FROM comments WHERE user_id = ${userId} AND reply_to_comment_id IS NOT NULL`,
     );
     await this.recountReplies(
       tx,
@@ -115,24 +113,23 @@ export class BanCountsRepository {
   /** The replyCount of the given comments (those still there), under their row locks in id order. */
   async recountReplies(tx: SqlExecutor, commentIds: readonly number[]): Promise<void> {
     if (commentIds.length === 0) return;
-    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(`SELECT p.id FROM comments p WHERE p.id = ANY($1::int[]) ORDER BY p.id FOR UPDATE OF p`, [
-      ...new Set(commentIds),
-    ]);
+    const locked = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT p.id FROM comments p WHERE p.id = ANY(${[...new Set(commentIds)]}::int[]) ORDER BY p.id FOR UPDATE OF p`,
+    );
     if (locked.length === 0) return;
-    await tx.$executeRawUnsafe(
-      `WITH n AS (
+    const ids = locked.map((r) => r.id);
+    await tx.$executeRaw(
+      sql`WITH n AS (
          SELECT p.id, (SELECT count(*)::int FROM comments c WHERE c.reply_to_comment_id = p.id AND ${notBanned('c.user_id')}) AS replies
-           FROM comments p WHERE p.id = ANY($1::int[]))
+           FROM comments p WHERE p.id = ANY(${ids}::int[]))
        UPDATE comments p SET reply_count = n.replies FROM n WHERE p.id = n.id AND p.reply_count <> n.replies`,
-      locked.map((r) => r.id),
     );
   }
 
   private async playlists(tx: SqlExecutor, userId: number): Promise<PlaylistCounts[]> {
-    const ids = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT playlist_id AS id FROM playlist_likes WHERE user_id = $1
-        UNION SELECT playlist_id FROM playlist_reposts WHERE user_id = $1`,
-      userId,
+    const ids = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT playlist_id AS id FROM playlist_likes WHERE user_id = ${userId}
+        UNION SELECT playlist_id FROM playlist_reposts WHERE user_id = ${userId}`,
     );
     return this.recountPlaylists(
       tx,
@@ -143,33 +140,31 @@ export class BanCountsRepository {
   /** The like and repost counts of the given playlists, as `recountTracks` does for tracks. */
   async recountPlaylists(tx: SqlExecutor, playlistIds: readonly number[]): Promise<PlaylistCounts[]> {
     if (playlistIds.length === 0) return [];
-    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT r.playlist_id AS id FROM playlist_refs r WHERE r.playlist_id = ANY($1::int[]) ORDER BY r.playlist_id FOR UPDATE OF r`,
-      [...new Set(playlistIds)],
+    const locked = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT r.playlist_id AS id FROM playlist_refs r WHERE r.playlist_id = ANY(${[...new Set(playlistIds)]}::int[]) ORDER BY r.playlist_id FOR UPDATE OF r`,
     );
     if (locked.length === 0) return [];
-    return tx.$queryRawUnsafe<PlaylistCounts[]>(
-      `WITH n AS (
+    const ids = locked.map((r) => r.id);
+    return tx.$queryRaw<PlaylistCounts[]>(
+      sql`WITH n AS (
          SELECT r.playlist_id,
                 (SELECT count(*)::int FROM playlist_likes l WHERE l.playlist_id = r.playlist_id AND ${notBanned('l.user_id')}) AS likes,
                 (SELECT count(*)::int FROM playlist_reposts p WHERE p.playlist_id = r.playlist_id AND ${notBanned('p.user_id')}) AS reposts
-           FROM playlist_refs r WHERE r.playlist_id = ANY($1::int[])),
+           FROM playlist_refs r WHERE r.playlist_id = ANY(${ids}::int[])),
        changed AS (
          UPDATE playlist_refs r SET like_count = n.likes, repost_count = n.reposts
            FROM n
           WHERE r.playlist_id = n.playlist_id AND (r.like_count, r.repost_count) IS DISTINCT FROM (n.likes, n.reposts)
           RETURNING r.playlist_id)
        SELECT playlist_id AS "playlistId", likes AS "likeCount", reposts AS "repostCount" FROM n ORDER BY playlist_id`,
-      locked.map((r) => r.id),
     );
   }
 
   private async users(tx: SqlExecutor, userId: number): Promise<UserCounts[]> {
-    const ids = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT followee_id AS id FROM follows WHERE follower_id = $1
-        UNION SELECT follower_id FROM follows WHERE followee_id = $1
-        UNION SELECT $1::int`,
-      userId,
+    const ids = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT followee_id AS id FROM follows WHERE follower_id = ${userId}
+        UNION SELECT follower_id FROM follows WHERE followee_id = ${userId}
+        UNION SELECT ${userId}::int`,
     );
     return this.recountUsers(
       tx,
@@ -180,24 +175,23 @@ export class BanCountsRepository {
   /** The follower and following counts of the given users, as `recountTracks` does for tracks. */
   async recountUsers(tx: SqlExecutor, userIds: readonly number[]): Promise<UserCounts[]> {
     if (userIds.length === 0) return [];
-    const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT u.user_id AS id FROM user_summaries u WHERE u.user_id = ANY($1::int[]) ORDER BY u.user_id FOR UPDATE OF u`,
-      [...new Set(userIds)],
+    const locked = await tx.$queryRaw<Array<{ id: number }>>(
+      sql`SELECT u.user_id AS id FROM user_summaries u WHERE u.user_id = ANY(${[...new Set(userIds)]}::int[]) ORDER BY u.user_id FOR UPDATE OF u`,
     );
     if (locked.length === 0) return [];
-    return tx.$queryRawUnsafe<UserCounts[]>(
-      `WITH n AS (
+    const ids = locked.map((r) => r.id);
+    return tx.$queryRaw<UserCounts[]>(
+      sql`WITH n AS (
          SELECT u.user_id,
                 (SELECT count(*)::int FROM follows f WHERE f.followee_id = u.user_id AND ${notBanned('f.follower_id')}) AS followers,
                 (SELECT count(*)::int FROM follows f WHERE f.follower_id = u.user_id AND ${notBanned('f.followee_id')}) AS following
-           FROM user_summaries u WHERE u.user_id = ANY($1::int[])),
+           FROM user_summaries u WHERE u.user_id = ANY(${ids}::int[])),
        changed AS (
          UPDATE user_summaries u SET follower_count = n.followers, following_count = n.following
            FROM n
           WHERE u.user_id = n.user_id AND (u.follower_count, u.following_count) IS DISTINCT FROM (n.followers, n.following)
           RETURNING u.user_id)
        SELECT user_id AS "userId", followers AS "followerCount", following AS "followingCount" FROM n ORDER BY user_id`,
-      locked.map((r) => r.id),
     );
   }
 }

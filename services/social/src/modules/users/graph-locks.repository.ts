@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import type { SqlExecutor } from '@msp/events';
 
 /**
@@ -6,7 +7,7 @@ import type { SqlExecutor } from '@msp/events';
  * (A follows B while B follows A), and a follow can never slip in beside a block being created.
  */
 export async function lockUsers(tx: SqlExecutor, a: number, b: number): Promise<void> {
-  await tx.$queryRawUnsafe('SELECT user_id FROM user_summaries WHERE user_id IN ($1, $2) ORDER BY user_id FOR UPDATE', a, b);
+  await tx.$queryRaw(sql`SELECT user_id FROM user_summaries WHERE user_id IN (${a}, ${b}) ORDER BY user_id FOR UPDATE`);
 }
 
 export interface FollowCounts {
@@ -17,11 +18,10 @@ export interface FollowCounts {
 
 /** Current counts of the given users, in the order given (users unknown to social count 0). */
 export async function followCounts(tx: SqlExecutor, userIds: number[]): Promise<FollowCounts[]> {
-  return tx.$queryRawUnsafe<FollowCounts[]>(
-    `SELECT ids.id AS "userId", COALESCE(u.follower_count, 0) AS "followerCount", COALESCE(u.following_count, 0) AS "followingCount"
-       FROM unnest($1::int[]) WITH ORDINALITY AS ids(id, n) LEFT JOIN user_summaries u ON u.user_id = ids.id
-      ORDER BY ids.n`,
-    userIds,
+  return tx.$queryRaw<FollowCounts[]>(
+    sql`SELECT ids.id AS "userId", COALESCE(u.follower_count, 0) AS "followerCount", COALESCE(u.following_count, 0) AS "followingCount"
+          FROM unnest(${userIds}::int[]) WITH ORDINALITY AS ids(id, n) LEFT JOIN user_summaries u ON u.user_id = ids.id
+         ORDER BY ids.n`,
   );
 }
 

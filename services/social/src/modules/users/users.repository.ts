@@ -1,3 +1,4 @@
+import { sql } from '@msp/db';
 import { AppError } from '@msp/errors';
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
@@ -23,28 +24,24 @@ export class UsersRepository {
 
   /** The user named by id or username, with both block directions towards the viewer: one query. */
   async find(ref: UserRef, viewerId: number, db: SqlExecutor = this.prisma): Promise<UserRow | null> {
-    const [column, value] = 'id' in ref ? ['user_id', ref.id] : ['username', ref.username];
-    const rows = await db.$queryRawUnsafe<UserRow[]>(
-      `SELECT u.user_id AS "userId", u.username, u.is_private AS "isPrivate",
-              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $2 AND b.blocked_id = u.user_id) AS "blockedByViewer",
-              EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = u.user_id AND b.blocked_id = $2) AS "hasBlockedViewer",
-              EXISTS (SELECT 1 FROM banned_users bn WHERE bn.user_id = u.user_id) AS "isBanned"
-         FROM user_summaries u
-        WHERE u.${column} = $1 AND NOT u.is_deleted`,
-      value,
-      viewerId,
+    const match = 'id' in ref ? sql`u.user_id = ${ref.id}` : sql`u.username = ${ref.username}`;
+    const rows = await db.$queryRaw<UserRow[]>(
+      sql`SELECT u.user_id AS "userId", u.username, u.is_private AS "isPrivate",
+                 EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = ${viewerId} AND b.blocked_id = u.user_id) AS "blockedByViewer",
+                 EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = u.user_id AND b.blocked_id = ${viewerId}) AS "hasBlockedViewer",
+                 EXISTS (SELECT 1 FROM banned_users bn WHERE bn.user_id = u.user_id) AS "isBanned"
+            FROM user_summaries u
+           WHERE ${match} AND NOT u.is_deleted`,
     );
     return rows[0] ?? null;
   }
 
   /** User summary sources of the given users with the viewer's isFollowing, one query. */
   summaries(userIds: number[], viewerId: number): Promise<UserListRow[]> {
-    return this.prisma.$queryRawUnsafe<UserListRow[]>(
-      `SELECT ${userColumns('u')},
-              EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $2 AND f.followee_id = u.user_id) AS "isFollowing"
-         FROM user_summaries u WHERE u.user_id = ANY($1::int[]) AND NOT u.is_deleted`,
-      userIds,
-      viewerId,
+    return this.prisma.$queryRaw<UserListRow[]>(
+      sql`SELECT ${userColumns('u')},
+                 EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = ${viewerId} AND f.followee_id = u.user_id) AS "isFollowing"
+            FROM user_summaries u WHERE u.user_id = ANY(${userIds}::int[]) AND NOT u.is_deleted`,
     );
   }
 }
