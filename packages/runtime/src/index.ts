@@ -20,6 +20,7 @@ export {
   type ProjectionStep,
   type TrackCountsCopy,
 } from './projection.js';
+export { blocksCopyTable, followsCopyTable } from './copy-tables.js';
 export { createServiceApp, type ServiceAppOptions, type Stoppable } from './service-app.js';
 export { installAdminAudit, type AdminAuditStore } from './admin-audit.js';
 export { silentLogger, type Logger } from './logger.js';

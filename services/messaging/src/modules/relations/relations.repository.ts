@@ -1,3 +1,4 @@
+import { blocksCopyTable, followsCopyTable } from '@msp/runtime';
 import { raw, sql, type SqlExecutor } from '@msp/db';
 
 /**
@@ -11,28 +12,8 @@ async function unhide(tx: SqlExecutor, userId: number, reason: 'is_banned' | 'de
 }
 
 export const relationsRepository = {
-  async follow(tx: SqlExecutor, followerId: number, followeeId: number): Promise<void> {
-    await tx.$executeRaw(sql`INSERT INTO follows (follower_id, followee_id) VALUES (${followerId}, ${followeeId}) ON CONFLICT DO NOTHING`);
-  },
-
-  async unfollow(tx: SqlExecutor, followerId: number, followeeId: number): Promise<void> {
-    await tx.$executeRaw(sql`DELETE FROM follows WHERE follower_id = ${followerId} AND followee_id = ${followeeId}`);
-  },
-
-  /** R7: a block removes follows both ways. */
-  async unfollowBothWays(tx: SqlExecutor, a: number, b: number): Promise<void> {
-    await tx.$executeRaw(sql`DELETE FROM follows WHERE (follower_id = ${a} AND followee_id = ${b}) OR (follower_id = ${b} AND followee_id = ${a})`);
-  },
-
-  async block(tx: SqlExecutor, blockerId: number, blockedId: number, at: string): Promise<void> {
-    await tx.$executeRaw(
-      sql`INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (${blockerId}, ${blockedId}, ${at}::timestamptz) ON CONFLICT DO NOTHING`,
-    );
-  },
-
-  async unblock(tx: SqlExecutor, blockerId: number, blockedId: number): Promise<void> {
-    await tx.$executeRaw(sql`DELETE FROM blocks WHERE blocker_id = ${blockerId} AND blocked_id = ${blockedId}`);
-  },
+  ...followsCopyTable('follows'),
+  ...blocksCopyTable('blocks'),
 
   async ban(tx: SqlExecutor, { userId, bannedAt }: { userId: number; bannedAt: string }): Promise<void> {
     await tx.$executeRaw(

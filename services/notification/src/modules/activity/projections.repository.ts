@@ -1,3 +1,4 @@
+import { blocksCopyTable, followsCopyTable } from '@msp/runtime';
 import type { PlaylistSnapshot, TrackSnapshot } from '@msp/events';
 import type { Prisma } from '../../generated/prisma/client.js';
 
@@ -9,26 +10,8 @@ type Tx = Prisma.TransactionClient;
  * (identity, R14), titles and slugs of tracks and playlists (catalog).
  */
 export const projectionsRepository = {
-  async follow(tx: Tx, followerId: number, followeeId: number): Promise<void> {
-    await tx.$executeRaw`INSERT INTO follows (follower_id, followee_id) VALUES (${followerId}, ${followeeId}) ON CONFLICT DO NOTHING`;
-  },
-
-  async unfollow(tx: Tx, followerId: number, followeeId: number): Promise<void> {
-    await tx.$executeRaw`DELETE FROM follows WHERE follower_id = ${followerId} AND followee_id = ${followeeId}`;
-  },
-
-  /** R7: a block removes follows both ways. */
-  async unfollowBothWays(tx: Tx, a: number, b: number): Promise<void> {
-    await tx.$executeRaw`DELETE FROM follows WHERE (follower_id = ${a} AND followee_id = ${b}) OR (follower_id = ${b} AND followee_id = ${a})`;
-  },
-
-  async block(tx: Tx, blockerId: number, blockedId: number, at: string): Promise<void> {
-    await tx.$executeRaw`INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (${blockerId}, ${blockedId}, ${new Date(at)}) ON CONFLICT DO NOTHING`;
-  },
-
-  async unblock(tx: Tx, blockerId: number, blockedId: number): Promise<void> {
-    await tx.$executeRaw`DELETE FROM blocks WHERE blocker_id = ${blockerId} AND blocked_id = ${blockedId}`;
-  },
+  ...followsCopyTable('follows'),
+  ...blocksCopyTable('blocks'),
 
   async upsertTrack(tx: Tx, s: TrackSnapshot): Promise<void> {
     await tx.$executeRaw`
