@@ -1,3 +1,4 @@
+import type { UserSummarySource } from '@msp/contracts';
 import { sql, type Sql } from '@msp/db';
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
@@ -5,7 +6,8 @@ import { bannedSql, blockedBetweenSql, col, countedCommentSql, notBannedSql, tra
 import type { Viewer } from '../users/viewer.js';
 import { pagedQuery } from '../../sql/paged-query.repository.js';
 
-export interface CommentRow {
+/** A comment with its author's summary columns (`userColumns`) and whether the viewer follows the author. */
+export interface CommentRow extends UserSummarySource {
   id: number;
   trackId: number;
   body: string;
@@ -13,13 +15,6 @@ export interface CommentRow {
   replyToCommentId: number | null;
   replyCount: number;
   createdAt: Date;
-  userId: number;
-  username: string;
-  displayName: string;
-  avatarUrl: string | null;
-  tier: string;
-  followerCount: number;
-  trackCount: number;
   isFollowing: boolean;
 }
 
