@@ -4,6 +4,7 @@ export { migrate, type MigrateOptions, type MigrationResult, type SharedMigratio
 export { prepareDatabase } from './prepare.js';
 export { runMigrationCommand } from './migrate-cli.js';
 export {
+  col,
   empty,
   join,
   pgStatement,

@@ -15,6 +15,12 @@ import { empty, join, raw, Sql, sqltag } from '@prisma/client/runtime/client';
 export { empty, join, raw, Sql };
 export const sql = sqltag;
 
+/** A column or alias named in code (`t`, `t.artist_id`) as SQL text; anything else is refused. */
+export function col(reference: string): Sql {
+  if (!/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/.test(reference)) throw new Error(`invalid column reference "${reference}"`);
+  return raw(reference);
+}
+
 /** What a value bound into `sql` may be (a nested `Sql` is spliced, not bound). */
 export type SqlValue = Parameters<typeof sqltag>[1];
 

@@ -5,16 +5,13 @@
  * code. Every query stays one statement.
  */
 import type { Sql } from '@msp/db';
-import { raw, sql } from '@msp/db';
+import { col, raw, sql } from '@msp/db';
 
 /** A value to bind or an SQL expression to splice. */
 export type SqlArg = Sql | number | boolean;
 
-/** A column or alias reference named in code (`u`, `u.user_id`); anything else is refused. */
-export function col(reference: string): Sql {
-  if (!/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/.test(reference)) throw new Error(`invalid column reference "${reference}"`);
-  return raw(reference);
-}
+/** Columns and aliases are named with @msp/db's `col`; re-exported for this service's repositories. */
+export { col };
 
 /** Columns of a UserSummarySource (see @msp/contracts) from a `user_summaries` alias, prefixed. */
 export function userColumns(alias: string, prefix = ''): Sql {
