@@ -9,3 +9,5 @@ export * from './records/index.js';
 export * from './auth-keys.js';
 export * from './app-usage.js';
 export * from './internal.js';
+export * from './operation-schema.js';
+export * from './operations/index.js';

@@ -1,5 +1,15 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { ROUTES, routeTag, type AuthRule, type HttpMethod, type InternalOperation, type RouteContract } from '@msp/contracts';
+import {
+  OPERATION_SCHEMAS,
+  operationSchema,
+  ROUTES,
+  routeTag,
+  type AuthRule,
+  type HttpMethod,
+  type InternalOperation,
+  type OperationSchema,
+  type RouteContract,
+} from '@msp/contracts';
 import { requireAdmin, requireCaller } from './identity.js';
 
 const CONTRACTS = new Map<string, RouteContract>(ROUTES.map((route) => [route.id, route]));
@@ -10,6 +20,10 @@ export interface OperationRoute {
   url: string;
   config: { operation: string };
 }
+
+type Declared = typeof OPERATION_SCHEMAS;
+/** The declared schema of an operation id, as a type (the route's request and reply types follow from it). */
+export type SchemaOf<K extends string> = K extends keyof Declared ? Declared[K] : Record<never, never>;
 
 /** Fastify's form of a contract path: `/tracks/{trackId}` → `/tracks/:trackId`. */
 export const fastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -22,17 +36,28 @@ export function contractOf(id: string): RouteContract {
 }
 
 /**
- * A public route registered from its contract (packages/contracts/src/routes.ts):
+ * A public route registered from its contract (packages/contracts: routes.ts and operations/):
  *
- *   app.route({ ...operation('INS-2'), schema: { querystring, response }, handler });
+ *   app.route({ ...operation('INS-2'), handler });
  *
- * The method and path come from the contract; `registerContractRoutes` adds the operation id,
- * summary, tag, deprecation, the OpenAPI security and the auth rule's check, so none of them can
- * drift from the contract. The route's own schema holds only its input and output.
+ * The method, path and schema (input and output) come from the contract; `registerContractRoutes`
+ * adds the operation id, summary, tag, deprecation, the OpenAPI security and the auth rule's check,
+ * and refuses a route that gives a schema of its own, so none of them can drift from the contract.
  */
-export function operation(id: string): OperationRoute {
+export function operation<const K extends string>(id: K): OperationRoute & { schema: SchemaOf<K> } {
   const contract = contractOf(id);
-  return { method: contract.method, url: fastifyPath(contract.path), config: { operation: id } };
+  return { method: contract.method, url: fastifyPath(contract.path), config: { operation: id }, schema: operationSchema(id) as SchemaOf<K> };
+}
+
+const SCHEMA_PARTS = ['params', 'querystring', 'body', 'headers', 'consumes', 'produces'] as const;
+
+/** Whether a route's schema is, part for part, the one its operation declares (the same objects). */
+function isDeclaredSchema(route: Record<string, unknown>, declared: OperationSchema): boolean {
+  const own = SCHEMA_PARTS.every((part) => route[part] === declared[part]);
+  const answers = (route.response ?? {}) as Record<string, unknown>;
+  const declaredAnswers = (declared.response ?? {}) as Record<string, unknown>;
+  const statuses = new Set([...Object.keys(answers), ...Object.keys(declaredAnswers)]);
+  return own && [...statuses].every((status) => answers[status] === declaredAnswers[status]);
 }
 
 /**
@@ -96,6 +121,9 @@ export function registerContractRoutes(app: FastifyInstance) {
       return;
     }
     const contract = contractOf(id);
+    if (id in OPERATION_SCHEMAS && route.method !== 'HEAD' && !isDeclaredSchema(schema, operationSchema(id))) {
+      throw new Error(`route ${String(route.method)} ${route.url} gives its own schema: ${id}'s is declared in packages/contracts/src/operations`);
+    }
     // Fastify's automatic HEAD twin of a GET comes through here too: it gets the same check.
     const method = route.method === 'HEAD' ? 'GET' : route.method;
     // Routes are registered under a prefix in some services; the contract's path must end the URL.

@@ -1,4 +1,4 @@
-export { contractOf, fastifyPath, internalRoute, operation, registerContractRoutes, type OperationRoute } from './contract-route.js';
+export { contractOf, fastifyPath, internalRoute, operation, registerContractRoutes, type OperationRoute, type SchemaOf } from './contract-route.js';
 export { createHttpApp, contextLogFields, type HttpAppOptions, type ZodApp } from './app.js';
 export { logDestination, setLogDestination } from './log-destination.js';
 export { runServer, SHUTDOWN_TIMEOUT_MS } from './server.js';

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { OPERATION_SCHEMAS } from '@msp/contracts';
 import { z } from 'zod';
 import { createHttpApp } from '../../src/app.js';
 import { contractOf, fastifyPath, operation } from '../../src/contract-route.js';
@@ -12,9 +13,26 @@ afterEach(async () => {
 
 describe('routes registered from the contract (operation)', () => {
   it('takes method and path from the contract and turns {name} into :name', () => {
-    expect(operation('INS-1')).toEqual({ method: 'GET', url: '/insights/tracks/:trackId', config: { operation: 'INS-1' } });
+    expect(operation('INS-1')).toMatchObject({ method: 'GET', url: '/insights/tracks/:trackId', config: { operation: 'INS-1' } });
+    expect(operation('FOL-3').schema).toBe(OPERATION_SCHEMAS['FOL-3']);
     expect(fastifyPath('/a/{b}/c/{d}')).toBe('/a/:b/c/:d');
     expect(() => contractOf('NOPE-1')).toThrow(/not in the contract/);
+  });
+
+  it('FOL-3: a route registered with its declared schema starts; one that gives its own schema is refused at start', async () => {
+    app = await createHttpApp({ service: 'test', logger: false });
+    const empty = { content: [], pageNumber: 0, pageSize: 20, totalElements: 0, totalPages: 0, isLast: true };
+    app.route({ ...operation('FOL-3'), handler: async () => empty });
+    await app.ready();
+    await app.close();
+    app = await createHttpApp({ service: 'test', logger: false });
+    const declared = operation('FOL-3').schema;
+    expect(() => app!.route({ ...operation('FOL-3'), schema: { ...declared, querystring: z.object({}) }, handler: async () => empty })).toThrow(
+      /gives its own schema: FOL-3's is declared in packages\/contracts/,
+    );
+    expect(() => app!.route({ ...operation('FOL-3'), schema: { ...declared, response: { 200: z.object({}) } }, handler: async () => ({}) })).toThrow(
+      /own schema/,
+    );
   });
 
   it('INS-2 (bearer): the service refuses an anonymous caller, answers a caller, documents id, summary, tag and security', async () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MessageResponseSchema, pageSchema, PageQuerySchema, UserSummarySchema } from '@msp/contracts';
 import { operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
-import { UserRefSchema } from '../users/user-ref.js';
+import { UserRefSchema } from '@msp/contracts';
 import type { BlocksService } from './blocks.service.js';
 
 const params = z.object({ userId: UserRefSchema });

@@ -5,7 +5,7 @@ import type { UnitOfWork } from '@msp/db';
 import type { Caller } from '@msp/http';
 import type { FollowsStore } from '../follows/follows.repository.js';
 import type { GraphLocks } from '../users/graph-locks.repository.js';
-import type { UserRef } from '../users/user-ref.js';
+import type { UserRef } from '@msp/contracts';
 import type { UsersStore } from '../users/users.repository.js';
 import type { BlocksStore } from './blocks.repository.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageSchema, PageQuerySchema, PlaylistSchema, RepostHistoryEntrySchema, TrackSchema } from '@msp/contracts';
 import { callerFrom, operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
-import { UserRefSchema } from '../users/user-ref.js';
+import { UserRefSchema } from '@msp/contracts';
 import type { ActivityService } from './activity.service.js';
 
 const byUser = z.object({ username: UserRefSchema });

@@ -1,7 +1,7 @@
 import { toPage, toUserSummary, type Page, type Playlist, type RepostHistoryEntry, type Track } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 import { whenCatalogUnavailable, type CatalogClient } from '@msp/runtime';
-import type { UserRef } from '../users/user-ref.js';
+import type { UserRef } from '@msp/contracts';
 import { assertActivityVisible, requireVisibleUser, type UsersStore } from '../users/users.repository.js';
 import { viewerOf, type Viewer } from '../users/viewer.js';
 import type { ActivityStore } from './activity.repository.js';

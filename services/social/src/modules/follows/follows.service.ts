@@ -4,7 +4,7 @@ import { UserFollowed, UserUnfollowed, writeOutbox } from '@msp/events';
 import type { Caller } from '@msp/http';
 import type { UnitOfWork } from '@msp/db';
 import type { GraphLocks } from '../users/graph-locks.repository.js';
-import type { UserRef } from '../users/user-ref.js';
+import type { UserRef } from '@msp/contracts';
 import { assertActivityVisible, requireVisibleUser, type UsersStore } from '../users/users.repository.js';
 import { viewerOf } from '../users/viewer.js';
 import type { FollowDirection, FollowsStore } from './follows.repository.js';

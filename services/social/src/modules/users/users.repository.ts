@@ -3,7 +3,7 @@ import { AppError } from '@msp/errors';
 import type { SqlExecutor } from '@msp/events';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { UserListRow } from '../follows/follows.repository.js';
-import type { UserRef } from './user-ref.js';
+import type { UserRef } from '@msp/contracts';
 import { userColumns } from './user-sql.js';
 import type { Viewer } from './viewer.js';
 
