@@ -124,8 +124,8 @@ function explainingClient(pool: ReturnType<typeof createPgPool>, label: string) 
   };
   return {
     query,
-    $queryRawUnsafe: run,
-    $executeRawUnsafe: run,
+    $queryRaw: (q: { text: string; values: unknown[] }) => run(q.text, ...q.values),
+    $executeRaw: (q: { text: string; values: unknown[] }) => run(q.text, ...q.values),
     $transaction: (items: Array<Promise<unknown>>) => Promise.all(items),
     track: { findMany: async () => [] },
   };
@@ -151,7 +151,7 @@ async function explainAll(bigFan: number) {
     await catalogRepo('genre station part').genrePicks(day, 'house');
     await catalogRepo('artist station part').artistPicks(day, [5], 500);
     await catalogRepo('likes station artists part').artistPicks(day, [5, 6, 7], 167);
-    await catalogRepo('likes station liked among the pool').likedAmong(bigFan, [1, 2, 3, 4, 5]);
+    await catalogRepo('likes station seeds').likeSeeds(bigFan);
     await new FeedRepository(explainingClient(socialPool, 'feed page 10') as never).page(bigFan, new Date(Date.now() - 90 * 86_400_000), 200, 9, 20);
   } finally {
     await Promise.all([catalogPool.end(), socialPool.end()]);

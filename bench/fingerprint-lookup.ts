@@ -28,12 +28,12 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPgPool, ensureDatabase, migrate } from '../packages/db/src/index.ts';
+import { createPgPool, ensureDatabase, migrate, pgSqlExecutor } from '../packages/db/src/index.ts';
 import { testInfra } from '../packages/testing/src/index.ts';
 import { fingerprintFromBytes } from '../services/media-processing/src/fingerprint/fingerprint.ts';
 import {
   CANDIDATE_ROWS,
-  CANDIDATES_SQL,
+  candidatesSql,
   FingerprintRepository,
   MAX_KEY_ENTRIES,
   type FingerprintDb,
@@ -135,10 +135,7 @@ async function main() {
   await ensureDatabase(DB_URL);
   await migrate(DB_URL, migrations);
   const pg = createPgPool(DB_URL, 4);
-  const db: FingerprintDb = {
-    $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await pg.query(sql, values)).rows as T,
-    $executeRawUnsafe: async (sql: string, ...values: unknown[]) => (await pg.query(sql, values)).rowCount ?? 0,
-  };
+  const db: FingerprintDb = pgSqlExecutor(pg);
   const repo = new FingerprintRepository({ ...db, $transaction: (work) => work(db) });
   try {
     const seeded = await pg.query<{ tracks: number }>(`SELECT tracks FROM bench_seed`).catch(() => ({ rows: [] as { tracks: number }[] }));
@@ -211,13 +208,8 @@ async function main() {
         const q = kind.queries[i % kind.queries.length];
         if (!q) continue;
         const keys = queryKeys(q.fp);
-        const { rows } = await pg.query<{ 'QUERY PLAN': [{ 'Execution Time': number; Plan: unknown }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${CANDIDATES_SQL}`, [
-          keys.hashes,
-          keys.positions,
-          MAX_KEY_ENTRIES,
-          null,
-          CANDIDATE_ROWS,
-        ]);
+        const candidates = candidatesSql(keys, null);
+        const { rows } = await pg.query<{ 'QUERY PLAN': [{ 'Execution Time': number; Plan: unknown }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${candidates.text}`, candidates.values);
         const plan = rows[0]?.['QUERY PLAN'][0];
         times.push(plan?.['Execution Time'] ?? 0);
         const scan =

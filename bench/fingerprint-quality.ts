@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createPgPool } from '../packages/db/src/index.ts';
+import { createPgPool, pgSqlExecutor } from '../packages/db/src/index.ts';
 import { createTestDatabase } from '../packages/testing/src/index.ts';
 import { resolveMediaBinaries } from '../services/media-processing/src/media/ffmpeg.ts';
 import { fingerprintFile, fingerprintFromBytes, fingerprintToBytes } from '../services/media-processing/src/fingerprint/fingerprint.ts';
@@ -238,10 +238,7 @@ async function main() {
   const db = await createTestDatabase('fp_quality', migrations);
   const pg = createPgPool(db.url);
   // The repository runs raw SQL on any executor: a pg pool plays the Prisma client here.
-  const prisma: FingerprintDb = {
-    $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await pg.query(sql, values)).rows as T,
-    $executeRawUnsafe: async (sql: string, ...values: unknown[]) => (await pg.query(sql, values)).rowCount ?? 0,
-  };
+  const prisma: FingerprintDb = pgSqlExecutor(pg);
   const repo = new FingerprintRepository({ ...prisma, $transaction: (work) => work(prisma) });
   try {
     for (const id of ids) {

@@ -38,7 +38,7 @@ import { resolveMediaBinaries } from '../services/media-processing/src/media/ffm
 import { processUpload } from '../services/media-processing/src/media/pipeline.ts';
 import { FingerprintRepository, type FingerprintDb } from '../services/media-processing/src/fingerprint/fingerprint.repository.ts';
 import { FingerprintStep } from '../services/media-processing/src/fingerprint/fingerprint.service.ts';
-import { createPgPool } from '../packages/db/src/index.ts';
+import { createPgPool, pgSqlExecutor } from '../packages/db/src/index.ts';
 import { buildApp as buildMedia, loadMediaProcessingConfig } from '../services/media-processing/src/app.ts';
 
 const execFileAsync = promisify(execFile);
@@ -125,10 +125,7 @@ async function main() {
   const fpDb = await createTestDatabase('bench_media_fp', path.join(root, 'services/media-processing/prisma/migrations'));
   const fpPool = createPgPool(fpDb.url);
   fpPool.on('error', () => undefined); // the database is dropped at the end, idle connections with it
-  const fpExecutor: FingerprintDb = {
-    $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await fpPool.query(sql, values)).rows as T,
-    $executeRawUnsafe: async (sql: string, ...values: unknown[]) => (await fpPool.query(sql, values)).rowCount ?? 0,
-  };
+  const fpExecutor: FingerprintDb = pgSqlExecutor(fpPool);
   const fingerprintStep = new FingerprintStep(new FingerprintRepository({ ...fpExecutor, $transaction: (work) => work(fpExecutor) }), binaries.ffmpeg.path, {
     info: () => undefined,
     warn: (obj, msg) => console.warn(msg, obj),

@@ -18,7 +18,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
-import { createPgPool, dropDatabase, ensureDatabase, migrate } from '../packages/db/src/index.ts';
+import { createPgPool, dropDatabase, ensureDatabase, migrate, pgSqlExecutor } from '../packages/db/src/index.ts';
 import { recomputeTrending } from '../services/catalog/src/modules/discovery/trending-stats.repository.ts';
 import { SYLLABLES } from './vocabulary.ts';
 
@@ -274,19 +274,13 @@ async function seedCatalog(db: pg.Pool) {
   await timed('catalog trending scores', () =>
     recomputeTrending(
       (() => {
-        // One client, so the recompute's SET LOCAL and its statement share a transaction.
-        const sql = {
-          $executeRawUnsafe: async (q: string, ...p: unknown[]) => (await db.query(q, p)).rowCount ?? 0,
-          $queryRawUnsafe: async <T>(q: string, ...p: unknown[]) => (await db.query(q, p)).rows as T,
-        };
+        // One client, so the recompute's set_config and its statement share a transaction.
+        const on = (target: pg.Pool | pg.PoolClient) => pgSqlExecutor(target);
         return {
-          ...sql,
-          $transaction: async <R>(fn: (tx: typeof sql) => Promise<R>) => {
+          ...on(db),
+          $transaction: async <R>(fn: (tx: ReturnType<typeof on>) => Promise<R>) => {
             const client = await db.connect();
-            const tx = {
-              $executeRawUnsafe: async (q: string, ...p: unknown[]) => (await client.query(q, p)).rowCount ?? 0,
-              $queryRawUnsafe: async <T>(q: string, ...p: unknown[]) => (await client.query(q, p)).rows as T,
-            };
+            const tx = on(client);
             try {
               await client.query('BEGIN');
               const out = await fn(tx);

@@ -373,7 +373,7 @@ function operationsSection(routes: readonly RouteContract[]): string {
   const out = [
     '## Operations',
     '',
-    'Every public operation, in the order of `ROUTES` (packages/contracts/src/routes.ts). Paths start with `/api`; `{name}` is a path parameter. ' +
+    'Every public operation, in the order of `ROUTES` (packages/contracts/src/routes.ts, built from one declaration per operation under packages/contracts/src/operations/). Paths start with `/api`; `{name}` is a path parameter. ' +
       '**Auth** is the rule of [Auth rules](#auth-rules); **Body** decides the [body limit](#body-limits). **Errors** lists the codes the operation may ' +
       'answer beyond the [common ones](#errors) (packages/contracts/src/route-errors.ts); "not listed" means the operation has no list yet.',
     '',
@@ -391,7 +391,7 @@ function operationsSection(routes: readonly RouteContract[]): string {
             code(`/api${route.path}`),
             route.auth,
             route.owner,
-            route.body,
+            route.bodyKind,
             route.deprecated ? `${route.summary} (deprecated: answers \`Deprecation: true\`)` : route.summary,
             errors === undefined ? 'not listed' : errors.length === 0 ? '—' : errors.join(', '),
           ];
@@ -566,7 +566,7 @@ function gatewaySection(routes: readonly RouteContract[]): string {
     '',
     table(
       ['Body', 'Meaning', 'Limit', 'Operations'],
-      kinds.map((kind) => [kind, BODY_KINDS[kind], bytes(bodyLimitFor(kind, audioMax)), idsWith((route) => route.body === kind)]),
+      kinds.map((kind) => [kind, BODY_KINDS[kind], bytes(bodyLimitFor(kind, audioMax)), idsWith((route) => route.bodyKind === kind)]),
     ),
     '',
     '### Auth rules',

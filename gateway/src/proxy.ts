@@ -127,7 +127,7 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
   // billing exactly as sent (its signature covers the raw bytes).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (request, payload, done) => {
-    const policy = bodyPolicy(request.gatewayRoute?.body ?? 'json', request.headers['content-type'], config.AUDIO_MAX_BYTES);
+    const policy = bodyPolicy(request.gatewayRoute?.bodyKind ?? 'json', request.headers['content-type'], config.AUDIO_MAX_BYTES);
     if (policy.stream) {
       done(null, countingStream(payload, policy.limit));
       return;
@@ -184,7 +184,7 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
 
     if (
       BODY_METHODS.has(request.method) &&
-      declaredTooLarge(request.headers['content-length'], bodyPolicy(route.body, request.headers['content-type'], config.AUDIO_MAX_BYTES).limit)
+      declaredTooLarge(request.headers['content-length'], bodyPolicy(route.bodyKind, request.headers['content-type'], config.AUDIO_MAX_BYTES).limit)
     ) {
       reply.header('connection', 'close');
       return sendError(request, reply, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
@@ -210,7 +210,7 @@ export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, options
         headers: forwardHeaders(request, request.headers, keys[route.owner]),
         // A body read whole goes on as the same bytes; an upload streams through.
         body: Buffer.isBuffer(request.body) || request.body instanceof Readable ? request.body : undefined,
-        timeoutMs: route.body === 'upload' ? config.UPLOAD_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS,
+        timeoutMs: route.bodyKind === 'upload' ? config.UPLOAD_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS,
       };
       forward(pool, request.method, request.url, call, new ReplySink(request, reply));
       return reply;

@@ -3,7 +3,7 @@ import { ROUTES } from './routes.js';
 
 /**
  * The error codes each operation of `ROUTES` may answer beyond the ones every route can give
- * (`COMMON_ERROR_CODES`), per operation id: the `errors` of each operation's row in routes.ts.
+ * (`COMMON_ERROR_CODES`), per operation id: the `errors` of each operation's declaration under operations/.
  * docs/api.md renders them next to each operation. Every code must exist in `@msp/errors`
  * (checked by packages/contracts/test/route-errors.test.ts).
  */

@@ -21,7 +21,7 @@ export interface RouteContract {
   path: string;
   auth: AuthRule;
   owner: ServiceName;
-  body: BodyKind;
+  bodyKind: BodyKind;
   summary: string;
   deprecated?: boolean;
   /**

@@ -188,7 +188,7 @@ describe('ROUTES table', () => {
 
   it('assigns the body kinds that decide the gateway limits', () => {
     const withBody = (kind: string) =>
-      ROUTES.filter((route) => route.body === kind)
+      ROUTES.filter((route) => route.bodyKind === kind)
         .map((route) => route.id)
         .sort();
     expect(withBody('upload')).toEqual(['TRK-1', 'TRK-2']);
@@ -196,7 +196,7 @@ describe('ROUTES table', () => {
     expect(withBody('raw')).toEqual(['SUB-5']);
     for (const route of ROUTES) {
       // ACC-3 (delete my account) is the one DELETE with a body: the password that confirms it.
-      if (route.method === 'GET' || (route.method === 'DELETE' && route.id !== 'ACC-3')) expect(route.body, route.id).toBe('none');
+      if (route.method === 'GET' || (route.method === 'DELETE' && route.id !== 'ACC-3')) expect(route.bodyKind, route.id).toBe('none');
     }
   });
 

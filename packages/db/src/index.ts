@@ -7,6 +7,7 @@ export {
   col,
   empty,
   join,
+  pgSqlExecutor,
   pgStatement,
   prismaUnitOfWork,
   raw,

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import {
-  OPERATION_SCHEMAS,
+  OPERATIONS,
   operationSchema,
   ROUTES,
   routeTag,
@@ -21,9 +21,9 @@ export interface OperationRoute {
   config: { operation: string };
 }
 
-type Declared = typeof OPERATION_SCHEMAS;
+type Declared = typeof OPERATIONS;
 /** The declared schema of an operation id, as a type (the route's request and reply types follow from it). */
-export type SchemaOf<K extends string> = K extends keyof Declared ? Declared[K] : Record<never, never>;
+export type SchemaOf<K extends string> = K extends keyof Declared ? Pick<Declared[K], Extract<keyof Declared[K], keyof OperationSchema>> : Record<never, never>;
 
 /** Fastify's form of a contract path: `/tracks/{trackId}` → `/tracks/:trackId`. */
 export const fastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -49,7 +49,7 @@ export function operation<const K extends string>(id: K): OperationRoute & { sch
   return { method: contract.method, url: fastifyPath(contract.path), config: { operation: id }, schema: operationSchema(id) as SchemaOf<K> };
 }
 
-const SCHEMA_PARTS = ['params', 'querystring', 'body', 'headers', 'consumes', 'produces'] as const;
+const SCHEMA_PARTS = ['params', 'querystring', 'body', 'headers', 'consumes', 'produces', 'description'] as const;
 
 /** Whether a route's schema is, part for part, the one its operation declares (the same objects). */
 function isDeclaredSchema(route: Record<string, unknown>, declared: OperationSchema): boolean {
@@ -121,7 +121,7 @@ export function registerContractRoutes(app: FastifyInstance) {
       return;
     }
     const contract = contractOf(id);
-    if (id in OPERATION_SCHEMAS && route.method !== 'HEAD' && !isDeclaredSchema(schema, operationSchema(id))) {
+    if (id in OPERATIONS && route.method !== 'HEAD' && !isDeclaredSchema(schema, operationSchema(id))) {
       throw new Error(`route ${String(route.method)} ${route.url} gives its own schema: ${id}'s is declared in packages/contracts/src/operations`);
     }
     // Fastify's automatic HEAD twin of a GET comes through here too: it gets the same check.

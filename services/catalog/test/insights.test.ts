@@ -2,13 +2,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '@nats-io/jetstream';
+import { ArtistInsightsSchema, TrackInsightsSchema } from '@msp/contracts';
 import { createEnvelope, UserBanned, UserFollowed, UserUnbanned } from '@msp/events';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
 import { InsightsRepository } from '../src/modules/insights/insights.repository.js';
 import { PlayCounting } from '../src/modules/insights/play-counting.js';
 import { PlayLogRepository } from '../src/modules/insights/play-log.repository.js';
-import { ArtistInsightsSchema, TrackInsightsSchema } from '../src/modules/insights/insights.routes.js';
 
 const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 

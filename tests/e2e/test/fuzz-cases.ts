@@ -145,7 +145,7 @@ export function isDestructive(op: Operation): boolean {
 const MULTIPART_FILE_PARTS = ['audioFile', 'coverImage', 'coverArt', 'profilePic', 'coverPic'];
 
 /** Operations that take multipart/form-data (the contract's upload and image routes), whatever the document says of their body. */
-const MULTIPART_OPERATIONS = new Set(ROUTES.filter((r) => r.body === 'upload' || r.body === 'image').map((r) => `${r.method} /api${r.path}`));
+const MULTIPART_OPERATIONS = new Set(ROUTES.filter((r) => r.bodyKind === 'upload' || r.bodyKind === 'image').map((r) => `${r.method} /api${r.path}`));
 
 /** The cases for one operation (its valid-looking path uses id 1 for every parameter). */
 export function generateCases(op: Operation): FuzzCase[] {

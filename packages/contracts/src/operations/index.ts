@@ -31,13 +31,50 @@ import { NOTIFICATION_NOTIFICATIONS } from './notification/notifications.js';
 import { NOTIFICATION_PREFERENCES } from './notification/preferences.js';
 import { NOTIFICATION_PUSH } from './notification/push.js';
 import { NOTIFICATION_WEBHOOKS } from './notification/webhooks.js';
-import { NOTIFICATION_REALTIME } from './notification/realtime.js';
 import { BILLING_SUBSCRIPTIONS } from './billing/subscriptions.js';
 import { BILLING_WEBHOOKS } from './billing/webhooks.js';
-import type { OperationSchema } from '../operation-schema.js';
+import { OPERATION_SCHEMA_PARTS, type OperationDeclaration, type OperationSchema } from '../operation-schema.js';
 
-/** Every module's operation schemas, one group per module (a test checks that no id is in two). */
-export const OPERATION_SCHEMA_GROUPS = {
+// Each module file may also export the schemas and types its service's code needs beside the routes.
+export * from './identity/accounts.js';
+export * from './identity/apps.js';
+export * from './identity/deletion.js';
+export * from './identity/exports.js';
+export * from './identity/images.js';
+export * from './identity/mfa.js';
+export * from './identity/moderation.js';
+export * from './identity/oauth-server.js';
+export * from './identity/oauth.js';
+export * from './identity/passkeys.js';
+export * from './identity/profiles.js';
+export * from './identity/security.js';
+export * from './identity/sessions.js';
+export * from './catalog/analytics.js';
+export * from './catalog/discovery.js';
+export * from './catalog/embed.js';
+export * from './catalog/genres.js';
+export * from './catalog/insights.js';
+export * from './catalog/media.js';
+export * from './catalog/playlists.js';
+export * from './catalog/sound.js';
+export * from './catalog/tracks.js';
+export * from './social/blocks.js';
+export * from './social/comments.js';
+export * from './social/engagement.js';
+export * from './social/feed.js';
+export * from './social/follows.js';
+export * from './social/reports.js';
+export * from './messaging/conversations.js';
+export * from './notification/notifications.js';
+export * from './notification/preferences.js';
+export * from './notification/push.js';
+export * from './notification/webhooks.js';
+export { WEBSOCKET_ROUTES } from './notification/realtime.js';
+export * from './billing/subscriptions.js';
+export * from './billing/webhooks.js';
+
+/** Every module's operations, one group per module (a test checks that no id is in two). */
+export const OPERATION_GROUPS = {
   IDENTITY_ACCOUNTS,
   IDENTITY_APPS,
   IDENTITY_DELETION,
@@ -71,13 +108,13 @@ export const OPERATION_SCHEMA_GROUPS = {
   NOTIFICATION_PREFERENCES,
   NOTIFICATION_PUSH,
   NOTIFICATION_WEBHOOKS,
-  NOTIFICATION_REALTIME,
+
   BILLING_SUBSCRIPTIONS,
   BILLING_WEBHOOKS,
 } as const;
 
-/** The input and output of every public operation, by operation id. */
-export const OPERATION_SCHEMAS = {
+/** Every public operation but the websocket (WEBSOCKET_ROUTES), by operation id: its row, input and output. */
+export const OPERATIONS = {
   ...IDENTITY_ACCOUNTS,
   ...IDENTITY_APPS,
   ...IDENTITY_DELETION,
@@ -111,14 +148,22 @@ export const OPERATION_SCHEMAS = {
   ...NOTIFICATION_PREFERENCES,
   ...NOTIFICATION_PUSH,
   ...NOTIFICATION_WEBHOOKS,
-  ...NOTIFICATION_REALTIME,
   ...BILLING_SUBSCRIPTIONS,
   ...BILLING_WEBHOOKS,
 };
 
-export type OperationId = keyof typeof OPERATION_SCHEMAS;
+export type OperationId = keyof typeof OPERATIONS;
 
-/** The declared schema of an operation id; `{}` for an operation with no declared input or output. */
+const SCHEMAS = new Map<string, OperationSchema>(
+  Object.entries(OPERATIONS as Readonly<Record<string, OperationDeclaration>>).map(([id, declared]) => [
+    id,
+    Object.fromEntries(OPERATION_SCHEMA_PARTS.filter((part) => declared[part] !== undefined).map((part) => [part, declared[part]])),
+  ]),
+);
+
+const NO_SCHEMA: OperationSchema = Object.freeze({});
+
+/** The declared schema (input and output) of an operation id, always the same object; `{}` for the websocket. */
 export function operationSchema(id: string): OperationSchema {
-  return (OPERATION_SCHEMAS as Readonly<Record<string, OperationSchema>>)[id] ?? {};
+  return SCHEMAS.get(id) ?? NO_SCHEMA;
 }

@@ -1,4 +1,17 @@
-import type { OperationSchemas } from '../../operation-schema.js';
+import type { Operations } from '../../operation-schema.js';
+import { MessageResponseSchema } from '../../records/common.js';
 
-/** Input and output of billing's webhooks operations (services/billing/src/modules/webhooks). */
-export const BILLING_WEBHOOKS = {} satisfies OperationSchemas;
+/** The operations of billing's webhooks module (services/billing/src/modules/webhooks): contract row, input and output. */
+export const BILLING_WEBHOOKS = {
+  'SUB-5': {
+    method: 'POST',
+    path: '/webhook/stripe',
+    auth: 'webhook-signature',
+    owner: 'billing',
+    bodyKind: 'raw',
+    summary: 'Payment-provider webhook listener',
+    errors: ['VALIDATION_FAILED', 'MALFORMED_REQUEST', 'INVALID_SIGNATURE'],
+
+    response: { 200: MessageResponseSchema },
+  },
+} satisfies Operations;

@@ -1,4 +1,3 @@
-import { MessageResponseSchema } from '@msp/contracts';
 import { operation, type FastifyPluginAsyncZod } from '@msp/http';
 import type { WebhooksService } from './webhooks.service.js';
 
@@ -12,7 +11,6 @@ export const webhooksModule: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
 
   app.route({
     ...operation('SUB-5'),
-    schema: { response: { 200: MessageResponseSchema } },
     handler: async (request) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const signature = request.headers['stripe-signature'];

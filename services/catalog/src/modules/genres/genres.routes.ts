@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { CURATED_GENRES } from '@msp/contracts';
 import { operation, type FastifyPluginAsyncZod } from '@msp/http';
 
@@ -8,7 +7,6 @@ const CACHE_CONTROL = 'public, max-age=86400';
 export const genresModule: FastifyPluginAsyncZod = async (app) => {
   app.route({
     ...operation('TRK-20'),
-    schema: { response: { 200: z.array(z.string()) } },
     handler: async (_request, reply) => {
       reply.header('cache-control', CACHE_CONTROL);
       return [...CURATED_GENRES];

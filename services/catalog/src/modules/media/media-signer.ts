@@ -1,4 +1,5 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { MEDIA_SEGMENT_NAME, type MediaRendition } from '@msp/contracts';
 
 /** What a signed URL grants: the whole track (progressive, HLS) or only its preview (R3). */
 export type MediaScope = 'full' | 'preview';
@@ -20,13 +21,13 @@ export const RENDITIONS = {
   'aac_64k.m3u8': 'full',
   'aac_128k.m3u8': 'full',
   'aac_256k.m3u8': 'full',
-} as const satisfies Record<string, MediaScope>;
+} as const satisfies Record<MediaRendition, MediaScope>;
 
 /** The playlists served by rewriting their URI lines into signed URLs. */
 export const PLAYLISTS: ReadonlySet<Rendition> = new Set(['index.m3u8', 'aac_64k.m3u8', 'aac_128k.m3u8', 'aac_256k.m3u8']);
 
-/** A segment file name: the ladder's `aac_<n>k_NNNN.ts`, or `seg_NNNN.ts` of a single-playlist track. */
-export const SEGMENT_NAME = /^(?:seg|aac_(?:64|128|256)k)_\d{1,6}\.ts$/;
+/** A segment file name: the ladder's `aac_<n>k_NNNN.ts`, or `seg_NNNN.ts` of a single-playlist track (MEDIA-2's contract). */
+export const SEGMENT_NAME = MEDIA_SEGMENT_NAME;
 export type Rendition = keyof typeof RENDITIONS;
 
 export interface SignedQuery {

@@ -1,24 +1,9 @@
-import { z } from 'zod';
-import { IdTextSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import { operation, type FastifyPluginAsyncZod } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
-import { PLAYLISTS, RENDITIONS, SEGMENT_NAME, type Rendition, type SignedQuery } from './media-signer.js';
+import { PLAYLISTS, RENDITIONS, type SignedQuery } from './media-signer.js';
 import type { MediaService } from './media.service.js';
 import { sendObject } from './send-object.js';
-
-const SignedQuerySchema = z.object({
-  e: IdTextSchema,
-  g: z.enum(['o', 'v', 't']),
-  s: z.string().min(1).max(100),
-});
-
-const RenditionParams = z.object({ trackId: IdTextSchema, rendition: z.enum(Object.keys(RENDITIONS) as [Rendition, ...Rendition[]]) });
-const SegmentParams = z.object({ trackId: IdTextSchema, segment: z.string().regex(SEGMENT_NAME) });
-const AssetParams = z.object({
-  assetId: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
-  file: z.enum(['waveform.json', 'audiowaveform.json', 'cover.jpg']),
-});
 
 const ASSET_TYPES: Record<string, string> = { 'waveform.json': 'application/json', 'audiowaveform.json': 'application/json', 'cover.jpg': 'image/jpeg' };
 
@@ -28,7 +13,6 @@ export const mediaModule: FastifyPluginAsyncZod<{ media: MediaService; storage: 
 
   app.route({
     ...operation('MEDIA-1'),
-    schema: { params: RenditionParams, querystring: SignedQuerySchema },
     handler: async (request, reply) => {
       const { trackId, rendition } = request.params;
       const query = request.query as SignedQuery;
@@ -49,7 +33,6 @@ export const mediaModule: FastifyPluginAsyncZod<{ media: MediaService; storage: 
 
   app.route({
     ...operation('MEDIA-2'),
-    schema: { params: SegmentParams, querystring: SignedQuerySchema },
     handler: async (request, reply) => {
       const { trackId, segment } = request.params;
       const query = request.query as SignedQuery;
@@ -65,7 +48,6 @@ export const mediaModule: FastifyPluginAsyncZod<{ media: MediaService; storage: 
 
   app.route({
     ...operation('MEDIA-3'),
-    schema: { params: AssetParams },
     handler: async (request, reply) => {
       const { assetId, file } = request.params;
       return sendObject(reply, storage, `public/${assetId}/${file}`, {

@@ -1,20 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { z } from 'zod';
-import {
-  DeviceInfoSchema,
-  EmbedCodeSchema,
-  IdParamSchema,
-  MessageResponseSchema,
-  PublishResultSchema,
-  ResolveResultSchema,
-  SecretTokenSchema,
-  TrackSchema,
-  UploadAcceptedSchema,
-  UploadStatusMessageSchema,
-  WaveformUrlSchema,
-  type DeviceInfo,
-} from '@msp/contracts';
+import type { z } from 'zod';
+import type { DeviceInfo, TrackSchema, UploadAcceptedSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import { callerFrom, clientAddress, multipartParts, operation, requireAdmin, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { ObjectStorage } from '@msp/storage';
@@ -22,22 +9,9 @@ import { sendObject } from '../media/send-object.js';
 import { UpdateJsonSchema, UpdateMultipartSchema, type TrackUpdate } from '../uploads/upload-fields.js';
 import type { UploadSource } from '../uploads/upload-receiver.js';
 import type { TrackLifecycleService } from './track-lifecycle.service.js';
-import { PLAY_SOURCES } from '../insights/play-log.repository.js';
 import type { TrackPlaysService } from './track-plays.service.js';
 import type { TrackReadsService } from './track-reads.service.js';
 import type { TrackUploadService } from './track-upload.service.js';
-
-const TrackParams = IdParamSchema('trackId');
-
-/** TRK-17/18 body; every field optional, unknown ones ignored; `source` is where the play started (docs/insights.md). */
-const PlayBodySchema = z
-  .object({
-    trackId: z.number().int().positive().optional(),
-    deviceInfo: DeviceInfoSchema.optional(),
-    secretToken: z.string().max(200).optional(),
-    source: z.enum(PLAY_SOURCES).optional(),
-  })
-  .nullish();
 
 /** The upload as the service reads it: declared length and multipart parts (ending in 400 when the body ends early). */
 function uploadSource(request: FastifyRequest): UploadSource {
@@ -91,7 +65,6 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
 
   app.route({
     ...operation('TRK-1'),
-    schema: { consumes: ['multipart/form-data'], response: { 201: TrackSchema, 202: TrackSchema } },
     handler: async (request, reply) => {
       const result = await uploads.upload(uploadSource(request), requireCaller(request), 'v1', String(request.id));
       return reply.code(result.status).send(result.body as z.infer<typeof TrackSchema>);
@@ -100,7 +73,6 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
 
   app.route({
     ...operation('TRK-2'),
-    schema: { consumes: ['multipart/form-data'], response: { 201: UploadAcceptedSchema } },
     handler: async (request, reply) => {
       const result = await uploads.upload(uploadSource(request), requireCaller(request), 'v2', String(request.id));
       return reply.code(201).send(result.body as z.infer<typeof UploadAcceptedSchema>);
@@ -109,37 +81,31 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
 
   app.route({
     ...operation('TRK-3'),
-    schema: { params: TrackParams, response: { 200: UploadStatusMessageSchema } },
     handler: async (request) => lifecycle.status(request.params.trackId, requireCaller(request)),
   });
 
   app.route({
     ...operation('TRK-4'),
-    schema: { params: TrackParams, response: { 202: UploadStatusMessageSchema } },
     handler: async (request, reply) => reply.code(202).send(await lifecycle.retry(request.params.trackId, requireCaller(request), String(request.id))),
   });
 
   app.route({
     ...operation('TRK-5'),
-    schema: { params: TrackParams, response: { 200: PublishResultSchema } },
     handler: async (request) => lifecycle.publish(request.params.trackId, requireCaller(request), String(request.id)),
   });
 
   app.route({
     ...operation('TRK-6'),
-    schema: { params: TrackParams, response: { 200: TrackSchema } },
     handler: async (request) => reads.get(request.params.trackId, callerFrom(request)),
   });
 
   app.route({
     ...operation('TRK-7'),
-    schema: { params: TrackParams, response: { 200: TrackSchema } },
     handler: async (request) => reads.getOwn(request.params.trackId, requireCaller(request)),
   });
 
   app.route({
     ...operation('TRK-8'),
-    schema: { consumes: ['application/json', 'multipart/form-data'], params: TrackParams, response: { 200: TrackSchema } },
     handler: async (request) => {
       const caller = requireCaller(request);
       const { input, cover } = await readUpdate(request);
@@ -149,7 +115,6 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
 
   app.route({
     ...operation('TRK-9'),
-    schema: { params: TrackParams, response: { 200: MessageResponseSchema } },
     handler: async (request) => {
       await lifecycle.delete(request.params.trackId, requireCaller(request), false, String(request.id));
       return { message: 'Track deleted.' };
@@ -158,7 +123,6 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
 
   app.route({
     ...operation('TRK-10'),
-    schema: { params: TrackParams, response: { 204: z.null() } },
     handler: async (request, reply) => {
       await lifecycle.deleteCover(request.params.trackId, requireCaller(request), String(request.id));
       return reply.code(204).send(null);
@@ -167,37 +131,31 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
 
   app.route({
     ...operation('TRK-11'),
-    schema: { params: TrackParams, response: { 200: SecretTokenSchema } },
     handler: async (request) => lifecycle.secretToken(request.params.trackId, requireCaller(request)),
   });
 
   app.route({
     ...operation('TRK-12'),
-    schema: { params: TrackParams, response: { 200: SecretTokenSchema } },
     handler: async (request) => lifecycle.regenerateToken(request.params.trackId, requireCaller(request)),
   });
 
   app.route({
     ...operation('TRK-13'),
-    schema: { params: z.object({ token: z.string().min(1).max(200) }), response: { 200: TrackSchema } },
     handler: async (request) => reads.byToken(request.params.token, callerFrom(request)),
   });
 
   app.route({
     ...operation('TRK-14'),
-    schema: { params: z.object({ trackSlug: z.string().min(1).max(200) }), response: { 200: ResolveResultSchema } },
     handler: async (request) => reads.resolve(request.params.trackSlug, callerFrom(request)),
   });
 
   app.route({
     ...operation('TRK-15'),
-    schema: { params: TrackParams, response: { 200: WaveformUrlSchema } },
     handler: async (request) => reads.waveformUrl(request.params.trackId, callerFrom(request)),
   });
 
   app.route({
     ...operation('TRK-16'),
-    schema: { params: TrackParams, response: { 200: EmbedCodeSchema } },
     handler: async (request) => reads.embed(request.params.trackId, callerFrom(request)),
   });
 
@@ -207,7 +165,6 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
   ] as const) {
     app.route({
       ...operation(id),
-      schema: { params: TrackParams, body: PlayBodySchema, response: { 200: MessageResponseSchema } },
       handler: async (request, reply) => {
         const { message, playId } = await plays.play(
           request.params.trackId,
@@ -226,7 +183,6 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
 
   app.route({
     ...operation('TRK-19'),
-    schema: { params: TrackParams },
     handler: async (request, reply) => {
       const file = await reads.download(request.params.trackId, requireCaller(request));
       return sendObject(reply, storage, file.key, {
@@ -239,7 +195,6 @@ export const tracksModule: FastifyPluginAsyncZod<TracksModuleOptions> = async (a
 
   app.route({
     ...operation('MOD-11'),
-    schema: { params: TrackParams, querystring: z.object({ reason: z.string().max(1000).optional() }), response: { 200: MessageResponseSchema } },
     handler: async (request) => {
       await lifecycle.delete(request.params.trackId, requireAdmin(request), true, String(request.id));
       return { message: 'Track removed.' };

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { IdentityConfig } from '../../config.js';
 import { Links } from '../../links.js';
 import type { AccountsStore, TokenUser } from './accounts.repository.js';
-import type { RegisterBody } from './accounts.schemas.js';
+import type { AccountRegisterBody } from '@msp/contracts';
 import { AccountsService, RESEND_COOLDOWN_SECONDS } from './accounts.service.js';
 
 const config = {
@@ -54,7 +54,7 @@ const yearsAgo = (years: number, days = 0) => {
   return d.toISOString().slice(0, 10);
 };
 
-const body = (overrides: Partial<RegisterBody> = {}): RegisterBody => ({
+const body = (overrides: Partial<AccountRegisterBody> = {}): AccountRegisterBody => ({
   email: 'ann@example.com',
   displayName: 'Ann',
   password: 'a long enough passphrase',

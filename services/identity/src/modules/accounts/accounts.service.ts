@@ -9,7 +9,7 @@ import type { MailRequestOutcome, MailRequests } from '../mail/mail-requests.js'
 import { emailKey } from '../sessions/secrets.js';
 import { accountsRepository as repo, type AccountsStore, type Tx } from './accounts.repository.js';
 import { snapshotOf } from './accounts.events.js';
-import type { CheckUserBody, RegisterBody } from './accounts.schemas.js';
+import type { AccountCheckUserBody, AccountRegisterBody } from '@msp/contracts';
 import { oneTimeTokens } from './one-time-tokens.repository.js';
 import { hashPassword, passwordProblem } from './passwords.js';
 import { usernameBase, usernameProblem } from './username.js';
@@ -61,7 +61,7 @@ export class AccountsService {
   }
 
   /** AUTH-5. The account, its verification mail and its UserRegistered event commit together. */
-  async register(body: RegisterBody, correlationId: string) {
+  async register(body: AccountRegisterBody, correlationId: string) {
     this.checkCaptcha(body.captchaToken);
     if (ageInYears(body.dateOfBirth) < MIN_AGE_YEARS) {
       throw AppError.validation([{ field: 'dateOfBirth', message: `You must be at least ${MIN_AGE_YEARS} years old.` }]);
@@ -191,7 +191,7 @@ export class AccountsService {
   }
 
   /** AUTH-15. */
-  async checkAvailability(body: CheckUserBody) {
+  async checkAvailability(body: AccountCheckUserBody) {
     if (body.email) {
       const email = body.email.toLowerCase();
       if (await this.accounts.emailExists(email)) {

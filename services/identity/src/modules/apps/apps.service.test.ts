@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { APP_USAGE_RETENTION_DAYS, usageDay } from '@msp/contracts';
 import { hashSecret } from '../sessions/secrets.js';
 import type { AppsStore, StoredApp } from './apps.repository.js';
-import { MAX_APPS_PER_USER } from './apps.schemas.js';
-import { AppsService, secretMatches, usageRange } from './apps.service.js';
+import { AppsService, MAX_APPS_PER_USER, secretMatches, usageRange } from './apps.service.js';
 import type { UsageDay } from './app-usage.repository.js';
 
 const OWNER = 1;

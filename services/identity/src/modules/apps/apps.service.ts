@@ -1,5 +1,17 @@
 import { timingSafeEqual } from 'node:crypto';
-import { APP_SCOPES, APP_USAGE_RETENTION_DAYS, toPage, usageDay, type AppScope, type Page } from '@msp/contracts';
+import {
+  APP_SCOPES,
+  APP_USAGE_RETENTION_DAYS,
+  toPage,
+  usageDay,
+  type AppScope,
+  type AppUsage,
+  type AppView,
+  type AuthorizedApp,
+  type CreateAppBody,
+  type Page,
+  type UpdateAppBody,
+} from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { Logger } from '@msp/runtime';
 import type { RevocationStore } from '../sessions/redis-store.js';
@@ -7,8 +19,11 @@ import { hashSecret, randomSecret } from '../sessions/secrets.js';
 import type { AppStatusStore } from './app-status.store.js';
 import type { AppUsageRepository } from './app-usage.repository.js';
 import type { AppsStore, StoredApp } from './apps.repository.js';
-import { MAX_APPS_PER_USER, TOP_ROUTES, type AppUsage, type AppView, type AuthorizedApp, type CreateAppBody, type UpdateAppBody } from './apps.schemas.js';
 
+/** How many apps one account may register. */
+export const MAX_APPS_PER_USER = 10;
+/** How many top operations APP-17 lists. */
+export const TOP_ROUTES = 10;
 const DAY_MS = 86_400_000;
 const dayMs = (day: string) => Date.parse(`${day}T00:00:00Z`);
 

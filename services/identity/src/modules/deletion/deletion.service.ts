@@ -9,7 +9,7 @@ import type { ClientContext, SessionsService } from '../sessions/sessions.servic
 import type { LoginService } from '../sessions/login.service.js';
 import type { RevocationStore } from '../sessions/redis-store.js';
 import type { DeletionRepository, DeletionTarget } from './deletion.repository.js';
-import type { DeleteAccountBody } from './deletion.schemas.js';
+import type { DeleteAccountBody } from '@msp/contracts';
 
 /** Object-storage prefix of identity's files of a user (avatar and cover images). */
 export const userImagesPrefix = (userId: number) => `images/users/${userId}/`;

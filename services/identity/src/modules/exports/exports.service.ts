@@ -10,7 +10,7 @@ import type { ObjectStorage } from '@msp/storage';
 import type { Links } from '../../links.js';
 import { EXPORT_PARTS, PART_EVENTS } from './export-parts.js';
 import type { ExportsRepository, StoredExport, StoredPart } from './exports.repository.js';
-import type { AccountExport } from './exports.schemas.js';
+import type { AccountExport } from '@msp/contracts';
 import { exportReadyMail } from './exports.mail.js';
 import { collectingYoungGarbage } from './young-garbage.js';
 

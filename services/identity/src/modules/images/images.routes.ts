@@ -1,5 +1,4 @@
 import multipart from '@fastify/multipart';
-import { ImageUpdateResultSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import { multipartParts, operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { ImageChanges, ImagesService } from './images.service.js';
@@ -16,7 +15,6 @@ export const imagesModule: FastifyPluginAsyncZod<{ images: ImagesService; maxByt
 
   app.route({
     ...operation('USR-9'),
-    schema: { consumes: ['multipart/form-data'], response: { 200: ImageUpdateResultSchema } },
     handler: async (request) => {
       const caller = requireCaller(request);
       if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send multipart/form-data.');

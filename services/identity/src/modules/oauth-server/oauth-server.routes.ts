@@ -1,31 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { operation, type FastifyPluginAsyncZod } from '@msp/http';
 import { clientOf } from '../sessions/sessions.routes.js';
 import { renderConsent, renderError } from './consent-page.js';
 import type { ConsentOutcome, OAuthAnswer, OAuthHttpRequest, OAuthServerService } from './oauth-server.service.js';
-
-const param = z.string().max(2048).optional();
-const AuthorizeQuerySchema = z.object({
-  response_type: param,
-  client_id: param,
-  redirect_uri: param,
-  scope: param,
-  state: param,
-  code_challenge: param,
-  code_challenge_method: param,
-});
-const ConsentFormSchema = AuthorizeQuerySchema.extend({
-  decision: z.string().max(20).optional(),
-  email: z.string().max(1000).optional(),
-  password: z.string().max(1000).optional(),
-  // The code step of an account with two-factor sign-in.
-  mfa_token: z.string().max(200).optional(),
-  code: z.string().max(20).optional(),
-  recovery_code: z.string().max(100).optional(),
-});
-/** RFC 6749 form parameters: strings only (a repeated parameter is refused). */
-const OAuthFormSchema = z.record(z.string().max(100), z.string().max(8192));
 
 /** The consent page cannot be framed (clickjacking) nor cached; no script runs on it. */
 const PAGE_HEADERS = {
@@ -72,7 +49,8 @@ function sendAnswer(reply: FastifyReply, answer: OAuthAnswer) {
 }
 
 /**
- * APP-11…APP-16: the consent page and the OAuth endpoints, registered from their contract. Form bodies
+ * APP-11…APP-16: the consent page and the OAuth endpoints, registered from their contract
+ * (packages/contracts/src/operations/identity/oauth-server.ts). Form bodies
  * (application/x-www-form-urlencoded, as OAuth requires) are parsed here only.
  */
 export const oauthServerModule: FastifyPluginAsyncZod<{ oauthServer: OAuthServerService }> = async (app, { oauthServer }) => {
@@ -80,7 +58,7 @@ export const oauthServerModule: FastifyPluginAsyncZod<{ oauthServer: OAuthServer
     // No prototype: a parameter named __proto__ is just a parameter.
     const out: Record<string, string> = Object.create(null) as Record<string, string>;
     for (const [name, value] of new URLSearchParams(body as string)) {
-      // A repeated parameter is refused by the schemas below (RFC 6749 §3.1).
+      // A repeated parameter is refused by the contract's schemas (RFC 6749 §3.1).
       if (Object.hasOwn(out, name)) {
         done(null, { ...out, [name]: [out[name], value] });
         return;
@@ -92,13 +70,11 @@ export const oauthServerModule: FastifyPluginAsyncZod<{ oauthServer: OAuthServer
 
   app.route({
     ...operation('APP-11'),
-    schema: { querystring: AuthorizeQuerySchema },
     handler: async (request, reply) => sendOutcome(request, reply, await oauthServer.check(request.query), 302),
   });
 
   app.route({
     ...operation('APP-12'),
-    schema: { body: ConsentFormSchema },
     handler: async (request, reply) => {
       const { decision, email, password, mfa_token: mfaToken, code, recovery_code: recoveryCode, ...params } = request.body;
       const form = { decision, email, password, mfaToken, code, recoveryCode };
@@ -109,21 +85,18 @@ export const oauthServerModule: FastifyPluginAsyncZod<{ oauthServer: OAuthServer
 
   app.route({
     ...operation('APP-13'),
-    schema: { body: OAuthFormSchema },
     handler: async (request, reply) =>
       sendAnswer(reply, await oauthServer.token(rawOf(request, request.body), request.url.split('?')[0] ?? '', String(request.id))),
   });
 
   app.route({
     ...operation('APP-14'),
-    schema: { body: OAuthFormSchema },
     handler: async (request, reply) =>
       sendAnswer(reply, await oauthServer.revoke(rawOf(request, request.body), request.url.split('?')[0] ?? '', String(request.id))),
   });
 
   app.route({
     ...operation('APP-15'),
-    schema: { body: OAuthFormSchema },
     handler: async (request, reply) =>
       sendAnswer(reply, await oauthServer.introspect(rawOf(request, request.body), request.url.split('?')[0] ?? '', String(request.id))),
   });

@@ -1,38 +1,26 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { IdParamSchema, LoginResponseSchema } from '@msp/contracts';
 import { operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import { AppError } from '@msp/errors';
-import { z } from 'zod';
 import type { IdentityConfig } from '../../config.js';
 import type { MfaRepository } from '../mfa/mfa.repository.js';
 import { passkeyRecord } from '../mfa/mfa.routes.js';
-import {
-  PasskeyLoginBodySchema,
-  PasskeyOptionsBodySchema,
-  PasskeySchema,
-  RegisterPasskeyBodySchema,
-  RenamePasskeyBodySchema,
-  WebAuthnOptionsSchema,
-} from '../mfa/mfa.schemas.js';
 import type { MfaService } from '../mfa/mfa.service.js';
 import { clientOf, deliverTokens, rememberDevice } from '../sessions/sessions.routes.js';
 import { DEV_PAGE_CSP, DEV_PAGE_HTML } from './dev-page.js';
 import type { PasskeysService } from './passkeys.service.js';
 
-const refreshDelivery = z.object({ 'x-refresh-token-delivery': z.string().max(20).optional() });
 const asJson = (options: { challenge: string }) => options as { challenge: string } & Record<string, unknown>;
 
-/** MFA-6…MFA-13: passkeys (WebAuthn) — registration, management, sign-in (docs/account-security.md), registered from their contract. */
+/**
+ * MFA-6…MFA-13: passkeys (WebAuthn) — registration, management, sign-in (docs/account-security.md), registered from their
+ * contract (packages/contracts/src/operations/identity/passkeys.ts).
+ */
 export const passkeysModule: FastifyPluginAsyncZod<{ passkeys: PasskeysService; mfa: MfaService; users: MfaRepository; config: IdentityConfig }> = async (
   app,
   { passkeys, mfa, users, config },
 ) => {
   app.route({
     ...operation('MFA-6'),
-    schema: {
-      description: 'Options for `navigator.credentials.create` (JSON form); the challenge is single use and lives 5 minutes.',
-      response: { 200: WebAuthnOptionsSchema },
-    },
     handler: async (request) => {
       const user = await users.findTokenUser(requireCaller(request).userId);
       if (!user) throw new AppError('UNAUTHORIZED');
@@ -42,11 +30,6 @@ export const passkeysModule: FastifyPluginAsyncZod<{ passkeys: PasskeysService; 
 
   app.route({
     ...operation('MFA-7'),
-    schema: {
-      description: 'The credential `navigator.credentials.create` returned (`toJSON()`), for options from MFA-6.',
-      body: RegisterPasskeyBodySchema,
-      response: { 201: PasskeySchema },
-    },
     handler: async (request, reply) => {
       const created = await passkeys.register(requireCaller(request).userId, request.body.credential as unknown as RegistrationResponseJSON, request.body.name);
       return reply.code(201).send(passkeyRecord(created));
@@ -55,19 +38,16 @@ export const passkeysModule: FastifyPluginAsyncZod<{ passkeys: PasskeysService; 
 
   app.route({
     ...operation('MFA-8'),
-    schema: { response: { 200: z.array(PasskeySchema) } },
     handler: async (request) => (await passkeys.list(requireCaller(request).userId)).map(passkeyRecord),
   });
 
   app.route({
     ...operation('MFA-9'),
-    schema: { params: IdParamSchema('passkeyId'), body: RenamePasskeyBodySchema, response: { 200: PasskeySchema } },
     handler: async (request) => passkeyRecord(await passkeys.rename(requireCaller(request).userId, request.params.passkeyId, request.body.name)),
   });
 
   app.route({
     ...operation('MFA-10'),
-    schema: { params: IdParamSchema('passkeyId') },
     handler: async (request, reply) => {
       await passkeys.remove(requireCaller(request).userId, request.params.passkeyId);
       return reply.code(204).send();
@@ -76,13 +56,6 @@ export const passkeysModule: FastifyPluginAsyncZod<{ passkeys: PasskeysService; 
 
   app.route({
     ...operation('MFA-11'),
-    schema: {
-      description:
-        'Without a body (or `{}`): options for a password-less sign-in with a discoverable passkey (MFA-12). With `{mfaToken}` from AUTH-1: ' +
-        "options for the second step, listing the account's passkeys (the assertion goes to MFA-4 as `passkey`).",
-      body: PasskeyOptionsBodySchema,
-      response: { 200: WebAuthnOptionsSchema },
-    },
     handler: async (request) => {
       const mfaToken = request.body?.mfaToken;
       return asJson(mfaToken ? await mfa.passkeyOptions(mfaToken, clientOf(request)) : await passkeys.authenticationOptions({ purpose: 'login' }));
@@ -91,14 +64,6 @@ export const passkeysModule: FastifyPluginAsyncZod<{ passkeys: PasskeysService; 
 
   app.route({
     ...operation('MFA-12'),
-    schema: {
-      description:
-        'The assertion `navigator.credentials.get` returned (`toJSON()`) for options from MFA-11. A user-verified passkey is both factors: ' +
-        'no password or code. Answers the Login response and sets the refresh cookie like AUTH-1.',
-      headers: refreshDelivery,
-      body: PasskeyLoginBodySchema,
-      response: { 200: LoginResponseSchema },
-    },
     handler: async (request, reply) => {
       const { credential, deviceInfo } = request.body;
       const { issued, knownDevice } = await mfa.passkeyLogin(credential as unknown as AuthenticationResponseJSON, clientOf(request, deviceInfo));
@@ -111,7 +76,6 @@ export const passkeysModule: FastifyPluginAsyncZod<{ passkeys: PasskeysService; 
   if (config.NODE_ENV !== 'production') {
     app.route({
       ...operation('MFA-13'),
-      schema: { produces: ['text/html'] },
       handler: async (_request, reply) =>
         reply
           .header('content-type', 'text/html; charset=utf-8')

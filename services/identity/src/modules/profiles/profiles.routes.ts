@@ -1,48 +1,32 @@
-import { MeProfileSchema, PrivacySettingsSchema, PublicProfileSchema, SocialLinksSchema, TierChangeResultSchema } from '@msp/contracts';
 import { callerFrom, operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { IdentityConfig } from '../../config.js';
 import { clientOf, deliverTokens } from '../sessions/sessions.routes.js';
-import {
-  PermalinkBodySchema,
-  PrivacyBodySchema,
-  RoleBodySchema,
-  SocialLinksBodySchema,
-  TierBodySchema,
-  UpdateProfileBodySchema,
-  UserRefParamsSchema,
-  UsernameParamsSchema,
-} from './profiles.schemas.js';
 import type { ProfilesService } from './profiles.service.js';
 
-/** USR-1…USR-8, USR-14, USR-15, registered from their contract (method, path, auth: packages/contracts). */
+/** USR-1…USR-8, USR-14, USR-15, registered from their contract (packages/contracts/src/operations/identity/profiles.ts). */
 export const profilesModule: FastifyPluginAsyncZod<{ profiles: ProfilesService; config: IdentityConfig }> = async (app, { profiles, config }) => {
   app.route({
     ...operation('USR-1'),
-    schema: { response: { 200: MeProfileSchema } },
     handler: async (request) => profiles.me(requireCaller(request).userId),
   });
 
   app.route({
     ...operation('USR-2'),
-    schema: { body: UpdateProfileBodySchema, response: { 200: MeProfileSchema } },
     handler: async (request) => profiles.update(requireCaller(request).userId, request.body, String(request.id)),
   });
 
   app.route({
     ...operation('USR-3'),
-    schema: { response: { 200: PrivacySettingsSchema } },
     handler: async (request) => profiles.privacy(requireCaller(request).userId),
   });
 
   app.route({
     ...operation('USR-4'),
-    schema: { body: PrivacyBodySchema, response: { 200: PrivacySettingsSchema } },
     handler: async (request) => profiles.updatePrivacy(requireCaller(request).userId, request.body, String(request.id)),
   });
 
   app.route({
     ...operation('USR-5'),
-    schema: { body: TierBodySchema, response: { 200: TierChangeResultSchema } },
     handler: async (request, reply) => {
       const caller = requireCaller(request);
       const newTier = (request.body.newTier ?? request.body.targetTier)!;
@@ -54,25 +38,21 @@ export const profilesModule: FastifyPluginAsyncZod<{ profiles: ProfilesService; 
 
   app.route({
     ...operation('USR-6'),
-    schema: { body: RoleBodySchema, response: { 200: MeProfileSchema } },
     handler: async (request) => profiles.updateRole(requireCaller(request).userId, request.body.newRole, String(request.id)),
   });
 
   app.route({
     ...operation('USR-7'),
-    schema: { body: PermalinkBodySchema, response: { 200: MeProfileSchema } },
     handler: async (request) => profiles.updatePermalink(requireCaller(request).userId, request.body.permalink, String(request.id)),
   });
 
   app.route({
     ...operation('USR-8'),
-    schema: { body: SocialLinksBodySchema, response: { 200: SocialLinksSchema } },
     handler: async (request) => profiles.updateSocialLinks(requireCaller(request).userId, request.body, String(request.id)),
   });
 
   app.route({
     ...operation('USR-14'),
-    schema: { params: UserRefParamsSchema, response: { 200: PublicProfileSchema } },
     handler: async (request) => {
       const ref = request.params.userId;
       return profiles.publicProfile(/^\d+$/.test(ref) ? { id: Number(ref) } : { username: ref.toLowerCase() }, callerFrom(request));
@@ -81,7 +61,6 @@ export const profilesModule: FastifyPluginAsyncZod<{ profiles: ProfilesService; 
 
   app.route({
     ...operation('USR-15'),
-    schema: { params: UsernameParamsSchema, response: { 200: PublicProfileSchema } },
     handler: async (request) => profiles.publicProfile({ username: request.params.username.toLowerCase() }, callerFrom(request)),
   });
 };

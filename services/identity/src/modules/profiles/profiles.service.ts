@@ -1,3 +1,4 @@
+import type { SocialLinksBody, UpdateProfileBody } from '@msp/contracts';
 import { AppError, isUniqueViolation } from '@msp/errors';
 import type { Caller } from '@msp/http';
 import type { Links } from '../../links.js';
@@ -8,7 +9,6 @@ import type { ClientContext, IssuedTokens, SessionsService } from '../sessions/s
 import type { PeersClient } from './peers.client.js';
 import { privacyOf, socialLinksOf, toMeProfile, toPublicProfile } from './profiles.mapper.js';
 import type { ProfileRow, ProfilesStore, ProfileUpdate } from './profiles.repository.js';
-import type { SocialLinksBody, UpdateProfileBody } from './profiles.schemas.js';
 
 /** Subscription states that make an account PRO (R12, R17). */
 const PAID = new Set(['active', 'trialing', 'past_due']);

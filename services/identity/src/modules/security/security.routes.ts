@@ -1,35 +1,20 @@
-import { MessageResponseSchema } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import { operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
-import {
-  ChangePasswordBodySchema,
-  ForgotPasswordBodySchema,
-  NewEmailBodySchema,
-  NewEmailQuerySchema,
-  OptionalNewEmailBodySchema,
-  ResetPasswordBodySchema,
-  VerifyEmailChangeBodySchema,
-  VerifyEmailChangeQuerySchema,
-} from './security.schemas.js';
 import type { IdentityConfig } from '../../config.js';
 import { clientAddress } from '../../http/client-address.js';
 import { KNOWN_DEVICE_COOKIE } from '../sessions/known-devices.repository.js';
 import { rememberDevice } from '../sessions/sessions.routes.js';
 import type { SecurityService } from './security.service.js';
 
-const message = { 200: MessageResponseSchema };
-
-/** AUTH-8, AUTH-9, SEC-1…SEC-4, USR-12, USR-13, registered from their contract (method, path, auth: packages/contracts). */
+/** AUTH-8, AUTH-9, SEC-1…SEC-4, USR-12, USR-13, registered from their contract (packages/contracts/src/operations/identity/security.ts). */
 export const securityModule: FastifyPluginAsyncZod<{ security: SecurityService; config: IdentityConfig }> = async (app, { security, config }) => {
   app.route({
     ...operation('AUTH-8'),
-    schema: { body: ForgotPasswordBodySchema, response: message },
     handler: async (request) => security.forgotPassword(request.body.email, clientAddress(request)),
   });
 
   app.route({
     ...operation('AUTH-9'),
-    schema: { body: ResetPasswordBodySchema, response: message },
     handler: async (request, reply) => {
       const { token, newPassword, logoutAll } = request.body;
       const { message, knownDevice } = await security.resetPassword(token, newPassword, logoutAll, request.cookies[KNOWN_DEVICE_COOKIE] ?? null);
@@ -40,7 +25,6 @@ export const securityModule: FastifyPluginAsyncZod<{ security: SecurityService; 
 
   app.route({
     ...operation('SEC-1'),
-    schema: { querystring: NewEmailQuerySchema, body: OptionalNewEmailBodySchema, response: message },
     handler: async (request) => {
       const caller = requireCaller(request);
       const newEmail = request.body?.newEmail ?? request.query.newEmail;
@@ -51,25 +35,21 @@ export const securityModule: FastifyPluginAsyncZod<{ security: SecurityService; 
 
   app.route({
     ...operation('USR-12'),
-    schema: { body: NewEmailBodySchema, response: message },
     handler: async (request) => security.startEmailChange(requireCaller(request).userId, request.body.newEmail, 'CHANGE_EMAIL'),
   });
 
   app.route({
     ...operation('SEC-2'),
-    schema: { body: NewEmailBodySchema, response: message },
     handler: async (request) => security.startEmailChange(requireCaller(request).userId, request.body.newEmail, 'ADD_EMAIL'),
   });
 
   app.route({
     ...operation('SEC-3'),
-    schema: { body: NewEmailBodySchema, response: message },
     handler: async (request) => security.setPrimaryEmail(requireCaller(request).userId, request.body.newEmail),
   });
 
   app.route({
     ...operation('SEC-4'),
-    schema: { body: ChangePasswordBodySchema, response: message },
     handler: async (request) => {
       const caller = requireCaller(request);
       return security.changePassword(caller.userId, caller.sessionId, request.body.currentPassword, request.body.newPassword);
@@ -78,7 +58,6 @@ export const securityModule: FastifyPluginAsyncZod<{ security: SecurityService; 
 
   app.route({
     ...operation('USR-13'),
-    schema: { querystring: VerifyEmailChangeQuerySchema, body: VerifyEmailChangeBodySchema, response: message },
     handler: async (request) => {
       const token = request.body?.token ?? request.query.token;
       if (!token) throw AppError.validation([{ field: 'token', message: 'Required (query or body).' }]);

@@ -1,12 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { AdminLoginResponseSchema, LoginResponseSchema, MessageResponseSchema } from '@msp/contracts';
 import { callerFrom, operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { IdentityConfig } from '../../config.js';
 import { clientAddress } from '../../http/client-address.js';
 import { KNOWN_DEVICE_COOKIE, KNOWN_DEVICE_TTL_SECONDS } from './known-devices.repository.js';
 import type { LoginService } from './login.service.js';
-import { LoginBodySchema, RefreshBodySchema } from './sessions.schemas.js';
 import type { ClientContext, IssuedTokens, SessionsService } from './sessions.service.js';
 
 export const REFRESH_COOKIE = 'refreshToken';
@@ -69,20 +66,13 @@ function presentedRefreshToken(request: FastifyRequest, body: { refreshToken?: s
   return body?.refreshToken || request.cookies[REFRESH_COOKIE] || null;
 }
 
-const refreshDelivery = z.object({ 'x-refresh-token-delivery': z.string().max(20).optional() });
-
+/** AUTH-1…AUTH-4 and MOD-1, registered from their contract (packages/contracts/src/operations/identity/sessions.ts). */
 export const sessionsModule: FastifyPluginAsyncZod<{ sessions: SessionsService; login: LoginService; config: IdentityConfig }> = async (
   app,
   { sessions, login, config },
 ) => {
   app.route({
     ...operation('AUTH-1'),
-    schema: {
-      headers: refreshDelivery,
-      body: LoginBodySchema,
-      // With two-factor sign-in on: `{mfaRequired: true, mfaToken}`, no cookie; MFA-4 completes it.
-      response: { 200: z.union([LoginResponseSchema, z.object({ mfaRequired: z.literal(true), mfaToken: z.string() })]) },
-    },
     handler: async (request, reply) => {
       const { email, password, deviceInfo } = request.body;
       const result = await login.loginLocal(email, password, clientOf(request, deviceInfo));
@@ -96,13 +86,11 @@ export const sessionsModule: FastifyPluginAsyncZod<{ sessions: SessionsService; 
 
   app.route({
     ...operation('AUTH-2'),
-    schema: { headers: refreshDelivery, body: RefreshBodySchema, response: { 200: LoginResponseSchema } },
     handler: async (request, reply) => deliverTokens(request, reply, await sessions.refresh(presentedRefreshToken(request, request.body)), config),
   });
 
   app.route({
     ...operation('AUTH-3'),
-    schema: { body: RefreshBodySchema, response: { 200: MessageResponseSchema } },
     handler: async (request, reply) => {
       await sessions.logout(presentedRefreshToken(request, request.body), callerFrom(request)?.sessionId ?? null);
       clearRefreshCookie(reply, config);
@@ -122,7 +110,6 @@ export const sessionsModule: FastifyPluginAsyncZod<{ sessions: SessionsService; 
 
   app.route({
     ...operation('MOD-1'),
-    schema: { body: LoginBodySchema, response: { 200: AdminLoginResponseSchema } },
     handler: async (request) => {
       const { email, password, deviceInfo } = request.body;
       return login.loginAdmin(email, password, clientOf(request, deviceInfo));

@@ -1,13 +1,6 @@
-/** The event types an endpoint may subscribe to (APP-18 `events`). */
-export const WEBHOOK_EVENT_TYPES = [
-  'track.published',
-  'track.liked',
-  'track.reposted',
-  'track.commented',
-  'user.followed',
-  'message.received',
-  'subscription.changed',
-] as const;
+import type { WEBHOOK_EVENT_TYPES } from '@msp/contracts';
+
+/** The event types an endpoint may subscribe to (APP-18 `events`, declared in @msp/contracts). */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** The JSON body of a delivery: `{id, type, created, data}`; `id` is stable across retries and redeliveries. */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DeliveryRow, EndpointRow, WebhooksRepository } from './webhooks.repository.js';
-import { MAX_WEBHOOKS_PER_APP } from './webhooks.schemas.js';
-import { WebhooksService } from './webhooks.service.js';
+import { MAX_WEBHOOKS_PER_APP, WebhooksService } from './webhooks.service.js';
 
 const OWNER = 1;
 const APP = 5;

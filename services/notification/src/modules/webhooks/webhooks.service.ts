@@ -1,10 +1,12 @@
-import { toPage, type Page } from '@msp/contracts';
+import { toPage, type CreateWebhookBody, type Page, type WebhookDeliveryView, type WebhookView } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { WebhooksRepository, DeliveryRow, EndpointRow } from './webhooks.repository.js';
 import { resolveTarget, WebhookTargetError, type WebhookUrlPolicy } from './webhooks.policy.js';
 import { newWebhookSecret } from './webhooks.signature.js';
 import type { WebhookEventType } from './webhooks.events.js';
-import { MAX_WEBHOOKS_PER_APP, type CreateWebhookBody, type WebhookDeliveryView, type WebhookView } from './webhooks.schemas.js';
+
+/** How many webhooks one app may have (APP-18 answers FORBIDDEN past it). */
+export const MAX_WEBHOOKS_PER_APP = 10;
 
 function view(e: EndpointRow): WebhookView {
   return {

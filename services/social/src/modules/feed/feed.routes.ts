@@ -1,4 +1,3 @@
-import { FeedItemSchema, pageSchema, PageQuerySchema } from '@msp/contracts';
 import { operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { FeedService } from './feed.service.js';
 
@@ -6,7 +5,6 @@ import type { FeedService } from './feed.service.js';
 export const feedModule: FastifyPluginAsyncZod<{ feed: FeedService }> = async (app, { feed }) => {
   app.route({
     ...operation('DSC-1'),
-    schema: { querystring: PageQuerySchema, response: { 200: pageSchema(FeedItemSchema) } },
     handler: async (request) => feed.feed(requireCaller(request), request.query.page, request.query.size),
   });
 };

@@ -1,7 +1,7 @@
 import { callerFrom, operation, requireCaller, type FastifyPluginAsyncZod } from '@msp/http';
 import type { FollowsService } from './follows.service.js';
 
-/** FOL-1…FOL-4 and USR-16, registered from their contract (packages/contracts: routes.ts, operations/social/follows.ts). */
+/** FOL-1…FOL-4 and USR-16, registered from their contract (packages/contracts/src/operations/social/follows.ts). */
 export const followsModule: FastifyPluginAsyncZod<{ follows: FollowsService }> = async (app, { follows }) => {
   app.route({
     ...operation('FOL-3'),
