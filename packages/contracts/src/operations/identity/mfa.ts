@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Operations } from '../../operation-schema.js';
+import { RefreshDeliveryHeadersSchema } from './sessions.js';
 import { LoginResponseSchema } from '../../records/auth.js';
 import { MessageResponseSchema } from '../../records/common.js';
 import { DateTimeSchema, IdSchema } from '../../records/primitives.js';
@@ -63,7 +64,7 @@ const securityOverview = z.object({
   recoveryCodesLeft: z.number().int().nonnegative(),
 });
 
-const refreshDelivery = z.object({ 'x-refresh-token-delivery': z.string().max(20).optional() });
+const refreshDelivery = RefreshDeliveryHeadersSchema;
 
 /** The operations of identity's mfa module (services/identity/src/modules/mfa): contract row, input and output. */
 export const IDENTITY_MFA = {

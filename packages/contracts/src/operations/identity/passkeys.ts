@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Operations } from '../../operation-schema.js';
+import { RefreshDeliveryHeadersSchema } from './sessions.js';
 import { DeviceInfoSchema, LoginResponseSchema } from '../../records/auth.js';
 import { IdParamSchema } from '../../records/request.js';
 import { MfaPasskeySchema, WebAuthnAssertionCredentialSchema, WebAuthnRegistrationCredentialSchema } from './mfa.js';
@@ -16,7 +17,7 @@ const passkeyLoginBody = z.object({ credential: WebAuthnAssertionCredentialSchem
 /** WebAuthn options as `navigator.credentials` JSON parsers take them (`PublicKeyCredential.parse…OptionsFromJSON`). */
 const webAuthnOptions = z.looseObject({ challenge: z.string() });
 
-const refreshDelivery = z.object({ 'x-refresh-token-delivery': z.string().max(20).optional() });
+const refreshDelivery = RefreshDeliveryHeadersSchema;
 const passkeyParams = IdParamSchema('passkeyId');
 
 /** The operations of identity's passkeys module (services/identity/src/modules/passkeys): contract row, input and output. */

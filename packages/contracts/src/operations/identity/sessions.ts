@@ -16,7 +16,9 @@ const refreshBody = z
   .optional()
   .nullable();
 
-const refreshDelivery = z.object({ 'x-refresh-token-delivery': z.string().max(20).optional() });
+/** How a client asks for its refresh token (AUTH-1, AUTH-2, MFA-4, MFA-12: body or cookie). */
+export const RefreshDeliveryHeadersSchema = z.object({ 'x-refresh-token-delivery': z.string().max(20).optional() });
+const refreshDelivery = RefreshDeliveryHeadersSchema;
 
 /** The operations of identity's sessions module (services/identity/src/modules/sessions): contract row, input and output. */
 export const IDENTITY_SESSIONS = {
