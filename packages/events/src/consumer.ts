@@ -169,6 +169,11 @@ export class DurableConsumer<Tx extends SqlExecutor> {
         const consumer = await js.consumers.get(stream, this.durable);
         const messages = await consumer.consume({ max_messages: this.batchHandler ? this.batchHandler.max * 2 : Math.max(10, concurrency * 2) });
         this.current = messages;
+        // stop() may have run while the subscription was being made: it could not stop this one.
+        if (this.stopped) {
+          messages.stop();
+          break;
+        }
         if (this.batchHandler) {
           await this.consumeBatches(messages, this.batchHandler);
           continue;

@@ -351,4 +351,15 @@ describe('transactional outbox and durable consumer', () => {
     releaseDoomed();
     expect(result).toEqual({ n: 1, seqs: [7] });
   });
+
+  it('stops at once when stopped right after it started (a pod terminated as it comes up)', async () => {
+    for (let i = 0; i < 5; i += 1) {
+      const consumer = counterConsumer(`stopped-early-${i}`);
+      await consumer.start();
+      const started = Date.now();
+      // No tick in between: stop() runs while the loop is still making its subscription.
+      await consumer.stop();
+      expect(Date.now() - started).toBeLessThan(2_000);
+    }
+  });
 });
