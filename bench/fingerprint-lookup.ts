@@ -209,7 +209,10 @@ async function main() {
         if (!q) continue;
         const keys = queryKeys(q.fp);
         const candidates = candidatesSql(keys, null);
-        const { rows } = await pg.query<{ 'QUERY PLAN': [{ 'Execution Time': number; Plan: unknown }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${candidates.text}`, candidates.values);
+        const { rows } = await pg.query<{ 'QUERY PLAN': [{ 'Execution Time': number; Plan: unknown }] }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) ${candidates.text}`,
+          candidates.values,
+        );
         const plan = rows[0]?.['QUERY PLAN'][0];
         times.push(plan?.['Execution Time'] ?? 0);
         const scan =

@@ -62,7 +62,9 @@ export function pgStatement(query: Sql, name?: string): { text: string; values: 
 }
 
 /** A `pg` pool or client as a SqlExecutor (scripts and benchmarks that share a repository with a service). */
-export function pgSqlExecutor(target: { query: (config: { text: string; values: unknown[] }) => Promise<{ rows: unknown[]; rowCount: number | null }> }): SqlExecutor {
+export function pgSqlExecutor(target: {
+  query: (config: { text: string; values: unknown[] }) => Promise<{ rows: unknown[]; rowCount: number | null }>;
+}): SqlExecutor {
   return {
     $executeRaw: async (query) => (await target.query(pgStatement(query))).rowCount ?? 0,
     $queryRaw: async <T>(query: Sql) => (await target.query(pgStatement(query))).rows as T,
