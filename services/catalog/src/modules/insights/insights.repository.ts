@@ -52,6 +52,33 @@ const TOP_LISTENER_PAGES = 11;
 /** Points of the retention curve: 0 %, 1 %, …, 99 % of the duration. */
 export const RETENTION_POINTS = 100;
 
+/** How many plays reported progress, and how many of them reached at least 0 %, 1 %, …, 99 %. */
+export interface Retention {
+  plays: number;
+  reached: number[];
+}
+
+/** INS-1 by day: who owns the track, and everything its report shows. */
+export interface TrackDayReport {
+  owner: { artistId: number; durationSeconds: number | null };
+  series: SeriesRow[];
+  sources: Array<{ source: string; plays: number }>;
+  retention: Retention;
+}
+
+/** The retention curve from the plays that stopped at each percentage (100: played to the end). */
+function retentionOf(rows: Array<{ pct: number; plays: number }>): Retention {
+  const stoppedAt = new Array<number>(RETENTION_POINTS + 1).fill(0);
+  for (const row of rows) stoppedAt[Math.min(Math.max(row.pct, 0), RETENTION_POINTS)]! += row.plays;
+  const reached = new Array<number>(RETENTION_POINTS).fill(0);
+  let running = stoppedAt[RETENTION_POINTS]!;
+  for (let pct = RETENTION_POINTS - 1; pct >= 0; pct--) {
+    running += stoppedAt[pct]!;
+    reached[pct] = running;
+  }
+  return { plays: running, reached };
+}
+
 /** A rollup column (fixed names below), 0 when the day has no row. */
 const num = (column: string) => sql`coalesce(${raw(column)}, 0)::int`;
 
@@ -70,23 +97,51 @@ export class InsightsRepository {
     return rows[0] ?? null;
   }
 
-  /** INS-1 per UTC day in [from, to] (dates). */
-  async trackDays(trackId: number, from: string, to: string): Promise<SeriesRow[]> {
-    const { rows } = await this.pool.query<SeriesRow>(
+  /**
+   * INS-1 per UTC day in [from, to] (dates), in one statement: the track's owner (null when it does
+   * not exist or is deleted), the series, the counted plays by source and the retention counts.
+   * The track's day-and-source rollup rows are read once, for both the series and the sources, and
+   * the lists come back as JSON (one row to parse instead of one per day); a caller who may not
+   * read them is refused by the service before any of it is used.
+   */
+  async trackDayReport(trackId: number, from: string, to: string): Promise<TrackDayReport | null> {
+    const { rows } = await this.pool.query<{
+      artistId: number;
+      durationSeconds: number | null;
+      series: SeriesRow[] | null;
+      sources: Array<{ source: string; plays: number }> | null;
+      retention: Array<{ pct: number; plays: number }> | null;
+    }>(
       pgStatement(
-        sql`SELECT to_char(g.d, 'YYYY-MM-DD') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('s.likes')} AS likes,
-              ${num('s.reposts')} AS reposts, ${num('s.comments')} AS comments, ${num('dl.n')} AS downloads
-         FROM (SELECT d::date AS d FROM generate_series(${from}::date::timestamp, ${to}::date::timestamp, interval '1 day') AS s(d)) AS g
-         LEFT JOIN (SELECT day, sum(plays) AS plays, sum(completions) AS completions FROM track_play_days
-                     WHERE track_id = ${trackId} AND day BETWEEN ${from}::date AND ${to}::date GROUP BY day) p ON p.day = g.d
-         LEFT JOIN track_daily_stats s ON s.track_id = ${trackId} AND s.day = g.d
-         LEFT JOIN (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM track_downloads
-                     WHERE track_id = ${trackId} AND downloaded_at >= (${from}::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < ((${to}::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1) dl ON dl.day = g.d
-        ORDER BY g.d`,
-        'insights_track_days',
+        sql`WITH p AS MATERIALIZED (SELECT day, source, plays, completions FROM track_play_days
+                                     WHERE track_id = ${trackId} AND day BETWEEN ${from}::date AND ${to}::date),
+              pd AS (SELECT day, sum(plays)::int AS plays, sum(completions)::int AS completions FROM p GROUP BY day),
+              dl AS (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS n FROM track_downloads
+                      WHERE track_id = ${trackId} AND downloaded_at >= (${from}::date::timestamp AT TIME ZONE 'UTC')
+                        AND downloaded_at < ((${to}::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1)
+         SELECT t.artist_id AS "artistId", t.duration_seconds AS "durationSeconds",
+                (SELECT json_agg(json_build_object('period', to_char(g.d, 'YYYY-MM-DD'), 'plays', coalesce(pd.plays, 0), 'completions', coalesce(pd.completions, 0),
+                                                   'likes', coalesce(s.likes, 0), 'reposts', coalesce(s.reposts, 0), 'comments', coalesce(s.comments, 0),
+                                                   'downloads', coalesce(dl.n, 0)) ORDER BY g.d)
+                   FROM (SELECT d::date AS d FROM generate_series(${from}::date::timestamp, ${to}::date::timestamp, interval '1 day') AS gs(d)) AS g
+                   LEFT JOIN pd ON pd.day = g.d
+                   LEFT JOIN track_daily_stats s ON s.track_id = ${trackId} AND s.day = g.d
+                   LEFT JOIN dl ON dl.day = g.d) AS series,
+                (SELECT json_agg(json_build_object('source', x.source, 'plays', x.plays) ORDER BY x.plays DESC, x.source)
+                   FROM (SELECT source, sum(plays)::int AS plays FROM p GROUP BY source HAVING sum(plays) > 0) AS x) AS sources,
+                (SELECT json_agg(json_build_object('pct', r.pct, 'plays', r.plays)) FROM track_retention r WHERE r.track_id = ${trackId} AND r.plays > 0) AS retention
+           FROM tracks t WHERE t.id = ${trackId} AND t.deleted_at IS NULL`,
+        'insights_track_day_report',
       ),
     );
-    return rows;
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      owner: { artistId: row.artistId, durationSeconds: row.durationSeconds },
+      series: row.series ?? [],
+      sources: row.sources ?? [],
+      retention: retentionOf(row.retention ?? []),
+    };
   }
 
   /** INS-1 per UTC hour in [from, to] (hour starts, within the last 48 hours). */
@@ -108,32 +163,12 @@ export class InsightsRepository {
     return rows;
   }
 
-  /** Counted plays by source over the days [from, to] ('' = the client named none). */
-  async trackSources(trackId: number, from: string, to: string): Promise<Array<{ source: string; plays: number }>> {
-    const { rows } = await this.pool.query<{ source: string; plays: number }>(
-      pgStatement(
-        sql`SELECT source, sum(plays)::int AS plays FROM track_play_days WHERE track_id = ${trackId} AND day BETWEEN ${from}::date AND ${to}::date
-        GROUP BY source HAVING sum(plays) > 0 ORDER BY 2 DESC, 1`,
-        'insights_track_sources',
-      ),
-    );
-    return rows;
-  }
-
   /** Plays with progress that reached at least 0 %, 1 %, …, 99 % of the duration, and how many plays reported progress. */
-  async retention(trackId: number): Promise<{ plays: number; reached: number[] }> {
+  async retention(trackId: number): Promise<Retention> {
     const { rows } = await this.pool.query<{ pct: number; plays: number }>(
       pgStatement(sql`SELECT pct, plays FROM track_retention WHERE track_id = ${trackId} AND plays > 0`, 'insights_retention'),
     );
-    const stoppedAt = new Array<number>(RETENTION_POINTS + 1).fill(0);
-    for (const row of rows) stoppedAt[Math.min(Math.max(row.pct, 0), RETENTION_POINTS)]! += row.plays;
-    const reached = new Array<number>(RETENTION_POINTS).fill(0);
-    let running = stoppedAt[RETENTION_POINTS]!;
-    for (let pct = RETENTION_POINTS - 1; pct >= 0; pct--) {
-      running += stoppedAt[pct]!;
-      reached[pct] = running;
-    }
-    return { plays: running, reached };
+    return retentionOf(rows);
   }
 
   /**

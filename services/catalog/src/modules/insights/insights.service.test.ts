@@ -14,13 +14,17 @@ function world(owner: { artistId: number; durationSeconds: number | null } | nul
   const voided: unknown[] = [];
   const repo = {
     trackOwner: async () => owner,
-    trackDays: async () => [row('2025-03-01', 3), row('2025-03-02', 4)],
-    trackHours: async () => [],
-    trackSources: async () => [
-      { source: '', plays: 2 },
-      { source: 'feed', plays: 5 },
-    ],
-    retention: async () => ({ plays: 3, reached: [3, 2, 1] }),
+    trackDayReport: async () =>
+      owner && {
+        owner,
+        series: [row('2025-03-01', 3), row('2025-03-02', 4)],
+        sources: [
+          { source: '', plays: 2 },
+          { source: 'feed', plays: 5 },
+        ],
+        retention: { plays: 3, reached: [3, 2, 1] },
+      },
+    trackHours: async () => [row('2025-03-10T14:00:00Z', 1)],
     recordProgress: async (_id: number, events: Array<{ playId: string; pct: number }>) => {
       progress.push(...events);
       return events.length;
@@ -69,6 +73,20 @@ describe('INS-1 track insights', () => {
     await expect(world().service.track(7, ann, {})).rejects.toMatchObject({ code: 'TRACK_NOT_FOUND' });
     await expect(world(null).service.track(7, bob, {})).rejects.toMatchObject({ code: 'TRACK_NOT_FOUND' });
     await expect(world().service.track(7, admin, {})).resolves.toMatchObject({ trackId: 7 });
+  });
+
+  it("answers TRACK_NOT_FOUND before a bad range to anyone but the track's artist, and the range's 400 to the artist", async () => {
+    await expect(world().service.track(7, ann, { from: 'yesterday' })).rejects.toMatchObject({ code: 'TRACK_NOT_FOUND' });
+    await expect(world(null).service.track(7, bob, { from: 'yesterday' })).rejects.toMatchObject({ code: 'TRACK_NOT_FOUND' });
+    await expect(world().service.track(7, bob, { from: 'yesterday' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('gives the hours as the series when hourly, with the sources and retention of their days', async () => {
+    const result = await world().service.track(7, bob, { granularity: 'hour' });
+    expect(result.series).toEqual([row('2025-03-10T14:00:00Z', 1)]);
+    expect(result.totals).toMatchObject({ plays: 1 });
+    expect(result.sources).toHaveLength(2);
+    expect(result.retention.plays).toBe(3);
   });
 
   it('sums the series, names the empty source "unknown" and gives retention as shares of the plays', async () => {

@@ -84,6 +84,9 @@ function csvLine(values: Array<string | number>): string {
   return `${values.map((v) => (typeof v === 'number' || !/[",\n\r]/.test(v) ? String(v) : `"${v.replace(/"/g, '""')}"`)).join(',')}\n`;
 }
 
+/** A track's insights are its artist's and the admins'; anyone else is answered 404, as for a private track. */
+const mayRead = (owner: { artistId: number }, caller: Caller) => owner.artistId === caller.userId || caller.role === 'ADMIN';
+
 /** INS-1..INS-4: artist insights over the play log's rollups (docs/insights.md). */
 export class InsightsService {
   constructor(
@@ -92,22 +95,24 @@ export class InsightsService {
     private readonly counting: PlayCounting,
   ) {}
 
-  /** The track if the caller may read its insights: its artist or an admin; anyone else 404 as for a private track. */
-  private async ownTrack(trackId: number, caller: Caller) {
-    const track = await this.repo.trackOwner(trackId);
-    if (!track || (track.artistId !== caller.userId && caller.role !== 'ADMIN')) throw new AppError('TRACK_NOT_FOUND');
-    return track;
-  }
-
-  /** INS-1 */
+  /** INS-1: by day one statement; by hour the day statement (owner, sources, retention) beside the hours. */
   async track(trackId: number, caller: Caller, query: RangeQuery) {
-    await this.ownTrack(trackId, caller);
-    const range = resolveRange(query);
-    const [series, sources, retention] = await Promise.all([
-      range.granularity === 'hour' ? this.repo.trackHours(trackId, range.fromHour, range.toHour) : this.repo.trackDays(trackId, range.fromDay, range.toDay),
-      this.repo.trackSources(trackId, range.fromDay, range.toDay),
-      this.repo.retention(trackId),
+    let range: Range;
+    try {
+      range = resolveRange(query);
+    } catch (err) {
+      // Someone else's track answers 404 whatever the range, as before the range was read.
+      const owner = await this.repo.trackOwner(trackId);
+      if (!owner || !mayRead(owner, caller)) throw new AppError('TRACK_NOT_FOUND');
+      throw err;
+    }
+    const [report, hours] = await Promise.all([
+      this.repo.trackDayReport(trackId, range.fromDay, range.toDay),
+      range.granularity === 'hour' ? this.repo.trackHours(trackId, range.fromHour, range.toHour) : null,
     ]);
+    if (!report || !mayRead(report.owner, caller)) throw new AppError('TRACK_NOT_FOUND');
+    const series = hours ?? report.series;
+    const { sources, retention } = report;
     return {
       trackId,
       from: range.granularity === 'hour' ? range.fromHour.toISOString() : range.fromDay,
