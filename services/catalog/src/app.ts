@@ -56,7 +56,7 @@ import { InsightsService } from './modules/insights/insights.service.js';
 import { InsightsRepository } from './modules/insights/insights.repository.js';
 import { startInsightsBans, startInsightsFollows } from './modules/insights/insights.consumer.js';
 import { PlayCounting } from './modules/insights/play-counting.js';
-import { PlayLogRepository, startPlayLogMaintenance } from './modules/insights/play-log.repository.js';
+import { PLAY_FOLD, PlayLogRepository, startPlayLogMaintenance } from './modules/insights/play-log.repository.js';
 import { installDownloadCounter } from './modules/insights/download-counter.js';
 import { SoundRepository } from './modules/sound/sound.repository.js';
 import { soundModule } from './modules/sound/sound.routes.js';
@@ -141,7 +141,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     sweepTracksPerHour: config.PLAY_SWEEP_TRACKS_PER_HOUR,
   });
   const insights = new InsightsService(new InsightsRepository(infra.pool), playLog, counting);
-  stopOnClose(startPlayLogMaintenance(playLog, app.log));
+  stopOnClose(startPlayLogMaintenance(playLog, app.log, { ...PLAY_FOLD, maxAgeMs: config.PLAY_FOLD_SECONDS * 1000 }));
   stopOnClose(
     await startAccountDeletion({
       nc: infra.nc,

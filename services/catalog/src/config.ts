@@ -51,6 +51,11 @@ export const configShape = {
   PLAY_SWEEP_TRACKS_PER_HOUR: z.coerce.number().int().min(1).default(500),
   /** Salt of the anonymous listener's daily client hash in the play log (the raw address is never stored). */
   INSIGHTS_CLIENT_SALT: z.string().min(16).default(DEV_INSIGHTS_SALT),
+  /**
+   * docs/insights.md: a track's pending play counts are folded into its row (search popularity,
+   * trending score) once they are this old, or hold 1,000 plays; reads count them either way.
+   */
+  PLAY_FOLD_SECONDS: z.coerce.number().int().min(1).max(3_600).default(30),
   /** DSC-3: the candidates of one- and two-letter search prefixes are recomputed when older than this (ms). */
   SEARCH_PREFIX_REFRESH_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
 } as const;

@@ -109,6 +109,8 @@ export class Fleet {
       PUBLIC_BASE_URL: this.gatewayUrl,
       ...Object.fromEntries(SERVICES.map((s) => [envName(s), this.urlOf(s)])),
       ...this.s3Env,
+      // Trending and search order follow plays within a second here (catalog folds after 30 s by default: docs/insights.md).
+      ...(service === 'catalog' ? { PLAY_FOLD_SECONDS: '1' } : {}),
       ...this.serviceEnv[service],
     };
   }

@@ -178,24 +178,24 @@ export class InsightsRepository {
    * triggers), downloads counted from the artist's tracks' downloads of the range.
    */
   async artistDays(artistId: number, from: string, to: string): Promise<ArtistDayRow[]> {
-    const { rows } = await this.pool.query<ArtistDayRow>(
+    // One row holding the days as JSON: one value to parse instead of a row of nine per day.
+    const { rows } = await this.pool.query<{ days: ArtistDayRow[] }>(
       pgStatement(
-        sql`WITH dl AS (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM track_downloads
+        sql`WITH dl AS (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS n FROM track_downloads
                    WHERE track_id IN (SELECT id FROM tracks WHERE artist_id = ${artistId})
                      AND downloaded_at >= (${from}::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < ((${to}::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1)
-       SELECT to_char(g.d, 'YYYY-MM-DD') AS period, ${num('p.plays')} AS plays, ${num('p.completions')} AS completions, ${num('s.likes')} AS likes,
-              ${num('s.reposts')} AS reposts, ${num('s.comments')} AS comments, ${num('dl.n')} AS downloads,
-              ${num('f.gained')} AS "followersGained", ${num('f.lost')} AS "followersLost"
+       SELECT json_agg(json_build_object('period', to_char(g.d, 'YYYY-MM-DD'), 'plays', ${num('p.plays')}, 'completions', ${num('p.completions')},
+                                         'likes', ${num('s.likes')}, 'reposts', ${num('s.reposts')}, 'comments', ${num('s.comments')}, 'downloads', ${num('dl.n')},
+                                         'followersGained', ${num('f.gained')}, 'followersLost', ${num('f.lost')}) ORDER BY g.d) AS days
          FROM (SELECT d::date AS d FROM generate_series(${from}::date::timestamp, ${to}::date::timestamp, interval '1 day') AS s(d)) AS g
          LEFT JOIN artist_play_days p ON p.artist_id = ${artistId} AND p.day = g.d AND p.day BETWEEN ${from}::date AND ${to}::date
          LEFT JOIN artist_engagement_days s ON s.artist_id = ${artistId} AND s.day = g.d AND s.day BETWEEN ${from}::date AND ${to}::date
          LEFT JOIN dl ON dl.day = g.d
-         LEFT JOIN follow_days f ON f.user_id = ${artistId} AND f.day = g.d AND f.day BETWEEN ${from}::date AND ${to}::date
-        ORDER BY g.d`,
+         LEFT JOIN follow_days f ON f.user_id = ${artistId} AND f.day = g.d AND f.day BETWEEN ${from}::date AND ${to}::date`,
         'insights_artist_days',
       ),
     );
-    return rows;
+    return rows[0]?.days ?? [];
   }
 
   /**

@@ -179,10 +179,10 @@ const TRENDING_SCORE = raw(
  * counted play exactly once before, during and after a fold. Rows a batch commits meanwhile wait
  * for the next fold.
  */
-const foldSql = (maxAgeMs: number, minPlays: number) => sql`
+const foldSql = (maxAgeMs: number, minPlays: number, limit: number, skipLocked: boolean) => sql`
 WITH d AS (SELECT track_id, plays, completions FROM track_play_deltas
             WHERE since <= now() - ${maxAgeMs}::int * interval '1 millisecond' OR abs(plays) >= ${minPlays} OR abs(completions) >= ${minPlays}
-            ORDER BY track_id FOR UPDATE),
+            ORDER BY track_id LIMIT ${limit} FOR UPDATE ${raw(skipLocked ? 'SKIP LOCKED' : '')}),
 gone AS (DELETE FROM track_play_deltas x USING d WHERE x.track_id = d.track_id),
 s AS (SELECT st.track_id, GREATEST(sum(${TRENDING_SCORE}), 0)::int AS score
         FROM track_daily_stats st JOIN d ON d.track_id = st.track_id WHERE st.day >= ${WINDOW_START} GROUP BY 1),
@@ -349,12 +349,28 @@ export class PlayLogRepository {
 
   /**
    * Folds the pending counts into `tracks` (foldSql): the rows at least `maxAgeMs` old or holding
-   * at least `minPlays` plays (by default every row); answers how many tracks changed.
+   * at least `minPlays` plays (by default every row); answers how many tracks changed. A chunk of
+   * at most `chunk` tracks per transaction, so that a play batch waiting for a pending row waits for
+   * one chunk's update of `tracks`, not the whole fold's. `skipLocked`: rows a play batch holds are
+   * left for the next fold instead of waited for (the background fold; a caller that needs every
+   * committed row folded leaves it off).
    */
-  async foldCounts(maxAgeMs = 0, minPlays = 0): Promise<number> {
+  async foldCounts(maxAgeMs = 0, minPlays = 0, options: { chunk?: number; skipLocked?: boolean } = {}): Promise<number> {
+    const chunk = options.chunk ?? FOLD_CHUNK;
+    const skipLocked = options.skipLocked ?? false;
+    let folded = 0;
+    for (;;) {
+      const n = await this.foldChunk(maxAgeMs, minPlays, chunk, skipLocked);
+      folded += n;
+      if (n < chunk) return folded;
+    }
+  }
+
+  private async foldChunk(maxAgeMs: number, minPlays: number, chunk: number, skipLocked: boolean): Promise<number> {
+    const statement = pgStatement(foldSql(maxAgeMs, minPlays, chunk, skipLocked), skipLocked ? 'catalog_play_fold_skip_locked' : 'catalog_play_fold');
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.pool.query<{ n: number }>(pgStatement(foldSql(maxAgeMs, minPlays), 'catalog_play_fold'))).rows[0]?.n ?? 0;
+        return (await this.pool.query<{ n: number }>(statement)).rows[0]?.n ?? 0;
       } catch (err) {
         if (attempt >= 5 || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
         await new Promise((r) => setTimeout(r, 5 * attempt));
@@ -373,24 +389,37 @@ export async function holdPlays(tx: SqlExecutor, userId: number, banned: boolean
   await tx.$queryRaw(banned ? holdSql(userId) : releaseSql(userId));
 }
 
-/** When a track's pending counts are folded into `tracks` (`foldCounts`, checked every second). */
-export const PLAY_FOLD = { maxAgeMs: 5_000, minPlays: 100 } as const;
+/** Tracks folded per transaction (`foldCounts`). */
+const FOLD_CHUNK = 500;
+
+/**
+ * When a track's pending counts are folded into `tracks` (`foldCounts`, checked every second): after
+ * `maxAgeMs` (PLAY_FOLD_SECONDS, 30 s by default), or at once when they hold `minPlays`. Reads add
+ * the pending counts, so this decides only how fresh `tracks.play_count` and `trending_score` are
+ * for the search and trending indexes, and how often a track's row (and its 16 indexes) is
+ * rewritten: a track played 10 times in 30 s costs one update instead of ten.
+ */
+export const PLAY_FOLD = { maxAgeMs: 30_000, minPlays: 1_000 } as const;
 
 /**
  * Partitions a week ahead (at start, then hourly), the 48-hour prune of hourly rollups (every 10
- * minutes) and the fold of pending counts into `tracks` (PLAY_FOLD, checked every second, one
+ * minutes) and the fold of pending counts into `tracks` (`fold`, checked every second, one
  * fold at a time).
  */
-export function startPlayLogMaintenance(playLog: PlayLogRepository, logger: { warn(obj: object, msg: string): void }): { stop(): Promise<void> } {
+export function startPlayLogMaintenance(
+  playLog: PlayLogRepository,
+  logger: { warn(obj: object, msg: string): void },
+  fold: { maxAgeMs: number; minPlays: number } = PLAY_FOLD,
+): { stop(): Promise<void> } {
   const run = (what: string, job: () => Promise<void>) =>
     job().catch((err: unknown) => logger.warn({ err: (err as Error).message }, `play log ${what} failed; will retry`));
   const ahead = () => run('partitions', () => playLog.ensurePartitions(new Date(), 8));
   void ahead();
   let folding: Promise<void> | null = null;
-  const fold = () => {
-    folding ??= run('fold', async () => void (await playLog.foldCounts(PLAY_FOLD.maxAgeMs, PLAY_FOLD.minPlays))).finally(() => (folding = null));
+  const foldNow = () => {
+    folding ??= run('fold', async () => void (await playLog.foldCounts(fold.maxAgeMs, fold.minPlays, { skipLocked: true }))).finally(() => (folding = null));
   };
-  const timers = [setInterval(ahead, 3_600_000), setInterval(() => void run('prune', () => playLog.pruneHours()), 600_000), setInterval(fold, 1_000)];
+  const timers = [setInterval(ahead, 3_600_000), setInterval(() => void run('prune', () => playLog.pruneHours()), 600_000), setInterval(foldNow, 1_000)];
   for (const timer of timers) timer.unref();
   return {
     async stop() {
