@@ -44,6 +44,21 @@ export function postgresCpu(): Map<string, number> {
   return out;
 }
 
+/** User + system CPU (ms) of every local process whose command name is `name` (e.g. redis-server), summed; 0 when none. */
+export function commandCpuMs(name: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.includes(`(${name})`)) total += statCpuMs(stat);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
 /** PostgreSQL CPU spent between two snapshots (a backend that ended meanwhile is not counted). */
 export function postgresCpuMs(before: Map<string, number>, after: Map<string, number>): number {
   let total = 0;
