@@ -26,7 +26,7 @@
  *
  * The history case gives the bench user 5,000 listening-history entries first (idempotent).
  * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of catalog there (`--cpu-prof`, on exit); BENCH_ONLY
- * (a substring) runs only the matching cases plus the baselines (BENCH_PROFILE_ONLY=1: without them, for a profile of one case).
+ * (a substring, or several separated by |) runs only the matching cases plus the baselines (BENCH_PROFILE_ONLY=1: without them, for a profile of one case).
  * BENCH_ANSWERS=<dir> writes each case's first answer there. BENCH_NODE_FLAGS: more node flags for both services (after the Dockerfile's NODE_OPTIONS, which the
  * compiled start applies as the image does).
  */
@@ -332,7 +332,7 @@ async function main() {
   ];
 
   const only = process.env.BENCH_ONLY;
-  if (only) cases.splice(0, cases.length, ...cases.filter((c) => (!c.base && !process.env.BENCH_PROFILE_ONLY) || c.name.includes(only)));
+  if (only) cases.splice(0, cases.length, ...cases.filter((c) => (!c.base && !process.env.BENCH_PROFILE_ONLY) || only.split('|').some((part) => c.name.includes(part))));
   type Result = { rps: number; p50: number; p95: number; cpu: number; pg: number; calls: number; bytes: number; errors5xx: number; other: number };
   const rounds: Array<Map<string, Result>> = [];
   const urlOf = (c: Case) => (typeof c.url === 'string' ? c.url : c.url());
