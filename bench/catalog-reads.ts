@@ -332,7 +332,12 @@ async function main() {
   ];
 
   const only = process.env.BENCH_ONLY;
-  if (only) cases.splice(0, cases.length, ...cases.filter((c) => (!c.base && !process.env.BENCH_PROFILE_ONLY) || only.split('|').some((part) => c.name.includes(part))));
+  if (only)
+    cases.splice(
+      0,
+      cases.length,
+      ...cases.filter((c) => (!c.base && !process.env.BENCH_PROFILE_ONLY) || only.split('|').some((part) => c.name.includes(part))),
+    );
   type Result = { rps: number; p50: number; p95: number; cpu: number; pg: number; calls: number; bytes: number; errors5xx: number; other: number };
   const rounds: Array<Map<string, Result>> = [];
   const urlOf = (c: Case) => (typeof c.url === 'string' ? c.url : c.url());
