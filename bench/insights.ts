@@ -487,13 +487,14 @@ async function main() {
     // Where the ingest's CPU goes, per play: the catalog process, every PostgreSQL process (backends,
     // WAL writer, checkpointer, autovacuum), Redis and this load generator; the machine's busy time
     // (which also holds the kernel's network work) beside them.
-    const cpuBefore = {
+    const cpuNow = () => ({
       catalog: cpuOf(catalog.pid!),
       pg: postgresCpu(),
       redis: commandCpuMs('redis-server'),
       bench: process.cpuUsage(),
       machine: machineBusyMs(),
-    };
+    });
+    const cpuBefore = cpuNow();
     const ingest = await run(
       INGEST_SECONDS,
       () => {
@@ -505,13 +506,7 @@ async function main() {
       },
       INGEST_CONCURRENCY,
     );
-    const cpuAfter = {
-      catalog: cpuOf(catalog.pid!),
-      pg: postgresCpu(),
-      redis: commandCpuMs('redis-server'),
-      bench: process.cpuUsage(cpuBefore.bench),
-      machine: machineBusyMs(),
-    };
+    const cpuAfter = cpuNow();
     probing = false;
     await probe;
     clearInterval(sampler);
@@ -537,7 +532,7 @@ async function main() {
     const perPlay = (ms: number) => (ms / Math.max(1, ingest.latencies.length)).toFixed(3);
     console.log(
       `ingest CPU per play (ms): catalog ${perPlay(cpuAfter.catalog - cpuBefore.catalog)}, PostgreSQL ${perPlay(postgresCpuMs(cpuBefore.pg, cpuAfter.pg))}, ` +
-        `Redis ${perPlay(cpuAfter.redis - cpuBefore.redis)}, load generator ${perPlay((cpuAfter.bench.user + cpuAfter.bench.system) / 1000)}, machine busy ${perPlay(cpuAfter.machine - cpuBefore.machine)} ` +
+        `Redis ${perPlay(cpuAfter.redis - cpuBefore.redis)}, load generator ${perPlay((cpuAfter.bench.user + cpuAfter.bench.system - cpuBefore.bench.user - cpuBefore.bench.system) / 1000)}, machine busy ${perPlay(cpuAfter.machine - cpuBefore.machine)} ` +
         `(${os.cpus().length} cores = ${((os.cpus().length * 1000 * ingest.elapsed) / Math.max(1, ingest.latencies.length)).toFixed(3)} ms of CPU per play at this rate)`,
     );
     console.log(

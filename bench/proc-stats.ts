@@ -28,14 +28,14 @@ export function machineBusyMs(): number {
   return (busy * 1000) / TICKS;
 }
 
-/** CPU of every PostgreSQL process by pid (the server's share of a request: backends, WAL writer, ...). */
-export function postgresCpu(): Map<string, number> {
+/** CPU (ms) of every local process whose command name is `name`, by pid. */
+function cpuByPid(name: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
+      if (!stat.includes(`(${name})`)) continue;
       out.set(entry, statCpuMs(stat));
     } catch {
       // the process ended meanwhile
@@ -44,18 +44,15 @@ export function postgresCpu(): Map<string, number> {
   return out;
 }
 
+/** CPU of every PostgreSQL process by pid (the server's share of a request: backends, WAL writer, ...). */
+export function postgresCpu(): Map<string, number> {
+  return cpuByPid('postgres');
+}
+
 /** User + system CPU (ms) of every local process whose command name is `name` (e.g. redis-server), summed; 0 when none. */
 export function commandCpuMs(name: string): number {
   let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.includes(`(${name})`)) total += statCpuMs(stat);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
+  for (const ms of cpuByPid(name).values()) total += ms;
   return total;
 }
 
