@@ -202,7 +202,6 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     playlists,
     trackPresenter: presenter,
     playlistPresenter,
-    social,
     webBaseUrl: config.WEB_BASE_URL,
   });
   await app.register(discoveryModule, { prefix: '/api', discovery });

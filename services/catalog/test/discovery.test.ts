@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '@nats-io/jetstream';
-import { createEnvelope, ItemLiked, ItemReposted, ItemUnliked, CommentAdded, UserBanned, UserBlocked, UserRegistered } from '@msp/events';
+import { createEnvelope, ItemLiked, ItemReposted, ItemUnliked, CommentAdded, UserBanned, UserBlocked, UserFollowed, UserRegistered } from '@msp/events';
 import { ErrorResponseSchema } from '@msp/contracts';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
@@ -338,5 +338,35 @@ describe('DSC-6 / DSC-7 stations (R18)', () => {
     expect(ids((await get('/api/stations/likes', as(USERS.fan))).json() as typeof page)).toEqual(ids(page));
     expect(((await get('/api/stations/likes', as(USERS.other))).json() as typeof page).totalElements).toBe(0);
     expect((await get('/api/stations/likes')).statusCode).toBe(401);
+  });
+});
+
+// Last: its likes, reposts and follow would move the charts and stations asserted above.
+describe('DSC-3 search as a viewer', () => {
+  it("answers a viewer's isLiked, isReposted and isFollowing from catalog's copies, social not asked (here it cannot be reached)", async () => {
+    const at = new Date().toISOString();
+    const runner = t.midnightRunner!;
+    await publish(createEnvelope(ItemLiked, { userId: USERS.fan, targetType: 'TRACK', targetId: runner, ownerId: USERS.other, likeCount: 1, at }));
+    await publish(createEnvelope(ItemReposted, { userId: USERS.fan, targetType: 'TRACK', targetId: runner, ownerId: USERS.other, repostCount: 1, at }));
+    await publish(createEnvelope(UserFollowed, { followerId: USERS.fan, followeeId: USERS.other, followerFollowingCount: 1, followeeFollowerCount: 1, at }));
+    await waitFor(
+      async () =>
+        (await app.infra.prisma.trackEngagement.count({ where: { userId: USERS.fan, trackId: runner } })) === 2 &&
+        (await app.infra.prisma.userFollow.count({ where: { followerId: USERS.fan, followeeId: USERS.other } })) === 1,
+      { message: 'engagement and follow copies' },
+    );
+    type Ref = {
+      type: string;
+      id: number;
+      track: { isLiked: boolean; isReposted: boolean; artist: { isFollowing: boolean } } | null;
+      user: { isFollowing: boolean } | null;
+    };
+    const page = (await search('midnight runner', '', as(USERS.fan))) as unknown as { content: Ref[] };
+    const hit = page.content.find((r) => r.type === 'TRACK' && r.id === runner)!;
+    expect([hit.track!.isLiked, hit.track!.isReposted, hit.track!.artist.isFollowing]).toEqual([true, true, true]);
+    const users = (await search('other-artist', '&type=USER', as(USERS.fan))) as unknown as { content: Ref[] };
+    expect(users.content.map((r) => [r.id, r.user!.isFollowing])).toEqual([[USERS.other, true]]);
+    const anonymous = (await search('other-artist', '&type=USER')) as unknown as { content: Ref[] };
+    expect(anonymous.content.map((r) => [r.id, r.user!.isFollowing])).toEqual([[USERS.other, false]]);
   });
 });

@@ -612,7 +612,7 @@ export class DiscoveryRepository {
   }
 
   /** The rows of already filtered ids, in that order, with their artists (one statement). */
-  rowsInOrder(ids: readonly number[]): Promise<ReadTrack[]> {
+  private rowsInOrder(ids: readonly number[]): Promise<ReadTrack[]> {
     return this.reads.inOrder(ids, 0);
   }
 
@@ -632,14 +632,18 @@ export class DiscoveryRepository {
     return rows;
   }
 
-  /** A search page's users (one named statement; the fields of `userSummarySourceSelect`). */
-  async userSummaries(ids: readonly number[]): Promise<UserSummarySource[]> {
-    const { rows } = await this.pool.query<UserSummarySource>(
+  /**
+   * A search page's users (one named statement; the fields of `userSummarySourceSelect`) and whether
+   * the viewer follows each (catalog's copy of social's follows, a primary-key probe per user).
+   */
+  async userSummaries(ids: readonly number[], viewerId: number): Promise<Array<UserSummarySource & { isFollowing: boolean }>> {
+    const { rows } = await this.pool.query<UserSummarySource & { isFollowing: boolean }>(
       pgStatement(
         sql`SELECT u.user_id AS "userId", u.username, u.display_name AS "displayName", u.avatar_url AS "avatarUrl", u.tier,
-                    u.follower_count AS "followerCount", u.track_count AS "trackCount"
+                    u.follower_count AS "followerCount", u.track_count AS "trackCount",
+                    (SELECT 1 FROM user_follows f WHERE f.follower_id = ${viewerId} AND f.followee_id = u.user_id) IS NOT NULL AS "isFollowing"
                FROM user_summaries u WHERE u.user_id = ANY(${[...ids]}::int[])`,
-        'catalog_search_user_summaries',
+        'catalog_search_user_summaries_viewer',
       ),
     );
     return rows;
@@ -686,7 +690,6 @@ export class DiscoveryRepository {
 export type DiscoveryStore = Pick<
   DiscoveryRepository,
   | 'search'
-  | 'rowsInOrder'
   | 'playlists'
   | 'userSummaries'
   | 'trendingPage'

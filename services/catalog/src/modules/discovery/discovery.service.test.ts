@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Playlist, Track } from '@msp/contracts';
 import { admin, ann, bob, readTrack } from '../../../test/unit/fakes.js';
-import { emptyViewerContext } from '../../clients/social.client.js';
 import type { ReadTrack } from '../tracks/track-reads.repository.js';
 import type { ChartEntry, DiscoveryStore, SearchHit, StationPick } from './discovery.repository.js';
 import { DiscoveryService, type DiscoveryServiceDeps } from './discovery.service.js';
@@ -38,10 +37,20 @@ function world(options: World = {}) {
       calls.push(`search ${kinds.join(',')}`);
       return { hits: options.hits ?? [], total: options.hits?.length ?? 0 };
     },
-    rowsInOrder: async (ids) => ids.flatMap((id) => rows.filter((r) => r.id === id)),
     playlists: unexpected('playlists'),
-    userSummaries: async (ids) =>
-      ids.map((userId) => ({ userId, username: `u${userId}`, displayName: 'U', avatarUrl: null, tier: 'FREE', followerCount: 0, trackCount: 0 })),
+    userSummaries: async (ids) => {
+      calls.push('users');
+      return ids.map((userId) => ({
+        userId,
+        username: `u${userId}`,
+        displayName: 'U',
+        avatarUrl: null,
+        tier: 'FREE',
+        followerCount: 0,
+        trackCount: 0,
+        isFollowing: userId === 4,
+      }));
+    },
     trendingPage: async () => ({ rows, viewerBlocks: false }),
     trendingCount: async () => 99,
     trendingChart: async () => options.chart ?? [],
@@ -63,11 +72,14 @@ function world(options: World = {}) {
   const deps: DiscoveryServiceDeps = {
     repo,
     reads: {
-      inOrderForViewer: async (ids, viewerId) => ({
-        rows: ids.flatMap((id) => rows.filter((r) => r.id === id).map((r) => ({ ...r, blocked: blocked(viewerId, r.artistId) }))),
-        flags: { liked: [], reposted: [], following: [] },
-        viewerBlocks: (options.blocks ?? []).some(([a, b]) => a === viewerId || b === viewerId),
-      }),
+      inOrderForViewer: async (ids, viewerId) => {
+        calls.push('tracks');
+        return {
+          rows: ids.flatMap((id) => rows.filter((r) => r.id === id).map((r) => ({ ...r, blocked: blocked(viewerId, r.artistId) }))),
+          flags: { liked: [], reposted: [], following: [] },
+          viewerBlocks: (options.blocks ?? []).some(([a, b]) => a === viewerId || b === viewerId),
+        };
+      },
     },
     stations: new StationPools(),
     tracks: { get: item, byToken: item },
@@ -87,11 +99,10 @@ function world(options: World = {}) {
             }) as unknown as Track,
         ),
     },
-    playlistPresenter: { presentListWithContext: async () => ({ playlists: [] as Playlist[], context: emptyViewerContext() }) },
-    social: {
-      viewerContext: async () => {
-        calls.push('social');
-        return emptyViewerContext();
+    playlistPresenter: {
+      presentList: async () => {
+        calls.push('playlists');
+        return [] as Playlist[];
       },
     },
     webBaseUrl: 'https://web.test',
@@ -161,7 +172,7 @@ describe('DSC-3 search', () => {
     expect(w.calls).toEqual(['search TRACK,PLAYLIST', 'search TRACK,USER,PLAYLIST']);
   });
 
-  it('renders the hits in rank order with one call to social, dropping hits that no longer render', async () => {
+  it('renders the hits in rank order from catalog alone (flags and isFollowing from its copies), dropping hits that no longer render', async () => {
     const w = world({
       hits: [
         { type: 'USER', id: 4 },
@@ -175,7 +186,9 @@ describe('DSC-3 search', () => {
       ['USER', 4],
       ['TRACK', 7],
     ]);
-    expect(w.calls.filter((c) => c === 'social')).toHaveLength(1);
+    const user = page.content[0]!;
+    expect(user.user).toMatchObject({ id: 4, isFollowing: true });
+    expect(w.calls).toEqual(['search TRACK,USER,PLAYLIST', 'tracks', 'users']);
   });
 });
 

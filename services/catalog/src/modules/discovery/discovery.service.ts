@@ -1,17 +1,6 @@
-import {
-  toPage,
-  toUserSummary,
-  type Page,
-  type Playlist,
-  type RadioTrack,
-  type ResolveResult,
-  type ResourceRef,
-  type SearchType,
-  type Track,
-} from '@msp/contracts';
+import { toPage, toUserSummary, type Page, type RadioTrack, type ResolveResult, type ResourceRef, type SearchType, type Track } from '@msp/contracts';
 import { AppError } from '@msp/errors';
 import type { Caller } from '@msp/http';
-import { emptyViewerContext, type SocialClient } from '../../clients/social.client.js';
 import type { PlaylistPresenter } from '../playlists/playlist-presenter.js';
 import type { PlaylistsService } from '../playlists/playlists.service.js';
 import type { TrackPresenter } from '../tracks/track-presenter.js';
@@ -42,8 +31,7 @@ export interface DiscoveryServiceDeps {
   tracks: Pick<TrackReadsService, 'get' | 'byToken'>;
   playlists: Pick<PlaylistsService, 'get' | 'byToken'>;
   trackPresenter: Pick<TrackPresenter, 'present'>;
-  playlistPresenter: Pick<PlaylistPresenter, 'presentListWithContext'>;
-  social: Pick<SocialClient, 'viewerContext'>;
+  playlistPresenter: Pick<PlaylistPresenter, 'presentList'>;
   webBaseUrl: string;
   /** The chart per genre ('' for all) shared by every viewer (default: TRENDING_CHART_TTL_MS per replica). */
   charts?: SharedTtlCache<string, ChartEntry[]>;
@@ -85,27 +73,22 @@ export class DiscoveryService {
     const all: SearchKind[] = genre ? ['TRACK', 'PLAYLIST'] : ['TRACK', 'USER', 'PLAYLIST'];
     const kinds = query.type === 'ALL' ? all : all.filter((k) => k === query.type);
     if (kinds.length === 0) return toPage([], 0, query.page, query.size);
-    const { hits, total } = await this.repo.search(terms, kinds, viewerIdOf(caller), genre, query.page, query.size);
+    const viewerId = viewerIdOf(caller);
+    const { hits, total } = await this.repo.search(terms, kinds, viewerId, genre, query.page, query.size);
     const ids = (kind: SearchKind) => hits.filter((h) => h.type === kind).map((h) => h.id);
-    // One call to social for the whole page: the tracks' and users' questions ride along with the
-    // playlists' (asked once their first tracks are known), or go alone when there are no playlists.
-    const [trackRows, playlistRows, userRows] = await Promise.all([
-      this.repo.rowsInOrder(ids('TRACK')),
+    // Tracks with the viewer's flags and users with isFollowing come from catalog's copies (one
+    // statement each, as on every track page); social is asked only about a page's playlists
+    // (their likes and reposts are social's alone), in the playlist presenter's one call.
+    const [trackPage, playlistRows, userRows] = await Promise.all([
+      ids('TRACK').length > 0 ? this.deps.reads.inOrderForViewer(ids('TRACK'), viewerId) : Promise.resolve(null),
       ids('PLAYLIST').length > 0 ? this.repo.playlists(ids('PLAYLIST')) : Promise.resolve([]),
-      ids('USER').length > 0 ? this.repo.userSummaries(ids('USER')) : Promise.resolve([]),
+      ids('USER').length > 0 ? this.repo.userSummaries(ids('USER'), viewerId) : Promise.resolve([]),
     ]);
-    const alsoAsk = { trackIds: trackRows.map((r) => r.id), userIds: [...trackRows.map((r) => r.artistId), ...userRows.map((u) => u.userId)] };
-    let context = emptyViewerContext();
-    let playlistList: Playlist[] = [];
-    if (playlistRows.length > 0) {
-      ({ playlists: playlistList, context } = await this.deps.playlistPresenter.presentListWithContext(playlistRows, caller, alsoAsk));
-    } else if (caller && alsoAsk.trackIds.length + alsoAsk.userIds.length > 0) {
-      context = await this.deps.social.viewerContext(caller.userId, alsoAsk);
-    }
-    const trackList = await this.deps.trackPresenter.present(trackRows, caller, { context });
+    const playlistList = playlistRows.length > 0 ? await this.deps.playlistPresenter.presentList(playlistRows, caller) : [];
+    const trackList = trackPage ? await this.deps.trackPresenter.present(trackPage.rows, caller, { flags: trackPage.flags }) : [];
     const tracks = new Map(trackList.map((t) => [t.id, t]));
     const playlists = new Map(playlistList.map((p) => [p.id, p]));
-    const users = new Map(userRows.map((r) => [r.userId, toUserSummary(r, context.relationships.get(r.userId)?.isFollowing ?? false)]));
+    const users = new Map(userRows.map((r) => [r.userId, toUserSummary(r, r.isFollowing)]));
     const content = hits.flatMap((h): ResourceRef[] => {
       if (h.type === 'TRACK') {
         const track = tracks.get(h.id);

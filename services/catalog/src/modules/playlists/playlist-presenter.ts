@@ -61,20 +61,7 @@ export class PlaylistPresenter {
 
   /** A list page (PLS-1, USR-19): first 5 tracks per item, paginatedTrackResponse null. Blocked owners' items are dropped. */
   async presentList(rows: readonly PlaylistRow[], caller: Caller | null, options: { offline?: boolean } = {}): Promise<Playlist[]> {
-    return (await this.presentListWithContext(rows, caller, {}, options)).playlists;
-  }
-
-  /**
-   * As presentList, with more of the page's questions (`alsoAsk`: other tracks and users) in the
-   * same call to social, and social's answer returned for the rest of the page (search, DSC-3).
-   */
-  async presentListWithContext(
-    rows: readonly PlaylistRow[],
-    caller: Caller | null,
-    alsoAsk: { trackIds?: readonly number[]; userIds?: readonly number[] },
-    options: { offline?: boolean } = {},
-  ): Promise<{ playlists: Playlist[]; context: ViewerContext }> {
-    if (rows.length === 0) return { playlists: [], context: emptyViewerContext() };
+    if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
     const hidden = await this.hidden(caller);
     const scope = this.scope(caller, [...hidden]);
@@ -84,8 +71,8 @@ export class PlaylistPresenter {
       this.repo.tracksByIds(firsts.map((f) => f.trackId)),
       this.repo.userSummaries(people),
       this.viewerContext(caller, options.offline ?? false, {
-        userIds: [...people, ...(alsoAsk.userIds ?? [])],
-        trackIds: [...firsts.map((f) => f.trackId), ...(alsoAsk.trackIds ?? [])],
+        userIds: people,
+        trackIds: firsts.map((f) => f.trackId),
         playlistIds: ids,
       }),
     ]);
@@ -105,7 +92,7 @@ export class PlaylistPresenter {
       };
       out.push(this.toPlaylist(row, contents, caller, { summaries, rels, engagement, viaToken: false, page: null }));
     }
-    return { playlists: out, context: social };
+    return out;
   }
 
   /**
