@@ -1,7 +1,8 @@
 /**
  * Discovery data at scale (a benchmark fixture, not a test): fills catalog's and social's databases
  * with a consistent, realistic data set through server-side SQL bulk inserts (generate_series; social
- * copies catalog's rows through dblink, so both services see the same tracks, playlists and likes).
+ * copies catalog's rows through dblink, so both services see the same tracks, playlists and likes;
+ * catalog then copies social's follows and playlist likes, as its consumers do in a running fleet).
  *
  *   npx tsx bench/seed.ts                      # bench_catalog + bench_social on the local server
  *   BENCH_SCALE=0.1 npx tsx bench/seed.ts      # a tenth of every size
@@ -381,6 +382,26 @@ async function seedSocial(db: pg.Pool) {
   await timed('social analyze', () => db.query('VACUUM ANALYZE'));
 }
 
+/**
+ * Catalog's copies of what social owns and catalog's consumers copy from social's events in a
+ * running fleet: the follows (`user_follows`) and the likes of playlists (`playlist_engagements`),
+ * behind a viewer's isFollowing and isLiked on the pages catalog renders.
+ */
+export async function copySocialToCatalog(catalog: pg.Pool) {
+  const source = new URL(SOCIAL_URL);
+  const conn = `host=${source.hostname} port=${source.port || 5432} user=${decodeURIComponent(source.username || 'postgres')} dbname=${source.pathname.slice(1)}`;
+  await catalog.query('CREATE EXTENSION IF NOT EXISTS dblink');
+  await catalog.query('TRUNCATE user_follows, playlist_engagements');
+  await catalog.query(
+    `INSERT INTO user_follows (follower_id, followee_id) SELECT * FROM dblink('${conn}', 'SELECT follower_id, followee_id FROM follows') AS f(a int, b int)`,
+  );
+  await catalog.query(
+    `INSERT INTO playlist_engagements (kind, user_id, playlist_id, created_at)
+     SELECT 'L', l.* FROM dblink('${conn}', 'SELECT user_id, playlist_id, created_at FROM playlist_likes') AS l(u int, p int, at timestamptz)`,
+  );
+  await catalog.query('VACUUM ANALYZE user_follows, playlist_engagements');
+}
+
 async function syncFollowerCounts(catalog: pg.Pool, social: pg.Pool) {
   const { rows } = await social.query<{ user_id: number; follower_count: number }>(
     'SELECT user_id, follower_count FROM user_summaries WHERE follower_count > 0',
@@ -409,9 +430,11 @@ async function main() {
     await seedCatalog(catalog);
     await seedSocial(social);
     await timed('catalog follower counts (from social)', () => syncFollowerCounts(catalog, social));
+    await timed("catalog's copies of follows and playlist likes (from social)", () => copySocialToCatalog(catalog));
     const [{ rows: c }, { rows: s }] = await Promise.all([
       catalog.query(`SELECT (SELECT count(*) FROM user_summaries) users, (SELECT count(*) FROM tracks) tracks,
                             (SELECT count(*) FROM playlists) playlists, (SELECT count(*) FROM track_engagements WHERE kind = 'L') likes,
+                            (SELECT count(*) FROM user_follows) follows, (SELECT count(*) FROM playlist_engagements) playlist_likes,
                             (SELECT sum(plays) FROM track_daily_stats) plays, (SELECT count(*) FROM tracks WHERE trending_score > 0) trending`),
       social.query(
         `SELECT (SELECT count(*) FROM follows) follows, (SELECT count(*) FROM follows WHERE follower_id = $1) big_fan_follows,
@@ -426,4 +449,4 @@ async function main() {
   }
 }
 
-await main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await main();

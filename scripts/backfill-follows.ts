@@ -9,7 +9,7 @@
  *     node --import tsx scripts/backfill-follows.ts
  */
 import { createPgPool } from '../packages/db/src/index.ts';
-import { backfillFollows } from '../services/catalog/src/modules/tracks/follows-backfill.ts';
+import { backfillFollows } from '../services/catalog/src/modules/social-sync/copy-backfill.ts';
 
 const socialUrl = process.env.SOCIAL_DATABASE_URL;
 const catalogUrl = process.env.CATALOG_DATABASE_URL;

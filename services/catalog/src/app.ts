@@ -17,7 +17,6 @@ import { TracksRepository } from './modules/tracks/tracks.repository.js';
 import { CoverImages } from './modules/uploads/cover-images.js';
 import { DEV_INSIGHTS_SALT, DEV_SIGNING_SECRET } from './config.js';
 import { MediaClient } from './clients/media.client.js';
-import { SocialClient } from './clients/social.client.js';
 import { embedModule } from './modules/embed/embed.routes.js';
 import { MediaSigner } from './modules/media/media-signer.js';
 import { mediaModule } from './modules/media/media.routes.js';
@@ -94,9 +93,9 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
     app.log.warn('MEDIA_SIGNING_SECRET is the development default: set a shared secret for production');
   }
   const signer = new MediaSigner(config.MEDIA_SIGNING_SECRET, config.MEDIA_URL_TTL_SECONDS, config.PUBLIC_BASE_URL);
-  const social = new SocialClient(config.SOCIAL_URL, config.INTERNAL_TIMEOUT_MS, app.log);
   const reads = new TrackReadsRepository(infra.pool);
-  const presenter = new TrackPresenter(reads, signer, new ViewerFlagsRepository(infra.pool), config.PUBLIC_BASE_URL, config.LOUDNESS_TARGET_LUFS);
+  const viewerFlags = new ViewerFlagsRepository(infra.pool);
+  const presenter = new TrackPresenter(reads, signer, viewerFlags, config.PUBLIC_BASE_URL, config.LOUDNESS_TARGET_LUFS);
   const trackRepo = new TracksRepository(infra.prisma);
   const access = new TrackAccess(reads);
   const events = new TrackEvents(trackRepo, presenter);
@@ -183,7 +182,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   await app.register(tracksModule, { prefix: '/api', reads: tracks, lifecycle, uploads, plays, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
   await app.register(soundModule, { prefix: '/api', sound: new SoundService(reads, new SoundRepository(infra.prisma), config.LOUDNESS_TARGET_LUFS) });
   const playlistRepo = new PlaylistsRepository(infra.prisma, reads);
-  const playlistPresenter = new PlaylistPresenter(playlistRepo, presenter, social);
+  const playlistPresenter = new PlaylistPresenter(playlistRepo, presenter, viewerFlags);
   const playlists = new PlaylistsService({ repo: playlistRepo, presenter: playlistPresenter, webBaseUrl: config.WEB_BASE_URL });
   const edits = new PlaylistEditsService({ repo: playlistRepo, reads: playlists, presenter: playlistPresenter, storage: infra.storage });
   await app.register(playlistsModule, {

@@ -32,8 +32,6 @@ export const configShape = {
   LOUDNESS_TARGET_LUFS: z.coerce.number().min(-40).max(-5).default(-14),
   /** HMAC key of signed media URLs; every catalog replica must share it. */
   MEDIA_SIGNING_SECRET: z.string().min(16).default(DEV_SIGNING_SECRET),
-  /** Service-to-service reads (social engagement and relationships): short, then degrade. */
-  INTERNAL_TIMEOUT_MS: z.coerce.number().int().min(50).max(10_000).default(1000),
   /** The probe of a stored upload by media-processing (R11) may read a few MB over the network. */
   PROBE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(20_000),
   /** MOD-12 totalStorageCapacityBytes: what the object store is provisioned with (default 1 TiB). */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { jetstream } from '@nats-io/jetstream';
 import { ErrorResponseSchema, pageSchema, PlaylistSchema, type Playlist } from '@msp/contracts';
-import { createEnvelope, UserRegistered } from '@msp/events';
+import { createEnvelope, ItemLiked, ItemReposted, ItemUnliked, UserFollowed, UserRegistered } from '@msp/events';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
 
@@ -13,7 +13,7 @@ const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url
 
 let env: ServiceTestEnv;
 let app: Awaited<ReturnType<typeof buildApp>>;
-/** A stand-in for social that counts the calls catalog makes (flags false, nobody blocked). */
+/** A stand-in for social that counts the calls catalog makes: there must be none (the viewer's flags come from catalog's copies). */
 let social: Server;
 const socialCalls: string[] = [];
 
@@ -481,36 +481,74 @@ describe('PLS-1 playlists of the current user', () => {
   });
 });
 
-describe('PLS-1 / USR-19 one batched call to social per page', () => {
-  it('PLS-1 with 20 playlists of 6 tracks and PLS-4 each ask social exactly once', async () => {
+describe("PLS-1 / PLS-4 / USR-19 / DSC-3 the viewer's flags from catalog's copies, social never called", () => {
+  const publish = async (envelope: { id: string; type: string }) =>
+    jetstream(app.infra.nc).publish(envelope.type, JSON.stringify(envelope), { msgID: envelope.id });
+
+  it('isLiked / isReposted of playlists and their tracks and isFollowing of their people follow the events, on lists, single playlists and search', async () => {
     const owner = 590;
+    await publish(
+      createEnvelope(UserRegistered, {
+        userId: owner,
+        username: 'batch-owner',
+        displayName: 'Batch Owner',
+        avatarUrl: null,
+        tier: 'FREE',
+        role: 'ARTIST',
+        isPrivate: false,
+        createdAt: new Date().toISOString(),
+      }),
+    );
+    await waitFor(async () => (await app.infra.prisma.userSummary.count({ where: { userId: owner } })) === 1, { message: 'owner' });
     const tracks = await Promise.all(Array.from({ length: 6 }, () => insertTrack(owner)));
+    const made: Playlist[] = [];
     for (let i = 0; i < 20; i += 1) {
       const p = await createPlaylist(owner, { title: `Batch ${i}` });
       for (const t of tracks) expect((await add(owner, p.id, t.id)).statusCode).toBe(200);
+      made.push(p);
     }
+    const [liked, reposted] = [made[3]!, made[7]!];
+    const at = new Date().toISOString();
+    await publish(createEnvelope(ItemLiked, { userId: OTHER, targetType: 'PLAYLIST', targetId: liked.id, ownerId: owner, likeCount: 1, at }));
+    await publish(createEnvelope(ItemReposted, { userId: OTHER, targetType: 'PLAYLIST', targetId: reposted.id, ownerId: owner, repostCount: 1, at }));
+    await publish(createEnvelope(ItemLiked, { userId: OTHER, targetType: 'TRACK', targetId: tracks[0]!.id, ownerId: owner, likeCount: 1, at }));
+    await publish(createEnvelope(UserFollowed, { followerId: OTHER, followeeId: owner, followerFollowingCount: 1, followeeFollowerCount: 1, at }));
+    await waitFor(
+      async () =>
+        (await app.infra.prisma.playlistEngagement.count({ where: { userId: OTHER } })) === 2 &&
+        (await app.infra.prisma.trackEngagement.count({ where: { userId: OTHER, trackId: tracks[0]!.id } })) === 1 &&
+        (await app.infra.prisma.userFollow.count({ where: { followerId: OTHER, followeeId: owner } })) === 1,
+      { message: 'copies' },
+    );
     socialCalls.length = 0;
-    const list = await call('GET', '/api/users/me/playlists?size=20', owner);
-    expect(list.statusCode).toBe(200);
-    expect((list.json() as { content: Playlist[] }).content).toHaveLength(20);
-    expect(socialCalls).toEqual(['/internal/engagement']);
-    socialCalls.length = 0;
-    const first = (list.json() as { content: Playlist[] }).content[0]!;
-    expect((await call('GET', `/api/playlists/${first.id}`, owner)).statusCode).toBe(200);
-    expect(socialCalls).toEqual(['/internal/engagement']);
-  });
+    const flagsOf = (p: Playlist) => [
+      p.id,
+      p.isLiked,
+      p.isReposted,
+      p.owner.isFollowing,
+      p.trackSummaryDto[0]!.isLiked,
+      p.trackSummaryDto[0]!.artist.isFollowing,
+    ];
+    const expected = (p: Playlist) => [p.id, p.id === liked.id, p.id === reposted.id, true, true, true];
 
-  it('DSC-3 search with tracks and playlists on one page asks social once for both', async () => {
-    const owner = 591;
-    const track = await insertTrack(owner);
-    const mix = await createPlaylist(owner, { title: 'Track batch mix' });
-    expect((await add(owner, mix.id, track.id)).statusCode).toBe(200);
-    socialCalls.length = 0;
-    const res = await call('GET', '/api/search?q=track&type=ALL&size=50', OTHER);
-    expect(res.statusCode).toBe(200);
-    const kinds = new Set((res.json() as { content: Array<{ type: string }> }).content.map((r) => r.type));
-    expect(kinds).toEqual(new Set(['TRACK', 'PLAYLIST']));
-    expect(socialCalls).toEqual(['/internal/engagement']);
+    const list = pageSchema(PlaylistSchema).parse((await call('GET', `/api/users/${owner}/playlists?size=20`, OTHER)).json());
+    expect(list.content).toHaveLength(20);
+    expect(list.content.map(flagsOf)).toEqual(list.content.map(expected));
+    const one = PlaylistSchema.parse((await call('GET', `/api/playlists/${liked.id}`, OTHER)).json());
+    expect(flagsOf(one)).toEqual(expected(one));
+    const found = (await call('GET', '/api/search?q=batch&type=PLAYLIST&size=50', OTHER)).json() as { content: Array<{ playlist: Playlist }> };
+    expect(found.content.map((r) => flagsOf(r.playlist))).toEqual(found.content.map((r) => expected(r.playlist)));
+    // The owner sees none of OTHER's flags, and no isFollowing of themselves.
+    const mine = pageSchema(PlaylistSchema).parse((await call('GET', '/api/users/me/playlists?size=20', owner)).json());
+    expect(mine.content.every((p) => !p.isLiked && !p.isReposted && !p.owner.isFollowing)).toBe(true);
+    expect(socialCalls).toEqual([]);
+
+    // An unlike and a deleted playlist take the copies with them.
+    await publish(createEnvelope(ItemUnliked, { userId: OTHER, targetType: 'PLAYLIST', targetId: liked.id, ownerId: owner, likeCount: 0, at }));
+    await waitFor(async () => (await app.infra.prisma.playlistEngagement.count({ where: { userId: OTHER } })) === 1, { message: 'unlike' });
+    expect(PlaylistSchema.parse((await call('GET', `/api/playlists/${liked.id}`, OTHER)).json()).isLiked).toBe(false);
+    expect((await call('DELETE', `/api/playlists/${reposted.id}`, owner)).statusCode).toBeLessThan(300);
+    expect(await app.infra.prisma.playlistEngagement.count({ where: { playlistId: reposted.id } })).toBe(0);
   });
 });
 

@@ -9,7 +9,7 @@ import { TrackSchema, pageSchema, type Track } from '@msp/contracts';
 import { createTestDatabase, startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { createPgPool } from '@msp/db';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
-import { backfillFollows } from '../src/modules/tracks/follows-backfill.js';
+import { backfillFollows, backfillPlaylistEngagements } from '../src/modules/social-sync/copy-backfill.js';
 
 const migrations = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const socialMigrations = fileURLToPath(new URL('../../social/prisma/migrations', import.meta.url));
@@ -200,6 +200,50 @@ describe("isFollowing: the one-off copy of social's older follows (scripts/backf
       ]);
       expect(flagsOf(await track(ids.liked, VIEWER)).isFollowing).toBe(true);
       expect(await backfillFollows(socialPool, catalogPool)).toEqual({ read: 3, inserted: 0, removed: 0 });
+    } finally {
+      await Promise.all([socialPool.end(), catalogPool.end()]);
+      await socialDb.drop();
+    }
+  });
+});
+
+describe("PLS-4 isLiked / isReposted of playlists: the one-off copy of social's older likes and reposts (scripts/backfill-playlist-engagements.ts)", () => {
+  it('copies likes and reposts of playlists with their times, removes pairs social dropped, and a second run writes nothing', async () => {
+    const socialDb = await createTestDatabase('social_playlist_backfill', socialMigrations);
+    const socialPool = createPgPool(socialDb.url, 1);
+    const catalogPool = createPgPool(env.env.DATABASE_URL!, 1);
+    const old = new Date('2025-03-04T05:06:07.000Z');
+    try {
+      await socialPool.query(`INSERT INTO playlist_likes (user_id, playlist_id, created_at) VALUES ($1, 11, $3), ($1, 12, $3), ($2, 11, $3)`, [
+        VIEWER,
+        OTHER,
+        old,
+      ]);
+      await socialPool.query(`INSERT INTO playlist_reposts (user_id, playlist_id, created_at) VALUES ($1, 12, $2)`, [VIEWER, old]);
+      // Already copied by the consumer, and a like social no longer holds (an unlike applied before the copy).
+      await app.infra.prisma.playlistEngagement.createMany({
+        data: [
+          { kind: 'L', userId: VIEWER, playlistId: 12, createdAt: new Date() },
+          { kind: 'L', userId: OTHER, playlistId: 13, createdAt: new Date() },
+          { kind: 'R', userId: OTHER, playlistId: 13, createdAt: new Date() },
+        ],
+      });
+
+      expect(await backfillPlaylistEngagements(socialPool, catalogPool, 2)).toEqual({
+        likes: { read: 3, inserted: 2, removed: 1 },
+        reposts: { read: 1, inserted: 1, removed: 1 },
+      });
+      const rows = await app.infra.prisma.playlistEngagement.findMany({ orderBy: [{ kind: 'asc' }, { userId: 'asc' }, { playlistId: 'asc' }] });
+      expect(rows.map((r) => [r.kind, r.userId, r.playlistId, r.createdAt.getTime() === old.getTime()])).toEqual([
+        ['L', VIEWER, 11, true],
+        ['L', VIEWER, 12, false],
+        ['L', OTHER, 11, true],
+        ['R', VIEWER, 12, true],
+      ]);
+      expect(await backfillPlaylistEngagements(socialPool, catalogPool)).toEqual({
+        likes: { read: 3, inserted: 0, removed: 0 },
+        reposts: { read: 1, inserted: 0, removed: 0 },
+      });
     } finally {
       await Promise.all([socialPool.end(), catalogPool.end()]);
       await socialDb.drop();

@@ -351,8 +351,8 @@ describe('PLS-* playlist routes refuse bad input with 4xx, never 500', () => {
   });
 });
 
-describe('PLS-4 caller-relative flags and blocks through social', () => {
-  it('shows isLiked from one batched engagement call, follows social like counts, and hides across a block', async () => {
+describe("PLS-4 caller-relative flags (catalog's copies of social's likes) and blocks", () => {
+  it("shows isLiked from catalog's copy of the like, follows social's like counts, and hides across a block", async () => {
     const fan = await register('pl-fan@example.com', 'Playlist Fan');
     const track = await finishedTrack(users.owner.userId);
     const p = await create(users.owner, { title: 'Likeable' });
@@ -362,8 +362,14 @@ describe('PLS-4 caller-relative flags and blocks through social', () => {
       timeoutMs: 10_000,
       message: 'social never saw the playlist',
     });
-    const seen = PlaylistSchema.parse(await (await api('GET', `/api/playlists/${p.id}`, fan.token)).json());
-    expect(seen.isLiked).toBe(true);
+    // isLiked comes from catalog's copy of social's likes (social.item.liked.v1), within moments.
+    const seen = await waitFor(
+      async () => {
+        const body = PlaylistSchema.parse(await (await api('GET', `/api/playlists/${p.id}`, fan.token)).json());
+        return body.isLiked ? body : undefined;
+      },
+      { timeoutMs: 5000, message: "isLiked never followed social's like" },
+    );
     expect(seen.trackSummaryDto.map((t) => t.id)).toEqual([track]);
     const forOwner = PlaylistSchema.parse(await (await api('GET', `/api/playlists/${p.id}`, users.owner.token)).json());
     expect(forOwner.isLiked).toBe(false);

@@ -117,6 +117,8 @@ export class AccountDeletionRepository {
     await this.deleteWhere('listening_history', sql`user_id = ${userId}`);
     await this.deleteWhere('user_follows', sql`follower_id = ${userId}`);
     await this.deleteWhere('user_follows', sql`followee_id = ${userId}`);
+    // Their likes and reposts of playlists (catalog's copy; the counts follow social's recount).
+    await this.deleteWhere('playlist_engagements', sql`kind IN ('L', 'R') AND user_id = ${userId}`);
     await this.deleteWhere('user_blocks', sql`blocker_id = ${userId}`);
     await this.deleteWhere('user_blocks', sql`blocked_id = ${userId}`);
     await this.deleteWhere('user_ban_states', sql`user_id = ${userId}`);
@@ -212,6 +214,7 @@ export class AccountDeletionRepository {
   /** Playlists (their entries first, ROW_BATCH at a time), then the rows with a `catalog.playlist.deleted.v1` each. */
   async deletePlaylists(userId: number, playlistIds: number[]): Promise<void> {
     await this.deleteWhere('playlist_tracks', sql`playlist_id = ANY(${playlistIds}::int[])`);
+    await this.deleteWhere('playlist_engagements', sql`playlist_id = ANY(${playlistIds}::int[])`);
     await this.prisma.$transaction(async (tx) => {
       const gone = await tx.$queryRaw<Array<{ id: number }>>(
         sql`DELETE FROM playlists WHERE owner_id = ${userId} AND id = ANY(${playlistIds}::int[]) RETURNING id`,

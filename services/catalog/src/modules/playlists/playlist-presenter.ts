@@ -1,6 +1,6 @@
 import { toPage, toUserSummary, type Page, type Playlist, type TrackSummary, type UserSummary } from '@msp/contracts';
 import type { Caller } from '@msp/http';
-import { emptyViewerContext, type Engagement, type Relationship, type SocialClient, type ViewerContext } from '../../clients/social.client.js';
+import { NO_PLAYLIST_FLAGS, type PlaylistViewerFlags, type ViewerFlagsRepository } from '../tracks/viewer-flags.repository.js';
 import { callerSummary, type TrackPresenter } from '../tracks/track-presenter.js';
 import { toTrack, toTrackSummary, type TrackRow } from '../tracks/track.mapper.js';
 import type { PlaylistRow, PlaylistsRepository, TrackScope } from './playlists.repository.js';
@@ -25,19 +25,39 @@ interface Contents {
   trackGenres: string[];
 }
 
+/** The caller's flags on a rendered page, as sets of ids. */
+interface Seen {
+  following: ReadonlySet<number>;
+  likedTracks: ReadonlySet<number>;
+  repostedTracks: ReadonlySet<number>;
+  likedPlaylists: ReadonlySet<number>;
+  repostedPlaylists: ReadonlySet<number>;
+}
+
+function seen(flags: PlaylistViewerFlags): Seen {
+  return {
+    following: new Set(flags.following),
+    likedTracks: new Set(flags.liked),
+    repostedTracks: new Set(flags.reposted),
+    likedPlaylists: new Set(flags.likedPlaylists),
+    repostedPlaylists: new Set(flags.repostedPlaylists),
+  };
+}
+
 /**
  * Playlist records as one caller sees them. A page costs a constant number of queries (page, total,
- * the viewer's blocks, per-artist aggregates, first tracks, track rows, user summaries) and at most
- * ONE call to social (`/internal/engagement`: isFollowing and the flags of the playlists AND their
- * tracks together), whatever the page size. R7 hiding comes from catalog's copy of the blocks, so
- * it never depends on social answering; `offline` renders (other services' internal reads) make
- * no call at all.
+ * the viewer's blocks, per-artist aggregates, first tracks, track rows, user summaries, the
+ * viewer's flags) whatever the page size, and no call to another service: isFollowing, and
+ * isLiked / isReposted of the playlists and their tracks, come from catalog's copies of social's
+ * data (`user_follows`, `track_engagements`, `playlist_engagements`, kept by its consumers) in ONE
+ * statement. R7 hiding comes from catalog's copy of the blocks; `offline` renders (other services'
+ * internal reads) show no viewer's flags.
  */
 export class PlaylistPresenter {
   constructor(
     private readonly repo: PlaylistsRepository,
     private readonly tracks: TrackPresenter,
-    private readonly social: SocialClient,
+    private readonly flags: Pick<ViewerFlagsRepository, 'ofPlaylists'>,
   ) {}
 
   coverUrl(row: { coverKey: string | null }): string | null {
@@ -54,9 +74,15 @@ export class PlaylistPresenter {
     return this.repo.blockedUsers(caller.userId);
   }
 
-  /** One call to social for a page, or none (anonymous or offline). */
-  private viewerContext(caller: Caller | null, offline: boolean, items: Parameters<SocialClient['viewerContext']>[1]): Promise<ViewerContext> {
-    return caller && !offline ? this.social.viewerContext(caller.userId, items) : Promise.resolve(emptyViewerContext());
+  /** The caller's flags on a page from catalog's copies (one statement), or none (anonymous or offline). */
+  private async viewerFlags(
+    caller: Caller | null,
+    offline: boolean,
+    items: { userIds: readonly number[]; trackIds: readonly number[]; playlistIds: readonly number[] },
+  ): Promise<Seen> {
+    if (!caller || offline) return seen(NO_PLAYLIST_FLAGS);
+    const userIds = [...new Set(items.userIds)].filter((id) => id !== caller.userId);
+    return seen(await this.flags.ofPlaylists(caller.userId, items.playlistIds, [...new Set(items.trackIds)], userIds));
   }
 
   /** A list page (PLS-1, USR-19): first 5 tracks per item, paginatedTrackResponse null. Blocked owners' items are dropped. */
@@ -67,17 +93,11 @@ export class PlaylistPresenter {
     const scope = this.scope(caller, [...hidden]);
     const [aggregates, firsts] = await Promise.all([this.repo.aggregates(ids, scope), this.repo.firstTrackIds(ids, scope, LIST_TRACKS)]);
     const people = [...new Set([...rows.map((r) => r.ownerId), ...aggregates.map((a) => a.artistId)])];
-    const [trackRows, summaries, social] = await Promise.all([
+    const [trackRows, summaries, flags] = await Promise.all([
       this.repo.tracksByIds(firsts.map((f) => f.trackId)),
       this.repo.userSummaries(people),
-      this.viewerContext(caller, options.offline ?? false, {
-        userIds: people,
-        trackIds: firsts.map((f) => f.trackId),
-        playlistIds: ids,
-      }),
+      this.viewerFlags(caller, options.offline ?? false, { userIds: people, trackIds: firsts.map((f) => f.trackId), playlistIds: ids }),
     ]);
-    const rels = social.relationships;
-    const engagement = { tracks: social.tracks, playlists: social.playlists };
     const trackById = new Map(trackRows.map((t) => [t.id, t]));
     const out: Playlist[] = [];
     for (const row of rows) {
@@ -90,7 +110,7 @@ export class PlaylistPresenter {
         totalDurationSeconds: mine.reduce((n, a) => n + a.secs, 0),
         trackGenres: genres,
       };
-      out.push(this.toPlaylist(row, contents, caller, { summaries, rels, engagement, viaToken: false, page: null }));
+      out.push(this.toPlaylist(row, contents, caller, { summaries, seen: flags, viaToken: false, page: null }));
     }
     return out;
   }
@@ -108,24 +128,22 @@ export class PlaylistPresenter {
     if (!contents) return null;
     const people = [...new Set([row.ownerId, ...contents.tracks.map((t) => t.artistId)])];
     const summaries = await this.repo.userSummaries(people);
-    const engagement = { tracks: contents.social.tracks, playlists: contents.social.playlists };
     return this.toPlaylist(row, contents, caller, {
       summaries,
-      rels: contents.social.relationships,
-      engagement,
+      seen: contents.seen,
       viaToken: options.viaToken,
       page: { page: options.page, size: options.size },
     });
   }
 
-  private async contents(row: PlaylistRow, caller: Caller | null, viaToken: boolean, offline: boolean): Promise<(Contents & { social: ViewerContext }) | null> {
+  private async contents(row: PlaylistRow, caller: Caller | null, viaToken: boolean, offline: boolean): Promise<(Contents & { seen: Seen }) | null> {
     const hidden = await this.hidden(caller);
     if (hidden.has(row.ownerId)) return null;
     const entries = await this.repo.visibleEntries(row.id, this.scope(caller, [...hidden], viaToken ? row.ownerId : null));
     const ids = entries.map((e) => e.trackId);
-    // One call to social: isFollowing of the people and the flags of the playlist and all its tracks (≤ 500).
-    const [social, trackRows] = await Promise.all([
-      this.viewerContext(caller, offline, { userIds: [row.ownerId, ...entries.map((e) => e.artistId)], trackIds: ids, playlistIds: [row.id] }),
+    // One statement for the caller's flags: isFollowing of the people, the playlist's and all its tracks' (≤ 500).
+    const [flags, trackRows] = await Promise.all([
+      this.viewerFlags(caller, offline, { userIds: [row.ownerId, ...entries.map((e) => e.artistId)], trackIds: ids, playlistIds: [row.id] }),
       this.repo.tracksByIds(ids),
     ]);
     const byId = new Map(trackRows.map((t) => [t.id, t]));
@@ -135,7 +153,7 @@ export class PlaylistPresenter {
       trackCount: tracks.length,
       totalDurationSeconds: tracks.reduce((n, t) => n + (t.durationSeconds ?? 0), 0),
       trackGenres: tracks.map((t) => t.genre),
-      social,
+      seen: flags,
     };
   }
 
@@ -143,29 +161,24 @@ export class PlaylistPresenter {
     userId: number,
     caller: Caller | null,
     summaries: ReadonlyArray<Parameters<typeof toUserSummary>[0] & { userId: number }>,
-    rels: Map<number, Relationship>,
+    following: ReadonlySet<number>,
   ): UserSummary {
     const found = summaries.find((s) => s.userId === userId);
-    const isFollowing = rels.get(userId)?.isFollowing ?? false;
+    const isFollowing = following.has(userId);
     if (found) return toUserSummary(found, caller?.userId === userId ? false : isFollowing);
     return caller && caller.userId === userId ? callerSummary(caller) : unknownUser(userId);
   }
 
-  private trackSummary(
-    track: TrackRow,
-    caller: Caller | null,
-    ctx: { summaries: Parameters<PlaylistPresenter['userSummary']>[2]; rels: Map<number, Relationship>; engagement: Map<number, Engagement> },
-  ): TrackSummary {
+  private trackSummary(track: TrackRow, caller: Caller | null, ctx: { summaries: Parameters<PlaylistPresenter['userSummary']>[2]; seen: Seen }): TrackSummary {
     const owner = !!caller && (caller.userId === track.artistId || caller.role === 'ADMIN');
     // A private track of someone else is only here through the playlist's token (R5): token grant.
     const grant = owner ? 'o' : track.isPrivate ? 't' : 'v';
-    const eng = ctx.engagement.get(track.id);
     return toTrackSummary(
       toTrack(track, {
-        artist: this.userSummary(track.artistId, caller, ctx.summaries, ctx.rels),
+        artist: this.userSummary(track.artistId, caller, ctx.summaries, ctx.seen.following),
         media: this.tracks.mediaUrls(track, grant),
-        isLiked: eng?.isLiked ?? false,
-        isReposted: eng?.isReposted ?? false,
+        isLiked: ctx.seen.likedTracks.has(track.id),
+        isReposted: ctx.seen.repostedTracks.has(track.id),
         showSecretToken: owner,
       }),
     );
@@ -177,13 +190,12 @@ export class PlaylistPresenter {
     caller: Caller | null,
     ctx: {
       summaries: Parameters<PlaylistPresenter['userSummary']>[2];
-      rels: Map<number, Relationship>;
-      engagement: { tracks: Map<number, Engagement>; playlists: Map<number, Engagement> };
+      seen: Seen;
       viaToken: boolean;
       page: { page: number; size: number } | null;
     },
   ): Playlist {
-    const trackCtx = { summaries: ctx.summaries, rels: ctx.rels, engagement: ctx.engagement.tracks };
+    const trackCtx = { summaries: ctx.summaries, seen: ctx.seen };
     const summaries = contents.tracks.map((t) => this.trackSummary(t, caller, trackCtx));
     const genres: string[] = [];
     const seen = new Set<string>();
@@ -197,7 +209,6 @@ export class PlaylistPresenter {
       const { page, size } = ctx.page;
       paginated = toPage(summaries.slice(page * size, page * size + size), summaries.length, page, size);
     }
-    const eng = ctx.engagement.playlists.get(row.id);
     return {
       id: row.id,
       title: row.title,
@@ -212,9 +223,9 @@ export class PlaylistPresenter {
       totalDurationSeconds: contents.totalDurationSeconds,
       trackCount: contents.trackCount,
       secretToken: ownsOrAdmin(row, caller) ? row.secretToken : null,
-      owner: this.userSummary(row.ownerId, caller, ctx.summaries, ctx.rels),
-      isLiked: eng?.isLiked ?? false,
-      isReposted: eng?.isReposted ?? false,
+      owner: this.userSummary(row.ownerId, caller, ctx.summaries, ctx.seen.following),
+      isLiked: ctx.seen.likedPlaylists.has(row.id),
+      isReposted: ctx.seen.repostedPlaylists.has(row.id),
       likeCount: row.likeCount,
       repostCount: row.repostCount,
       createdAt: row.createdAt.toISOString(),

@@ -102,8 +102,9 @@ export class PlaylistsRepository {
     await tx.playlist.update({ where: { id }, data: { updatedAt: new Date() }, select: { id: true } });
   }
 
-  /** Memberships go with the row (cascade). */
+  /** Memberships go with the row (cascade), and catalog's copies of its likes and reposts. */
   async delete(tx: Tx, id: number): Promise<void> {
+    await tx.playlistEngagement.deleteMany({ where: { playlistId: id } });
     await tx.playlist.delete({ where: { id } });
   }
 

@@ -4,7 +4,7 @@ import type { SqlExecutor } from '@msp/events';
 type TrackCountColumn = 'like_count' | 'repost_count' | 'comment_count';
 type PlaylistCountColumn = 'like_count' | 'repost_count';
 
-/** A track like ('L') or repost ('R') in catalog's copy (`track_engagements`). */
+/** A like ('L') or repost ('R') in catalog's copies (`track_engagements`, `playlist_engagements`). */
 export type EngagementKind = 'L' | 'R';
 
 /**
@@ -35,6 +35,19 @@ export const socialCopies = {
       sql`DELETE FROM track_engagements WHERE kind = ${kind} AND user_id = ${userId} AND track_id = ${trackId} RETURNING created_at AS "createdAt"`,
     );
     return removed.map((row) => new Date(row.createdAt));
+  },
+
+  /** Copies a like or repost of a playlist (`playlist_engagements`); a replay changes nothing. */
+  async addPlaylistEngagement(tx: SqlExecutor, kind: EngagementKind, userId: number, playlistId: number, at: Date): Promise<void> {
+    await tx.$executeRaw(
+      sql`INSERT INTO playlist_engagements (kind, user_id, playlist_id, created_at) VALUES (${kind}, ${userId}, ${playlistId}, ${at.toISOString()}::timestamptz)
+          ON CONFLICT DO NOTHING`,
+    );
+  },
+
+  /** Removes a like or repost of a playlist; a replay changes nothing. */
+  async removePlaylistEngagement(tx: SqlExecutor, kind: EngagementKind, userId: number, playlistId: number): Promise<void> {
+    await tx.$executeRaw(sql`DELETE FROM playlist_engagements WHERE kind = ${kind} AND user_id = ${userId} AND playlist_id = ${playlistId}`);
   },
 
   /** Copies a comment; false when the copy already holds it (a replay). */

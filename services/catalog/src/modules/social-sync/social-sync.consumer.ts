@@ -16,11 +16,18 @@ async function setCount(tx: SqlExecutor, column: 'like_count' | 'repost_count', 
 type EngagementEvent = { userId: number; targetType: string; targetId: number; at: string };
 
 /**
- * The local copy of a track like ('L') or repost ('R') and its trending count (DSC-2, DSC-7).
+ * The local copy of a track like ('L') or repost ('R') and its trending count (DSC-2, DSC-7), or
+ * of a playlist like or repost (`playlist_engagements`: the viewer's flags on playlist pages).
  * Each event is applied once (the consumer remembers event ids); the copy's primary key keeps a
  * replayed like from counting twice, and an undo subtracts from the day of the original action.
  */
 async function engage(tx: SqlExecutor, kind: EngagementKind, d: EngagementEvent, on: boolean) {
+  if (d.targetType === 'PLAYLIST') {
+    // A playlist's copy: the viewer's isLiked / isReposted on the playlists catalog renders.
+    if (on) await socialCopies.addPlaylistEngagement(tx, kind, d.userId, d.targetId, new Date(d.at));
+    else await socialCopies.removePlaylistEngagement(tx, kind, d.userId, d.targetId);
+    return;
+  }
   if (d.targetType !== 'TRACK') return;
   const column = kind === 'L' ? 'likes' : 'reposts';
   if (on) {
@@ -31,7 +38,7 @@ async function engage(tx: SqlExecutor, kind: EngagementKind, d: EngagementEvent,
   for (const at of await socialCopies.removeEngagement(tx, kind, d.userId, d.targetId)) await bumpStat(tx, d.targetId, at, column, -1);
 }
 
-/** A like, repost or their undo: the count on the track or playlist, then the track's local copy. */
+/** A like, repost or their undo: the count on the track or playlist, then the local copy. */
 async function engagement(tx: SqlExecutor, kind: EngagementKind, d: EngagementEvent, count: number, on: boolean) {
   await setCount(tx, kind === 'L' ? 'like_count' : 'repost_count', d, count);
   await engage(tx, kind, d, on);

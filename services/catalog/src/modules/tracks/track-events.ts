@@ -62,7 +62,7 @@ export class TrackEvents {
   /** The uploader's view, without social calls (used inside event transactions). */
   async ownerView(row: TrackRow): Promise<Track | null> {
     const owner: Caller = { userId: row.artistId, role: 'ARTIST', tier: 'FREE', sessionId: null, username: null };
-    return this.presenter.presentOne(row, owner, { keepBlocked: true, offline: true });
+    return this.presenter.presentOne(row, owner, { offline: true });
   }
 
   async publishStatus(tx: Tx, row: TrackRow, correlationId: string | null) {

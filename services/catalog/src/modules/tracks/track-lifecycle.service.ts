@@ -30,7 +30,7 @@ export class TrackLifecycleService {
 
   async status(trackId: number, caller: Caller): Promise<UploadStatusMessage> {
     const row = await this.deps.access.owned(trackId, caller, 'TRACK_NOT_FOUND');
-    const trackResponse = row.state === 'FINISHED' ? await this.deps.presenter.presentOne(row, caller, { keepBlocked: true }) : null;
+    const trackResponse = row.state === 'FINISHED' ? await this.deps.presenter.presentOne(row, caller) : null;
     return this.deps.events.statusMessage(row, trackResponse);
   }
 
@@ -104,7 +104,7 @@ export class TrackLifecycleService {
         return updated;
       });
       if (coverKey && row.coverKey && row.coverKey !== coverKey) await this.deps.covers.remove([row.coverKey]);
-      const track = await this.deps.presenter.presentOne(next, caller, { keepBlocked: true });
+      const track = await this.deps.presenter.presentOne(next, caller);
       if (!track) throw new AppError('TRACK_NOT_FOUND');
       return track;
     } catch (err) {

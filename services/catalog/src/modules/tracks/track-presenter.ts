@@ -1,6 +1,5 @@
 import { toUserSummary, type Track, type UserSummary, type UserSummarySource } from '@msp/contracts';
 import type { Caller } from '@msp/http';
-import type { ViewerContext } from '../../clients/social.client.js';
 import type { MediaGrant, MediaSigner } from '../media/media-signer.js';
 import type { OneTrackFlags, TrackReadsRepository } from './track-reads.repository.js';
 import type { ViewerFlags, ViewerFlagsRepository } from './viewer-flags.repository.js';
@@ -24,19 +23,12 @@ export { isOwnerOrAdmin };
 export interface PresentOptions {
   /** The caller reached the track through its secret token (R5). */
   viaToken?: boolean;
-  /** Keep tracks a block hides (the owner's own lists): false by default. */
-  keepBlocked?: boolean;
   /**
    * No viewer flags: isLiked/isReposted/isFollowing false. Inside event transactions, and for
    * other services' internal renders (social fills the viewer's flags itself: reads between the
    * two services go one way, docs/decisions.md "Service-to-service reads").
    */
   offline?: boolean;
-  /**
-   * What social already answered for this page (a mixed page of discovery asks social once for
-   * all its kinds): taken instead of catalog's copies, its block fields drop items too.
-   */
-  context?: ViewerContext;
   /** The viewer's flags of a single row, read with it (`TrackReadsRepository.byIdForViewer`). */
   known?: OneTrackFlags;
   /** The viewer's flags of the page, read with its rows (`TrackReadsRepository.inOrderForViewer`). */
@@ -48,15 +40,13 @@ interface PageFlags {
   liked: ReadonlySet<number>;
   reposted: ReadonlySet<number>;
   following: ReadonlySet<number>;
-  /** Artists social reports a block with that catalog's copy has not caught up with yet. */
-  separated: ReadonlySet<number>;
 }
 
 const NO_IDS: ReadonlySet<number> = new Set();
-const NO_FLAGS: PageFlags = { liked: NO_IDS, reposted: NO_IDS, following: NO_IDS, separated: NO_IDS };
+const NO_FLAGS: PageFlags = { liked: NO_IDS, reposted: NO_IDS, following: NO_IDS };
 
 function fromCopies(flags: ViewerFlags): PageFlags {
-  return { liked: new Set(flags.liked), reposted: new Set(flags.reposted), following: new Set(flags.following), separated: NO_IDS };
+  return { liked: new Set(flags.liked), reposted: new Set(flags.reposted), following: new Set(flags.following) };
 }
 
 function fromOne(row: PresentableRow, known: OneTrackFlags): PageFlags {
@@ -64,21 +54,7 @@ function fromOne(row: PresentableRow, known: OneTrackFlags): PageFlags {
     liked: known.isLiked ? new Set([row.id]) : NO_IDS,
     reposted: known.isReposted ? new Set([row.id]) : NO_IDS,
     following: known.isFollowing ? new Set([row.artistId]) : NO_IDS,
-    separated: NO_IDS,
   };
-}
-
-function fromSocial(context: ViewerContext): PageFlags {
-  const out = { liked: new Set<number>(), reposted: new Set<number>(), following: new Set<number>(), separated: new Set<number>() };
-  for (const [id, e] of context.tracks) {
-    if (e.isLiked) out.liked.add(id);
-    if (e.isReposted) out.reposted.add(id);
-  }
-  for (const [id, r] of context.relationships) {
-    if (r.isFollowing) out.following.add(id);
-    if (r.isBlocked || r.hasBlockedViewer) out.separated.add(id);
-  }
-  return out;
 }
 
 /** A public asset's storage key: `public/<uuid>/<file>`. */
@@ -93,9 +69,7 @@ export type PresentableRow = TrackRow & { artist?: UserSummarySource | null };
  * isFollowing from catalog's copies of social's data (`track_engagements`, `user_follows`, kept by
  * social's events) in ONE statement of primary-key lookups per page, so a track read never calls
  * social; media URLs signed for the caller's access (R3, R4). R7 hiding is decided before, in SQL,
- * from catalog's copy of the blocks. A page whose caller already asked social (`context`) takes
- * social's answer instead, and a block social reports that the copy has not caught up with yet
- * also drops the track there.
+ * from catalog's copy of the blocks.
  */
 export class TrackPresenter {
   /** `<public base>/api/media/assets/`, built once. */
@@ -144,9 +118,8 @@ export class TrackPresenter {
     };
   }
 
-  /** The viewer's flags for these rows: social's answer when given, else catalog's copies (one statement). */
+  /** The viewer's flags for these rows from catalog's copies (one statement, or read with the rows). */
   private async flags(rows: readonly PresentableRow[], artistIds: number[], viewerId: number | null, options: PresentOptions): Promise<PageFlags> {
-    if (options.context) return fromSocial(options.context);
     if (viewerId === null) return NO_FLAGS;
     if (options.known && rows.length === 1) return fromOne(rows[0]!, options.known);
     if (options.flags) return fromCopies(options.flags);
@@ -165,10 +138,8 @@ export class TrackPresenter {
       this.flags(rows, artistIds, viewerId, options),
     ]);
     const byId = new Map(summaries.map((s) => [s.userId, s]));
-    const admin = caller?.role === 'ADMIN';
     const out: Track[] = [];
     for (const row of rows) {
-      if (!options.keepBlocked && !admin && flags.separated.has(row.artistId)) continue;
       const summary = byId.get(row.artistId);
       const artist = summary
         ? toUserSummary(summary, flags.following.has(row.artistId))

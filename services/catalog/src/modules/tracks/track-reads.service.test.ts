@@ -24,7 +24,7 @@ function world(options: World = {}) {
   const track = options.track === undefined ? readTrack() : options.track;
   const owner = options.owner === undefined ? { userId: bob.userId, isBanned: false, trackCount: 1, blocked: false } : options.owner;
   const pages: Array<{ artistId: number; publicOnly: boolean }> = [];
-  const presented: Array<{ viaToken?: boolean; keepBlocked?: boolean }> = [];
+  const presented: Array<{ viaToken?: boolean }> = [];
   const reads: Reads = {
     byId: async (id) => (track?.id === id ? track : null),
     byToken: async (token) => (track?.secretToken === token ? track : null),

@@ -76,7 +76,7 @@ export class TrackReadsService {
   async getOwn(trackId: number, caller: Caller): Promise<Track> {
     const row = await this.deps.reads.byId(trackId, caller.userId);
     if (!row || row.deletedAt || row.artistId !== caller.userId) throw new AppError('TRACK_NOT_FOUND');
-    const track = await this.deps.presenter.presentOne(row, caller, { keepBlocked: true });
+    const track = await this.deps.presenter.presentOne(row, caller);
     if (!track) throw new AppError('TRACK_NOT_FOUND');
     return track;
   }
@@ -121,7 +121,7 @@ export class TrackReadsService {
     const state = query.state ?? null;
     const rows = await this.deps.reads.artistPage(caller.userId, false, state, query.page, query.size, caller.userId);
     const total = await pageTotal(rows.length, query, () => this.deps.reads.artistCount(caller.userId, false, state));
-    return toPage(await this.deps.presenter.present(rows, caller, { keepBlocked: true }), total, query.page, query.size);
+    return toPage(await this.deps.presenter.present(rows, caller), total, query.page, query.size);
   }
 
   /** USR-18, TRK-22, TRK-23: the owner (and admins) see every track, others the public FINISHED ones (R2, R7); banned user → 404 (R14). */
@@ -153,7 +153,7 @@ export class TrackReadsService {
     const rows = await this.deps.reads.artistPage(user.userId, !all, null, query.page, query.size, viewerId);
     // Others see the public FINISHED tracks: exactly the R9 trackCount catalog keeps with every change.
     const total = await pageTotal(rows.length, query, () => this.deps.reads.artistCount(user.userId, !all, null), all ? undefined : user.trackCount);
-    return toPage(await this.deps.presenter.present(rows, caller, { keepBlocked: all }), total, query.page, query.size);
+    return toPage(await this.deps.presenter.present(rows, caller), total, query.page, query.size);
   }
 
   /** USR-17. R8: with showHistory off the page is empty; the entries come back when it is on again. */

@@ -160,7 +160,7 @@ export class TrackUploadService {
     }
     if (!row) throw new AppError('TRACK_NOT_FOUND');
     if (row.state === 'FAILED') throw new AppError('TRACK_PROCESSING_FAILED', row.errorMessage ?? 'Processing failed.');
-    const track = await this.deps.presenter.presentOne(row, caller, { keepBlocked: true });
+    const track = await this.deps.presenter.presentOne(row, caller);
     if (!track) throw new AppError('TRACK_NOT_FOUND');
     return { status: row.state === 'FINISHED' ? 201 : 202, body: { ...track, durationSeconds: row.durationSeconds } };
   }
