@@ -851,7 +851,6 @@ const INFRA_PORTS: Record<(typeof INFRASTRUCTURE)[number], number> = { postgres:
  * this table (and so network-policies.yaml) misses one or lists one the code no longer makes.
  */
 const SERVICE_EDGES: readonly (readonly [string, string])[] = [
-  ['catalog', 'social'], // /internal/engagement, /internal/relationships
   ['catalog', 'media-processing'], // /internal/media/probe
   ['social', 'catalog'], // /internal/tracks
   ['identity', 'social'], // /internal/relationships
