@@ -7,6 +7,7 @@ export {
   col,
   empty,
   join,
+  pgShapeStatement,
   pgSqlExecutor,
   pgStatement,
   prismaUnitOfWork,

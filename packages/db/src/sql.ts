@@ -10,6 +10,7 @@
  * transaction) or, on the read paths that keep named prepared statements on a `pg` pool, through
  * `pgStatement(q, name)`. The reasons for this choice are in docs/decisions.md ("One style of SQL").
  */
+import { createHash } from 'node:crypto';
 import { empty, join, raw, Sql, sqltag } from '@prisma/client/runtime/client';
 
 export { empty, join, raw, Sql };
@@ -59,6 +60,17 @@ export function prismaUnitOfWork<Tx extends SqlExecutor>(
 /** A tagged statement as `pg`'s query config; `name` makes it a prepared statement planned once per connection. */
 export function pgStatement(query: Sql, name?: string): { text: string; values: unknown[]; name?: string } {
   return name ? { name, text: query.text, values: query.values } : { text: query.text, values: query.values };
+}
+
+/**
+ * `pgStatement` named after its text: `<prefix>_<sha1 of the text>`. For a statement whose text
+ * takes one of a few shapes (optional filters, a kind): each shape becomes a prepared statement on
+ * each connection, planned once and then run on a generic plan, and the same text always reuses it.
+ * Only for texts that come from code (values bound, never spliced), so the shapes are finitely many.
+ */
+export function pgShapeStatement(query: Sql, prefix: string): { text: string; values: unknown[]; name: string } {
+  const name = `${prefix}_${createHash('sha1').update(query.text).digest('hex').slice(0, 20)}`;
+  return { name, text: query.text, values: query.values };
 }
 
 /** A `pg` pool or client as a SqlExecutor (scripts and benchmarks that share a repository with a service). */

@@ -181,7 +181,7 @@ export async function buildApp(config: CatalogConfig, options: { logger?: boolea
   await app.register(trackListsModule, { prefix: '/api', reads: tracks });
   await app.register(tracksModule, { prefix: '/api', reads: tracks, lifecycle, uploads, plays, storage: infra.storage, coverMaxBytes: config.COVER_MAX_BYTES });
   await app.register(soundModule, { prefix: '/api', sound: new SoundService(reads, new SoundRepository(infra.prisma), config.LOUDNESS_TARGET_LUFS) });
-  const playlistRepo = new PlaylistsRepository(infra.prisma, reads);
+  const playlistRepo = new PlaylistsRepository(infra.prisma, reads, infra.pool);
   const playlistPresenter = new PlaylistPresenter(playlistRepo, presenter, viewerFlags);
   const playlists = new PlaylistsService({ repo: playlistRepo, presenter: playlistPresenter, webBaseUrl: config.WEB_BASE_URL });
   const edits = new PlaylistEditsService({ repo: playlistRepo, reads: playlists, presenter: playlistPresenter, storage: infra.storage });

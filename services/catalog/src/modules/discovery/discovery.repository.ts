@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Sql } from '@msp/db';
-import { empty, join, pgStatement, raw, sql } from '@msp/db';
+import { empty, join, pgShapeStatement, pgStatement, raw, sql } from '@msp/db';
 import type { UserSummarySource } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { PlaylistRow } from '../playlists/playlists.repository.js';
@@ -315,13 +314,6 @@ export class DiscoveryRepository {
   private readonly shortPrefixes = new SharedTtlCache<'all', Map<ShortPrefixKind, KeptShortPrefixes>>(60_000, 1);
   /** The words' frequencies PostgreSQL keeps for the search documents (read every 10 minutes per replica). */
   private readonly wordStats = new SharedTtlCache<'all', SearchWordStats>(600_000, 1);
-  /**
-   * The names of the search statements by shape (kinds, genre, open prefix, rare kinds: at most a few
-   * hundred; the shape decides the text, the values are bound): sent as named statements, each
-   * connection parses one once and PostgreSQL may then reuse a generic plan, where planning a search
-   * took 1-8 ms (three kinds, each with its branches).
-   */
-  private readonly statements = new Map<string, string>();
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -438,17 +430,13 @@ export class DiscoveryRepository {
                 ORDER BY h.tier DESC, h.score DESC, h.type, h.id DESC LIMIT ${size} OFFSET ${page * size}`;
     // A statement of a short prefix carries the kept candidates' highest id: planned every time
     // (unnamed), or each refresh would leave one more prepared statement on every connection.
-    const shape = shortPrefix === null ? `${kinds.join(',')}|${withGenre}|${anchored}|${rare.join(',')}` : null;
-    let name = shape === null ? undefined : this.statements.get(shape);
-    if (shape !== null && name === undefined) {
-      // Named after the text of the shape's first statement, so that whatever builds the same text reuses the connections' statement.
-      name = `catalog_search_${createHash('sha1').update(pageSql.text).digest('hex').slice(0, 20)}`;
-      this.statements.set(shape, name);
-    }
-    const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>(pgStatement(pageSql, name));
+    // (Bound instead, the generic plan's estimate of the items created since the refresh was far
+    // above the custom plans', so PostgreSQL planned every execution anyway: measured 2026-11-29.)
+    const statement = shortPrefix === null ? pgShapeStatement(pageSql, 'catalog_search') : pgStatement(pageSql);
+    const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>(statement);
     if (rows.length > 0 || page === 0) return { hits: rows.map((r) => ({ type: r.type, id: r.id })), total: rows[0]?.total ?? 0 };
     const counted = await this.pool.query<{ total: number }>(
-      pgStatement(sql`SELECT count(*)::int AS total FROM (${union}) h`, name ? `${name}_count` : undefined),
+      pgStatement(sql`SELECT count(*)::int AS total FROM (${union}) h`, statement.name ? `${statement.name}_count` : undefined),
     );
     return { hits: [], total: counted.rows[0]?.total ?? 0 };
   }

@@ -1,5 +1,6 @@
 import { userSummarySourceSelect, type UserSummarySource } from '@msp/contracts';
-import { empty, sql, type Sql } from '@msp/db';
+import { empty, pgShapeStatement, sql, type Sql } from '@msp/db';
+import type pg from 'pg';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { trackSelect, type TrackRow } from '../tracks/track.mapper.js';
 import type { TrackReadsRepository } from '../tracks/track-reads.repository.js';
@@ -83,7 +84,15 @@ export class PlaylistsRepository {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly reads?: Pick<TrackReadsRepository, 'inOrder' | 'summaries'>,
+    /** The list reads (blocks, aggregates, first tracks) as named statements on this pool; without it, through Prisma. */
+    private readonly pool?: pg.Pool,
   ) {}
+
+  /** A read of a list page: a prepared statement per shape on the pool (`pgShapeStatement`), or through Prisma. */
+  private async listRead<T>(query: Sql, name: string): Promise<T[]> {
+    if (!this.pool) return this.prisma.$queryRaw<T[]>(query);
+    return (await this.pool.query(pgShapeStatement(query, name))).rows as T[];
+  }
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.prisma.$transaction(fn);
@@ -182,24 +191,30 @@ export class PlaylistsRepository {
    */
   aggregates(playlistIds: readonly number[], scope: TrackScope): Promise<PlaylistAggregate[]> {
     if (playlistIds.length === 0) return Promise.resolve([]);
-    return this.prisma.$queryRaw<PlaylistAggregate[]>(sql`
+    return this.listRead<PlaylistAggregate>(
+      sql`
       SELECT pt.playlist_id AS "playlistId", t.artist_id AS "artistId", t.genre AS "genre",
              count(*)::int AS "n", coalesce(sum(t.duration_seconds), 0)::int AS "secs", min(pt.position)::int AS "first"
       FROM playlist_tracks pt JOIN tracks t ON t.id = pt.track_id
       WHERE pt.playlist_id = ANY(${[...playlistIds]}::int[]) AND ${visibleSql(scope)}
-      GROUP BY pt.playlist_id, t.artist_id, t.genre`);
+      GROUP BY pt.playlist_id, t.artist_id, t.genre`,
+      'catalog_playlist_aggregates',
+    );
   }
 
   /** The first `limit` visible tracks of each playlist in position order (one query for a page). */
   async firstTrackIds(playlistIds: readonly number[], scope: TrackScope, limit: number): Promise<Array<{ playlistId: number; trackId: number }>> {
     if (playlistIds.length === 0) return [];
-    return this.prisma.$queryRaw<Array<{ playlistId: number; trackId: number }>>(sql`
+    return this.listRead<{ playlistId: number; trackId: number }>(
+      sql`
       SELECT x."playlistId", x."trackId" FROM (
         SELECT pt.playlist_id AS "playlistId", pt.track_id AS "trackId", pt.position,
                row_number() OVER (PARTITION BY pt.playlist_id ORDER BY pt.position, pt.track_id) AS rn
         FROM playlist_tracks pt JOIN tracks t ON t.id = pt.track_id
         WHERE pt.playlist_id = ANY(${[...playlistIds]}::int[]) AND ${visibleSql(scope)}
-      ) x WHERE x.rn <= ${limit} ORDER BY x."playlistId", x.position, x."trackId"`);
+      ) x WHERE x.rn <= ${limit} ORDER BY x."playlistId", x.position, x."trackId"`,
+      'catalog_playlist_first_tracks',
+    );
   }
 
   /** Every track of one playlist the caller may see, in position order (≤ 500 rows: R6 limit). */
@@ -225,9 +240,12 @@ export class PlaylistsRepository {
 
   /** Everyone a block separates from the viewer, either way (R7, catalog's copy of social's blocks). */
   async blockedUsers(viewerId: number): Promise<Set<number>> {
-    const rows = await this.prisma.$queryRaw<Array<{ id: number }>>(sql`
+    const rows = await this.listRead<{ id: number }>(
+      sql`
       SELECT blocked_id AS id FROM user_blocks WHERE blocker_id = ${viewerId}
-      UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = ${viewerId}`);
+      UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = ${viewerId}`,
+      'catalog_playlist_blocks',
+    );
     return new Set(rows.map((r) => r.id));
   }
 
