@@ -406,7 +406,6 @@ export class DiscoveryRepository {
     size: number,
     shortPrefix: { word: string; kept: Map<ShortPrefixKind, KeptShortPrefixes> } | null = null,
   ): Promise<{ hits: SearchHit[]; total: number }> {
-    const withGenre = genreKey !== null;
     const p: SearchParams = {
       exact: terms.exact,
       prefix: terms.prefix,
