@@ -61,8 +61,17 @@ export function listedTrackCandidateSql(t: string): Sql {
  * indexes' predicates so the planner uses them.
  */
 export function stationPoolSql(t: string): Sql {
+  return sql`${stationTrackSql(t)} AND NOT ${ownerHiddenSql(`${t}.artist_id`)}`;
+}
+
+/**
+ * `stationPoolSql` without the artist's check, for a statement that checks one artist's presence
+ * once (an artist's own picks) instead of on every track: per track, the check became a hash
+ * anti-join that read all of an artist's playable tracks and sorted them to keep ten.
+ */
+export function stationTrackSql(t: string): Sql {
   const a = col(t);
-  return sql`${a}.deleted_at IS NULL AND NOT ${a}.is_private AND ${a}.state = 'FINISHED' AND NOT ${a}.held_back AND NOT ${ownerHiddenSql(`${t}.artist_id`)}
+  return sql`${a}.deleted_at IS NULL AND NOT ${a}.is_private AND ${a}.state = 'FINISHED' AND NOT ${a}.held_back
       AND ${a}.access = 'PLAYABLE' AND ${a}.progressive_key IS NOT NULL AND ${a}.waveform_key IS NOT NULL`;
 }
 

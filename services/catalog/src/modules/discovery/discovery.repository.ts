@@ -5,7 +5,16 @@ import type { UserSummarySource } from '@msp/contracts';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { PlaylistRow } from '../playlists/playlists.repository.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
-import { blockedSql, listedPlaylistSql, listedTrackCandidateSql, listedTrackSql, listedUserSql, ownerHiddenSql, stationPoolSql } from './discovery-sql.js';
+import {
+  blockedSql,
+  listedPlaylistSql,
+  listedTrackCandidateSql,
+  listedTrackSql,
+  listedUserSql,
+  ownerHiddenSql,
+  stationPoolSql,
+  stationTrackSql,
+} from './discovery-sql.js';
 import { SharedTtlCache } from '../../shared-cache.js';
 import { SHORT_PREFIX_MAX, ShortPrefixesRepository, type KeptShortPrefixes, type ShortPrefixKind } from './short-prefixes.repository.js';
 import { SearchWordStats } from './search-word-stats.js';
@@ -300,6 +309,8 @@ const listedTrack = (viewer: number): Sql => listedTrackSql('t', viewer);
 const LISTED_TRACK_CANDIDATE = listedTrackCandidateSql('t');
 /** R18's station pool for the track `t`. */
 const STATION_POOL = stationPoolSql('t');
+/** STATION_POOL but the artist's check, for statements that check their artists once. */
+const STATION_TRACK = stationTrackSql('t');
 /** A listed user `u` for the viewer. */
 const listedUser = (viewer: number): Sql => listedUserSql('u', viewer);
 
@@ -518,21 +529,27 @@ export class DiscoveryRepository {
    */
   async artistPicks(day: string, artists: readonly number[], perArtist: number): Promise<StationPick[]> {
     if (artists.length === 0) return [];
-    // The share is a constant of the statement (one statement per share, at most STATION_SIZE of
-    // them, a few dozen in practice): with a parameter there, PostgreSQL never took the generic plan
-    // and planned the statement on every pool.
+    // The LIMIT is a constant of the statement, with a parameter there PostgreSQL never took the
+    // generic plan and planned the statement on every pool; one statement per share was a few dozen
+    // statements, each planned five times on each connection before its generic plan (6 ms each):
+    // most of a cold likes station's PostgreSQL time. So the LIMIT is the share rounded up to a power
+    // of two (at most ten statements) and the rows past the share are dropped by a bound filter.
     const share = Math.max(1, Math.min(STATION_SIZE, Math.trunc(perArtist)));
+    const bucket = Math.min(STATION_SIZE, 2 ** Math.ceil(Math.log2(share)));
     const { rows } = await this.pool.query<StationPick>(
       pgStatement(
-        sql`SELECT c.id, c.artist_id AS "artistId", md5(c.id::text || ${day}) AS rank FROM unnest(${[...new Set(artists)]}::int[]) a(id) CROSS JOIN LATERAL (
-               (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${STATION_POOL} AND t.shuffle_key >= hashtext(${day})
-                 ORDER BY t.shuffle_key LIMIT ${int(share)})
-               UNION ALL
-               (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${STATION_POOL} AND t.shuffle_key < hashtext(${day})
-                 ORDER BY t.shuffle_key LIMIT ${int(share)})
-               LIMIT ${int(share)}) c
+        sql`SELECT c.id, c.artist_id AS "artistId", md5(c.id::text || ${day}) AS rank
+              FROM (SELECT a.id FROM unnest(${[...new Set(artists)]}::int[]) a(id) WHERE NOT ${ownerHiddenSql('a.id')}) a CROSS JOIN LATERAL (
+               SELECT x.id, x.artist_id, row_number() OVER () AS n FROM (
+                 (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${STATION_TRACK} AND t.shuffle_key >= hashtext(${day})
+                   ORDER BY t.shuffle_key LIMIT ${int(bucket)})
+                 UNION ALL
+                 (SELECT t.id, t.artist_id FROM tracks t WHERE t.artist_id = a.id AND ${STATION_TRACK} AND t.shuffle_key < hashtext(${day})
+                   ORDER BY t.shuffle_key LIMIT ${int(bucket)})
+                 LIMIT ${int(bucket)}) x) c
+             WHERE c.n <= ${share}
              ORDER BY 3, 1`,
-        `catalog_station_artists_${share}`,
+        `catalog_station_artists_${bucket}`,
       ),
     );
     return rows;
@@ -565,12 +582,13 @@ export class DiscoveryRepository {
                     p.ids, p.ranks
                FROM (SELECT array_agg(c.id ORDER BY c.rank, c.id) AS ids, array_agg(c.rank ORDER BY c.rank, c.id) AS ranks
                        FROM (SELECT o.id, md5(o.id::text || ${day}) AS rank FROM (
-                               (SELECT t.id FROM tracks t WHERE t.artist_id = ${artistId} AND ${STATION_POOL} AND t.shuffle_key >= hashtext(${day})
+                               (SELECT t.id FROM tracks t WHERE t.artist_id = ${artistId} AND ${STATION_TRACK} AND t.shuffle_key >= hashtext(${day})
                                  ORDER BY t.shuffle_key LIMIT ${int(STATION_SIZE)})
                                UNION ALL
-                               (SELECT t.id FROM tracks t WHERE t.artist_id = ${artistId} AND ${STATION_POOL} AND t.shuffle_key < hashtext(${day})
+                               (SELECT t.id FROM tracks t WHERE t.artist_id = ${artistId} AND ${STATION_TRACK} AND t.shuffle_key < hashtext(${day})
                                  ORDER BY t.shuffle_key LIMIT ${int(STATION_SIZE)})
-                               LIMIT ${int(STATION_SIZE)}) o) c) p`,
+                               LIMIT ${int(STATION_SIZE)}) o
+                      WHERE NOT ${ownerHiddenSql(sql`${artistId}::int`)}) c) p`,
         'catalog_station_artist_seeds',
       ),
     );

@@ -17,7 +17,7 @@ import {
   type SearchKind,
   type StationPick,
 } from './discovery.repository.js';
-import type { StationPools } from './station-pools.js';
+import { StationPools } from './station-pools.js';
 import type { ReadTrack, TrackReadsRepository } from '../tracks/track-reads.repository.js';
 import { parseLink } from './resolve-link.js';
 import { SharedTtlCache } from '../../shared-cache.js';
@@ -58,6 +58,9 @@ export class DiscoveryService {
 
   /** The chart per genre ('' for all), the same for every viewer, kept TRENDING_CHART_TTL_MS per replica. */
   private readonly charts: SharedTtlCache<string, ChartEntry[]>;
+
+  /** The genres' parts of the day's stations (the pools' minute; at most a few hundred genres). */
+  private readonly genreParts = new StationPools(60_000, 500);
 
   constructor(private readonly deps: DiscoveryServiceDeps) {
     this.repo = deps.repo;
@@ -202,9 +205,14 @@ export class DiscoveryService {
     return this.radioPage(pool, caller, query);
   }
 
-  /** A genre's part of the day (shared by the genre's station and every artist and likes station that holds the genre). */
+  /**
+   * A genre's part of the day (shared by the genre's station and every artist and likes station that
+   * holds the genre), kept apart from the per-artist and per-listener pools: a burst of new listeners
+   * or artists (each a pool of its own) never pushes the few dozen genre parts out, which cost far more
+   * to compute than any of those pools.
+   */
   private genrePart(day: string, key: string): Promise<StationPick[]> {
-    return this.deps.stations.get(`genre:${day}:${key}`, () => this.repo.genrePicks(day, key));
+    return this.genreParts.get(`genre:${day}:${key}`, () => this.repo.genrePicks(day, key));
   }
 
   /**

@@ -1,4 +1,4 @@
--- DSC-6 / DSC-7 (not in schema.prisma, like the other partial indexes): an artist station not yet
+-- DSC-6 / DSC-7 (not in schema.prisma, like the other partial indexes). An artist station not yet
 -- kept reads the artist's main genres and own picks (`artistSeeds`; the likes station's
 -- `artistPicks` likewise). Both read every one of the artist's listed tracks, and with the indexes
 -- before this one each of them cost a heap page (tracks are scattered: 730 page reads for an
@@ -12,3 +12,8 @@ CREATE INDEX "tracks_station_artist_ids_idx" ON "tracks" ("artist_id", "shuffle_
   WHERE "deleted_at" IS NULL AND NOT "is_private" AND "state" = 'FINISHED' AND NOT "held_back" AND "access" = 'PLAYABLE'
     AND "progressive_key" IS NOT NULL AND "waveform_key" IS NOT NULL;
 DROP INDEX "tracks_station_artist_idx";
+
+-- DSC-7: a likes station not yet kept reads the artist and genre of each track the listener liked
+-- (`likeSeeds`): a heap page per like (tracks are wide and scattered). From this index alone
+-- (bench: PostgreSQL CPU of a cold likes station 5.7 -> 4.4 ms at 1M tracks).
+CREATE INDEX "tracks_id_artist_genre_idx" ON "tracks" ("id") INCLUDE ("artist_id", "genre_key") WHERE "deleted_at" IS NULL;
