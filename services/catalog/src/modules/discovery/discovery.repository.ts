@@ -367,12 +367,15 @@ export class DiscoveryRepository {
 
   /**
    * The vocabulary words that start with `prefix` (folded), at most MAX_COMPLETIONS + 1 (more means
-   * "too many to list"): one range of `search_words`' primary key (its words sort bytewise).
+   * "too many to list"): one range of `search_words`' primary key (its words sort bytewise). The
+   * bounds are InitPlans: folded in the text, PostgreSQL's custom plans knew the range and always
+   * looked cheaper than the generic plan, so the statement was planned on every search.
    */
   async completions(prefix: string): Promise<string[]> {
     const { rows } = await this.pool.query<{ word: string }>(
       pgStatement(
-        sql`SELECT w.word FROM search_words w, msp_fold(${prefix}) p(f) WHERE w.word >= p.f AND w.word < p.f || chr(1114111) ORDER BY w.word LIMIT ${MAX_COMPLETIONS + 1}`,
+        sql`SELECT w.word FROM search_words w WHERE w.word >= ${folded(prefix)} AND w.word < (SELECT msp_fold(${prefix}) || chr(1114111))
+             ORDER BY w.word LIMIT ${int(MAX_COMPLETIONS + 1)}`,
         'catalog_search_completions',
       ),
     );
@@ -387,7 +390,11 @@ export class DiscoveryRepository {
    * never a scan of the titles or of the vocabulary.
    */
   async corrections(words: readonly string[]): Promise<Map<string, string[]>> {
-    if (words.length === 0) return new Map();
+    const distinct = [...new Set(words)];
+    if (distinct.length === 0) return new Map();
+    // One word (most queries) as a scalar: with the array, the generic plan assumed ten words and
+    // never beat the custom plans, so the statement was planned on every search.
+    const source = distinct.length === 1 ? sql`(SELECT ${distinct[0]!}::text AS x) w` : sql`unnest(${distinct}::text[]) w(x)`;
     const { rows } = await this.pool.query<{ word: string; fixes: string[] }>(
       pgStatement(
         sql`SELECT q.word, ARRAY(
@@ -395,9 +402,9 @@ export class DiscoveryRepository {
                  SELECT v.word AS fix FROM search_word_variants v
                   WHERE v.variant = ANY(ARRAY(SELECT q.folded UNION SELECT msp_word_deletions(q.folded)))
                  UNION SELECT w.word FROM search_words w WHERE w.word = ANY(ARRAY(SELECT msp_word_deletions(q.folded)))) c
-               WHERE c.fix <> q.folded ORDER BY similarity(c.fix, q.folded) DESC, c.fix LIMIT ${CORRECTIONS_PER_WORD}) AS fixes
-             FROM (SELECT x AS word, msp_fold(x) AS folded FROM unnest(${[...new Set(words)]}::text[]) x) q`,
-        'catalog_search_corrections',
+               WHERE c.fix <> q.folded ORDER BY similarity(c.fix, q.folded) DESC, c.fix LIMIT ${int(CORRECTIONS_PER_WORD)}) AS fixes
+             FROM (SELECT w.x AS word, msp_fold(w.x) AS folded FROM ${source}) q`,
+        distinct.length === 1 ? 'catalog_search_corrections_one' : 'catalog_search_corrections',
       ),
     );
     return new Map(rows.filter((r) => r.fixes.length > 0).map((r) => [r.word, r.fixes]));
