@@ -80,8 +80,8 @@ export class DiscoveryService {
     const { hits, total } = await this.repo.search(terms, kinds, viewerId, genre, query.page, query.size);
     const ids = (kind: SearchKind) => hits.filter((h) => h.type === kind).map((h) => h.id);
     // Tracks with the viewer's flags and users with isFollowing come from catalog's copies (one
-    // statement each, as on every track page); social is asked only about a page's playlists
-    // (their likes and reposts are social's alone), in the playlist presenter's one call.
+    // statement each, as on every track page); playlists from the playlist presenter, whose flags
+    // are catalog's copies too: a search page calls no other service.
     const [trackPage, playlistRows, userRows] = await Promise.all([
       ids('TRACK').length > 0 ? this.deps.reads.inOrderForViewer(ids('TRACK'), viewerId) : Promise.resolve(null),
       ids('PLAYLIST').length > 0 ? this.repo.playlists(ids('PLAYLIST')) : Promise.resolve([]),
