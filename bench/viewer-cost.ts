@@ -9,7 +9,7 @@
  * users of whom BENCH_ARTISTS (200) artists, BENCH_TRACKS (5,000) public FINISHED tracks (the
  * first artist has 200 of them), random likes and reposts, and a viewer who likes every other
  * track of the first artist, reposts every fourth and follows the artist; the same likes, reposts
- * and follows in social's tables (what social would answer).
+ * and follows in social's tables (as social holds them; no phase reads them).
  *
  * Starts the gateway (local test JWKS, limits raised), catalog and social from their sources
  * (tsx; private NATS and object store, the local PostgreSQL and Redis; logs at info to /dev/null),
@@ -20,9 +20,6 @@
  *   track viewer   the same with the viewer's bearer token
  *   page anon      USR-18 `GET /api/users/{artist}/tracks?size=50` without a token
  *   page viewer    the same with the viewer's token
- *   social 1 / 50  social's `POST /internal/engagement` called straight (service token) with the
- *                  body catalog sent per viewer read before its copies answered the flags (1 track
- *                  + its artist; 50 tracks + their artist): what that call cost social and PostgreSQL
  *
  * CPU per request: user + system time (/proc/<pid>/stat) of the gateway, catalog and social
  * processes, and of the PostgreSQL backends connected to the two bench databases (pids from
@@ -37,7 +34,6 @@ import { fileURLToPath } from 'node:url';
 import { cpuMs, postgresCpuMs, statCpuMs } from './proc-stats.ts';
 import { createPgPool, dropDatabase, ensureDatabase, migrate } from '../packages/db/src/index.ts';
 import { createTestJwks, freePort, startNatsServer, startS3rver, testInfra } from '../packages/testing/src/index.ts';
-import { serviceToken } from '../packages/http/src/index.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const USERS = Number(process.env.BENCH_USERS ?? 2000);
@@ -52,7 +48,7 @@ const VIEWER = USERS; // a listener (ids above ARTISTS are listeners)
 const PG = testInfra().postgresUrl;
 const DB = { catalog: `${PG}/bench_viewer_catalog`, social: `${PG}/bench_viewer_social` };
 
-async function prepare(): Promise<{ trackId: number; pageIds: number[] }> {
+async function prepare(): Promise<{ trackId: number }> {
   for (const [service, url] of Object.entries(DB)) {
     await dropDatabase(url);
     await ensureDatabase(url);
@@ -108,11 +104,8 @@ async function prepare(): Promise<{ trackId: number; pageIds: number[] }> {
   await catalog.query(`INSERT INTO user_follows (follower_id, followee_id) SELECT * FROM (${follows}) x`, [USERS, ARTISTS]);
   await social.query(`INSERT INTO follows (follower_id, followee_id) SELECT * FROM (${follows}) x`, [USERS, ARTISTS]);
   for (const pool of [catalog, social]) await pool.query('VACUUM ANALYZE');
-  const pageIds = (
-    await catalog.query<{ id: number }>(`SELECT id FROM tracks WHERE artist_id = $1 ORDER BY created_at DESC, id DESC LIMIT 50`, [ARTIST])
-  ).rows.map((r) => r.id);
   await Promise.all([catalog.end(), social.end()]);
-  return { trackId: 2, pageIds };
+  return { trackId: 2 };
 }
 
 function spawnSource(workload: string, env: Record<string, string>): ChildProcess {
@@ -184,7 +177,7 @@ const median = (values: number[]) => {
 
 async function main(): Promise<void> {
   console.log(`seeding ${USERS} users, ${TRACKS} tracks ...`);
-  const { trackId, pageIds } = await prepare();
+  const { trackId } = await prepare();
   const jwks = await createTestJwks();
   const [nats, s3] = await Promise.all([startNatsServer(), startS3rver()]);
   const [gatewayPort, catalogPort, socialPort] = [await freePort(), await freePort(), await freePort()];
@@ -220,12 +213,6 @@ async function main(): Promise<void> {
     const get =
       (path: string, headers: Record<string, string> = {}) =>
       () => ({ method: 'GET', path, headers });
-    const engagement = (trackIds: number[]) => () => ({
-      method: 'POST',
-      path: '/internal/engagement',
-      headers: { 'content-type': 'application/json', 'x-service-token': serviceToken('catalog') },
-      body: JSON.stringify({ viewerId: VIEWER, userIds: [ARTIST], trackIds, playlistIds: [] }),
-    });
     const trackPath = `/api/tracks/${trackId}`;
     const pagePath = `/api/users/${ARTIST}/tracks?size=50`;
     const phases: Array<{ name: string; origin: string; request: ReturnType<typeof get> }> = [
@@ -233,8 +220,6 @@ async function main(): Promise<void> {
       { name: 'track viewer', origin: url(gatewayPort), request: get(trackPath, bearer) },
       { name: 'page anon', origin: url(gatewayPort), request: get(pagePath) },
       { name: 'page viewer', origin: url(gatewayPort), request: get(pagePath, bearer) },
-      { name: 'social 1', origin: url(socialPort), request: engagement([trackId]) },
-      { name: 'social 50', origin: url(socialPort), request: engagement(pageIds) },
     ];
     // The answers are what they should be (the viewer's flags), then a warm-up of every phase.
     const viewed = (await (await fetch(`${url(gatewayPort)}${pagePath}`, { headers: bearer })).json()) as {
@@ -292,7 +277,7 @@ async function main(): Promise<void> {
     const trackDelta = med('track viewer', 'total') - med('track anon', 'total');
     const pageRatio = med('page viewer', 'total') / med('page anon', 'total');
     console.log(
-      `a viewer on one track: +${(trackDelta / 1000).toFixed(3)} ms total CPU (goal ≤ 0.3 ms); a page of 50 with flags: ${pageRatio.toFixed(2)} × the anonymous page (goal ≤ 2); social's engagement call alone (the former path): ${(med('social 1', 'total') / 1000).toFixed(3)} ms for 1 track, ${(med('social 50', 'total') / 1000).toFixed(3)} ms for 50`,
+      `a viewer on one track: +${(trackDelta / 1000).toFixed(3)} ms total CPU (goal ≤ 0.3 ms); a page of 50 with flags: ${pageRatio.toFixed(2)} × the anonymous page (goal ≤ 2)`,
     );
   } finally {
     stop();

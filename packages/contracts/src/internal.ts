@@ -50,24 +50,6 @@ export const RelationshipsResponseSchema = z.object({ items: z.array(Relationshi
 export type RelationshipsRequest = z.infer<typeof RelationshipsRequestSchema>;
 export type RelationshipsResponse = z.infer<typeof RelationshipsResponseSchema>;
 
-export const EngagementRequestSchema = z.object({
-  viewerId: Id,
-  trackIds: z.array(Id).max(1000).default([]),
-  playlistIds: z.array(Id).max(1000).default([]),
-  /**
-   * Also answer the relationships to these users, so a page of items (their artists and owners,
-   * flags, R7 hiding) costs exactly one call.
-   */
-  userIds: z.array(Id).max(500).default([]),
-});
-export const EngagementResponseSchema = z.object({
-  tracks: z.array(z.object({ id: Id, isLiked: z.boolean(), isReposted: z.boolean() })),
-  playlists: z.array(z.object({ id: Id, isLiked: z.boolean(), isReposted: z.boolean() })),
-  users: z.array(RelationshipItemSchema).default([]),
-});
-export type EngagementRequest = z.infer<typeof EngagementRequestSchema>;
-export type EngagementResponse = z.infer<typeof EngagementResponseSchema>;
-
 export const InternalTracksRequestSchema = z.object({
   /** null: an anonymous viewer. */
   viewerId: Id.nullable(),
@@ -129,16 +111,6 @@ export const INTERNAL_OPERATIONS = {
     params: undefined,
     body: RelationshipsRequestSchema,
     response: RelationshipsResponseSchema,
-    prebuiltAnswer: true,
-  }),
-  /** social: the viewer's likes and reposts among the given tracks and playlists (lists of items). */
-  engagement: internal({
-    owner: 'social',
-    method: 'POST',
-    path: '/internal/engagement',
-    params: undefined,
-    body: EngagementRequestSchema,
-    response: EngagementResponseSchema,
     prebuiltAnswer: true,
   }),
   /** billing: a user's subscription; 404 when they never subscribed. */

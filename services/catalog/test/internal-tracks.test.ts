@@ -23,7 +23,7 @@ const socialCalls: Array<{ path: string; body: { viewerId: number; userIds?: num
 /**
  * Social's internal routes, to prove catalog does NOT call them from its internal render (reads go
  * one way: social renders through catalog and fills the flags itself). It would say BLOCKER has
- * blocked VIEWER and VIEWER likes every track; catalog knows the block from its own copy.
+ * blocked VIEWER; catalog knows the block from its own copy.
  */
 function startFakeSocial(): Promise<Server> {
   const server = createServer((req, res) => {
@@ -42,8 +42,6 @@ function startFakeSocial(): Promise<Server> {
       }));
       if (req.url === INTERNAL_ROUTES.relationships) {
         res.end(JSON.stringify({ items: users }));
-      } else if (req.url === INTERNAL_ROUTES.engagement) {
-        res.end(JSON.stringify({ tracks: (body.trackIds ?? []).map((id) => ({ id, isLiked: true, isReposted: false })), playlists: [], users }));
       } else {
         res.statusCode = 404;
         res.end('{}');

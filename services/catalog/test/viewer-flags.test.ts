@@ -177,7 +177,7 @@ describe("TRK-6 / USR-18 the viewer's isLiked, isReposted and isFollowing from c
   });
 });
 
-describe("isFollowing: the one-off copy of social's older follows (scripts/backfill-follows.ts)", () => {
+describe("isFollowing: the one-off copy of social's older follows (scripts/backfill-social-copies.ts follows)", () => {
   it('copies follows the stream no longer holds, removes pairs social dropped, and a second run writes nothing', async () => {
     const socialDb = await createTestDatabase('social_follows_backfill', socialMigrations);
     const socialPool = createPgPool(socialDb.url, 1);
@@ -207,7 +207,7 @@ describe("isFollowing: the one-off copy of social's older follows (scripts/backf
   });
 });
 
-describe("PLS-4 isLiked / isReposted of playlists: the one-off copy of social's older likes and reposts (scripts/backfill-playlist-engagements.ts)", () => {
+describe("PLS-4 isLiked / isReposted of playlists: the one-off copy of social's older likes and reposts (scripts/backfill-social-copies.ts playlist-engagements)", () => {
   it('copies likes and reposts of playlists with their times, removes pairs social dropped, and a second run writes nothing', async () => {
     const socialDb = await createTestDatabase('social_playlist_backfill', socialMigrations);
     const socialPool = createPgPool(socialDb.url, 1);

@@ -1,6 +1,6 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EngagementResponseSchema, TrackSchema, type Track } from '@msp/contracts';
+import { TrackSchema, type Track } from '@msp/contracts';
 import { as, outbox, seedPlaylist, seedTrack, seedUsers, startSocial, type Harness } from './support.js';
 
 let h: Harness;
@@ -293,53 +293,5 @@ describe('USR-20 / USR-22 / ENG-18 / ENG-20 Track (full) records rendered by cat
       ]);
       expect(page.content[0]!.title, mode).toBe('Track 4');
     }
-  });
-});
-
-describe('internal engagement route', () => {
-  it('answers the flags of 50 items in one call with one SQL query', async () => {
-    const trackIds = Array.from({ length: 45 }, (_, i) => i + 1);
-    const pool = h.app.infra.pool;
-    const original = pool.query;
-    let queries = 0;
-    pool.query = ((...args: Parameters<typeof original>) => {
-      queries += 1;
-      return (original as (...a: unknown[]) => unknown).apply(pool, args);
-    }) as typeof original;
-    let res;
-    try {
-      res = await inject({ method: 'POST', url: '/internal/engagement', payload: { viewerId: 11, trackIds, playlistIds: [1, 2, 3, 4, 5] } });
-    } finally {
-      pool.query = original;
-    }
-    expect(res.statusCode).toBe(200);
-    expect(queries).toBe(1);
-    const body = res.json();
-    // The answer is PostgreSQL's JSON sent as is: it must be exactly the contract's shape, in the order asked.
-    expect(EngagementResponseSchema.strict().parse(body)).toEqual(body);
-    expect(body.tracks.map((t: { id: number }) => t.id)).toEqual(trackIds);
-    expect(body.tracks).toHaveLength(45);
-    expect(body.playlists).toHaveLength(5);
-    const flags = new Map(body.tracks.map((t: { id: number }) => [t.id, t]));
-    expect(flags.get(4)).toEqual({ id: 4, isLiked: true, isReposted: true });
-    expect(flags.get(1)).toEqual({ id: 1, isLiked: false, isReposted: true });
-    expect(flags.get(30)).toEqual({ id: 30, isLiked: false, isReposted: false });
-    expect(body.playlists.find((p: { id: number }) => p.id === 1)).toEqual({ id: 1, isLiked: true, isReposted: true });
-  });
-
-  it('validates its input', async () => {
-    const res = await inject({ method: 'POST', url: '/internal/engagement', payload: { viewerId: 1, trackIds: ['a'] } });
-    expect(res.statusCode).toBe(400);
-    expect((await inject({ method: 'POST', url: '/internal/engagement', payload: { viewerId: 1 } })).json()).toEqual({ tracks: [], playlists: [], users: [] });
-  });
-
-  it('answers the relationships to the given users in the same call (one call per page)', async () => {
-    const res = await inject({ method: 'POST', url: '/internal/engagement', payload: { viewerId: 1, trackIds: [4], userIds: [1, 2, 2] } });
-    expect(res.statusCode).toBe(200);
-    const body = res.json() as { tracks: unknown[]; users: Array<{ userId: number }> };
-    expect(body.tracks).toHaveLength(1);
-    // The viewer is never related to themselves; duplicates collapse.
-    expect(body.users.map((u) => u.userId)).toEqual([2]);
-    expect(body.users[0]).toEqual(expect.objectContaining({ isFollowing: expect.any(Boolean), hasBlockedViewer: expect.any(Boolean) }));
   });
 });

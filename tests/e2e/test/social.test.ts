@@ -181,35 +181,6 @@ describe('ENG-1 / ENG-2 likes through the gateway (R9)', () => {
   });
 });
 
-describe('internal engagement route: flags of a page in one call', () => {
-  it('answers 50 items in one call with one SQL query', async () => {
-    const pool = socialApp().infra.pool;
-    const original = pool.query;
-    let queries = 0;
-    pool.query = ((...args: Parameters<typeof original>) => {
-      queries += 1;
-      return (original as (...a: unknown[]) => unknown).apply(pool, args);
-    }) as typeof original;
-    let res: Response;
-    try {
-      res = await fetch(`${fleet.urlOf('social')}${INTERNAL_ROUTES.engagement}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...internalCallHeaders() },
-        body: JSON.stringify({ viewerId: LISTENERS[99], trackIds: [TRACK, ...Array.from({ length: 49 }, (_, i) => 9000 + i)] }),
-      });
-    } finally {
-      pool.query = original;
-    }
-    expect(res.status).toBe(200);
-    expect(queries).toBe(1);
-    const body = (await res.json()) as { tracks: Array<{ id: number; isLiked: boolean }> };
-    expect(body.tracks).toHaveLength(50);
-    expect(body.tracks.find((t) => t.id === TRACK)).toEqual({ id: TRACK, isLiked: true, isReposted: false });
-    // The internal route is not reachable through the gateway.
-    expect((await fleet.fetch(INTERNAL_ROUTES.engagement, { method: 'POST' })).status).toBe(404);
-  });
-});
-
 describe('R7 blocking end to end (BLK-1, FOL-1, lists, likers, comments, relationships)', () => {
   const [alice, bob, carol] = [3001, 3002, 3003];
 
@@ -253,6 +224,8 @@ describe('R7 blocking end to end (BLK-1, FOL-1, lists, likers, comments, relatio
     });
     const items = ((await rel.json()) as { items: Array<{ userId: number }> }).items;
     expect(items.find((i) => i.userId === alice)).toEqual({ userId: alice, isFollowing: false, isFollowed: false, isBlocked: false, hasBlockedViewer: true });
+    // The internal route is not reachable through the gateway.
+    expect((await fleet.fetch(INTERNAL_ROUTES.relationships, { method: 'POST' })).status).toBe(404);
 
     // Unblocking does not restore follows.
     expect((await call('DELETE', `/api/users/${bob}/block`, alice)).status).toBe(204);

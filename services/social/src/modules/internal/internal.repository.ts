@@ -5,28 +5,11 @@
  * connection), and PostgreSQL builds the JSON answer, which is sent as it comes.
  */
 
-import { pgStatement, raw, sql, type Sql } from '@msp/db';
+import { pgStatement, sql, type Sql } from '@msp/db';
 
 /** What the repository needs of pg.Pool: one query. */
 export interface SqlPool {
   query<R extends Record<string, unknown>>(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
-}
-
-/** The viewer's likes and reposts of the items `ids`, in the order given. Table and column names are constants in code. */
-function flagsJson(
-  viewerId: number,
-  ids: number[],
-  likes: 'track_likes' | 'playlist_likes',
-  reposts: 'track_reposts' | 'playlist_reposts',
-  column: 'track_id' | 'playlist_id',
-): Sql {
-  const [l, r, c] = [raw(likes), raw(reposts), raw(column)];
-  return sql`COALESCE((SELECT json_agg(json_build_object(
-              'id', ids.id,
-              'isLiked', EXISTS (SELECT 1 FROM ${l} l WHERE l.user_id = ${viewerId} AND l.${c} = ids.id),
-              'isReposted', EXISTS (SELECT 1 FROM ${r} r WHERE r.user_id = ${viewerId} AND r.${c} = ids.id)
-            ) ORDER BY ids.ord)
-       FROM unnest(${ids}::int[]) WITH ORDINALITY AS ids(id, ord)), '[]'::json)`;
 }
 
 /** The four relationships of the viewer to each user of `ids`, in the order given. */
@@ -43,20 +26,6 @@ function relationshipsJson(viewerId: number, ids: number[]): Sql {
 
 export class InternalReadsRepository {
   constructor(private readonly pool: SqlPool) {}
-
-  /**
-   * INTERNAL_ROUTES.engagement as JSON text: `{tracks, playlists, users}` (EngagementResponse),
-   * one statement, primary-key lookups per id.
-   */
-  async engagement(viewerId: number, trackIds: number[], playlistIds: number[], userIds: number[]): Promise<string> {
-    const query = sql`SELECT json_build_object(
-    'tracks', ${flagsJson(viewerId, trackIds, 'track_likes', 'track_reposts', 'track_id')},
-    'playlists', ${flagsJson(viewerId, playlistIds, 'playlist_likes', 'playlist_reposts', 'playlist_id')},
-    'users', ${relationshipsJson(viewerId, userIds)}
-  )::text AS body`;
-    const { rows } = await this.pool.query<{ body: string }>(pgStatement(query, 'social-internal-engagement'));
-    return rows[0]!.body;
-  }
 
   /** INTERNAL_ROUTES.relationships as JSON text: `{items}` (RelationshipsResponse), one statement. */
   async relationships(viewerId: number, userIds: number[]): Promise<string> {

@@ -5,16 +5,12 @@ import type { InternalReadsService } from './internal.service.js';
 /**
  * Service-to-service batch reads (INTERNAL_OPERATIONS): one call per page of items, one SQL statement
  * per call. Not under /api and hidden from OpenAPI, so the gateway never exposes them. The answer
- * (EngagementResponseSchema, RelationshipsResponseSchema) is JSON text built by PostgreSQL and
- * sent as is: no zod pass over it on this hot path (tests check it against the schemas).
+ * (RelationshipsResponseSchema) is JSON text built by PostgreSQL and sent as is: no zod pass over
+ * it on this hot path (tests check it against the schema).
  */
 export const internalModule: FastifyPluginAsyncZod<{ reads: InternalReadsService }> = async (app, { reads }) => {
   app.route({
     ...internalRoute(INTERNAL_OPERATIONS.relationships),
     handler: async (request, reply) => reply.type('application/json').send(await reads.relationships(request.body)),
-  });
-  app.route({
-    ...internalRoute(INTERNAL_OPERATIONS.engagement),
-    handler: async (request, reply) => reply.type('application/json').send(await reads.engagement(request.body)),
   });
 };
