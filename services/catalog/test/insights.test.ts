@@ -6,7 +6,7 @@ import { ArtistInsightsSchema, TrackInsightsSchema } from '@msp/contracts';
 import { createEnvelope, UserBanned, UserFollowed, UserUnbanned } from '@msp/events';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
-import { InsightsRepository } from '../src/modules/insights/insights.repository.js';
+import { InsightsRepository, monthSplit } from '../src/modules/insights/insights.repository.js';
 import { PlayCounting } from '../src/modules/insights/play-counting.js';
 import { PlayLogRepository } from '../src/modules/insights/play-log.repository.js';
 
@@ -207,6 +207,10 @@ describe('INS-3 void plays', () => {
       floodTracks,
     ]);
     expect(days.rows[0]!.n).toBe(0);
+    const months = await app.infra.pool.query<{ n: number }>(`SELECT coalesce(sum(plays), 0)::int AS n FROM track_play_months WHERE track_id = ANY($1)`, [
+      floodTracks,
+    ]);
+    expect(months.rows[0]!.n).toBe(0);
     const audit = await waitFor(async () =>
       (await app.infra.prisma.adminAudit.findMany({ where: { action: { contains: 'INS-3' } } })).find((a) => a.reason === 'scripted flood'),
     );
@@ -339,15 +343,16 @@ describe('TRK-17 TRK-18 group commit of concurrent plays', () => {
     expect(log.rows[0]).toMatchObject({ plays: 132, counted: 41 + 2 + 60, flood: 10 });
     // Grouped: far fewer statements (transactions) than plays.
     expect(log.rows[0]!.statements).toBeLessThan(132 / 4);
-    const rollups = await db.query<{ days: number; artist: number; hours: number; stats: number; counters: number }>(
+    const rollups = await db.query<{ days: number; months: number; artist: number; hours: number; stats: number; counters: number }>(
       `SELECT (SELECT sum(plays + completions)::int FROM track_play_days d JOIN tracks t ON t.id = d.track_id WHERE t.artist_id = $1) AS days,
+              (SELECT sum(plays + completions)::int FROM track_play_months m JOIN tracks t ON t.id = m.track_id WHERE t.artist_id = $1) AS months,
               (SELECT sum(plays + completions)::int FROM artist_play_days WHERE artist_id = $1) AS artist,
               (SELECT sum(plays + completions)::int FROM track_play_hours h JOIN tracks t ON t.id = h.track_id WHERE t.artist_id = $1) AS hours,
               (SELECT sum(plays)::int FROM track_daily_stats s JOIN tracks t ON t.id = s.track_id WHERE t.artist_id = $1) AS stats,
               (SELECT sum(${PLAYS} + t.completed_play_count + coalesce(d.completions, 0))::int ${COUNTS} WHERE t.artist_id = $1) AS counters`,
       [artist],
     );
-    expect(rollups.rows[0]).toEqual({ days: 103, artist: 103, hours: 103, stats: 101, counters: 103 });
+    expect(rollups.rows[0]).toEqual({ days: 103, months: 103, artist: 103, hours: 103, stats: 101, counters: 103 });
     // The Track record (TRK-6) shows the exact counts before the fold, and after it.
     const record = async () => (await app.inject({ method: 'GET', url: `/api/tracks/${hot}` })).json() as { playCount: number; completedPlayCount: number };
     expect(await record()).toMatchObject({ playCount: 41, completedPlayCount: 2 });
@@ -401,11 +406,98 @@ describe('INS-2 top listeners at scale', () => {
       [day(400), day(0)],
       [day(3), day(1)],
     ] as const) {
-      expect(await repo.topTracks(7100, from, to), `${from}..${to}`).toEqual(await repo.topTracksBySum(7100, from, to));
+      expect(await repo.topTracks(7100, from, to), `${from}..${to}`).toEqual(await repo.topTracksBySum(7100, monthSplit(from, to)));
     }
     expect((await repo.topTracks(7100, day(400), day(0)))[0]).toMatchObject({ plays: 41 });
     const res = await app.inject({ method: 'GET', url: `/api/insights/me?from=${day(400)}&to=${day(0)}`, headers: as(artist, 'ARTIST') });
     expect(res.json().topListeners).toEqual(await repo.topListenersBySum(artist, day(400), day(0)));
+  });
+});
+
+describe('INS-2 top tracks over whole months', () => {
+  it('cuts a range into the days before, the whole months and the days after', () => {
+    expect(monthSplit('2026-01-15', '2026-04-10')).toEqual({
+      from: '2026-01-15',
+      headTo: '2026-02-01',
+      monthFrom: '2026-02-01',
+      monthTo: '2026-04-01',
+      tailFrom: '2026-04-01',
+      to: '2026-04-10',
+    });
+    // Whole months at both ends; a range inside one month; a range across one boundary only; a leap day.
+    expect(monthSplit('2026-02-01', '2026-03-31')).toMatchObject({
+      headTo: '2026-02-01',
+      monthFrom: '2026-02-01',
+      monthTo: '2026-04-01',
+      tailFrom: '2026-04-01',
+    });
+    expect(monthSplit('2026-03-05', '2026-03-20')).toMatchObject({
+      headTo: '2026-03-21',
+      monthFrom: '2026-04-01',
+      monthTo: '2026-03-01',
+      tailFrom: '2026-04-01',
+    });
+    expect(monthSplit('2026-03-05', '2026-04-02')).toMatchObject({
+      headTo: '2026-04-01',
+      monthFrom: '2026-04-01',
+      monthTo: '2026-04-01',
+      tailFrom: '2026-04-01',
+    });
+    expect(monthSplit('2024-02-29', '2024-02-29')).toMatchObject({
+      headTo: '2024-03-01',
+      monthFrom: '2024-03-01',
+      monthTo: '2024-03-01',
+      tailFrom: '2024-03-01',
+    });
+    expect(monthSplit('2025-12-01', '2025-12-31')).toMatchObject({ headTo: '2025-12-01', monthFrom: '2025-12-01', monthTo: '2026-01-01' });
+  });
+
+  it("sums each track's range from its months and days exactly as from its days alone", async () => {
+    const artist = 7400;
+    await user(artist);
+    const ids = await tracks(12, artist);
+    const db = app.infra.pool;
+    // 500 days of uneven plays (counted plays of the day rollups), the month rollup summed from them as the play log keeps it.
+    await db.query(
+      `INSERT INTO track_daily_stats (track_id, day, plays)
+       SELECT t, (now() AT TIME ZONE 'UTC')::date - d, (t * 31 + d * 17) % 23 FROM unnest($1::int[]) t, generate_series(0, 499) d WHERE (t + d) % 5 <> 0`,
+      [ids],
+    );
+    await db.query(
+      `INSERT INTO track_play_months (track_id, month, source, plays)
+       SELECT track_id, date_trunc('month', day)::date, '', sum(plays) FROM track_daily_stats WHERE track_id = ANY($1) GROUP BY 1, 2`,
+      [ids],
+    );
+    await db.query(
+      `UPDATE tracks t SET play_count = s.n FROM (SELECT track_id, sum(plays)::int AS n FROM track_daily_stats GROUP BY 1) s WHERE s.track_id = t.id AND t.id = ANY($1)`,
+      [ids],
+    );
+    const repo = new InsightsRepository(db);
+    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+    for (const [a, b] of [
+      [499, 0],
+      [365, 0],
+      [200, 170],
+      [40, 38],
+      [120, 61],
+      [0, 0],
+    ] as const) {
+      const [from, to] = [day(a), day(b)];
+      const bySum = await db.query<{ trackId: number; plays: number }>(
+        `SELECT track_id AS "trackId", sum(plays)::int AS plays FROM track_daily_stats
+          WHERE track_id = ANY($1) AND day BETWEEN $2::date AND $3::date GROUP BY 1 HAVING sum(plays) > 0 ORDER BY 2 DESC, 1 LIMIT 10`,
+        [ids, from, to],
+      );
+      const got = await repo.topTracks(artist, from, to);
+      expect(
+        got.map(({ trackId, plays }) => ({ trackId, plays })),
+        `${from}..${to}`,
+      ).toEqual(bySum.rows);
+      expect(
+        (await repo.topTracksBySum(artist, monthSplit(from, to))).map(({ trackId, plays }) => ({ trackId, plays })),
+        `${from}..${to}`,
+      ).toEqual(bySum.rows);
+    }
   });
 });
 

@@ -189,6 +189,7 @@ export class AccountDeletionRepository {
       'track_comments',
       'track_daily_stats',
       'track_play_days',
+      'track_play_months',
       'track_play_hours',
       'track_retention',
       'track_downloads',

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { pgStatement, raw, sql } from '@msp/db';
+import { pgStatement, raw, sql, type Sql } from '@msp/db';
 import type { SqlExecutor } from '@msp/events';
 
 export interface SeriesRow {
@@ -77,6 +77,50 @@ function retentionOf(rows: Array<{ pct: number; plays: number }>): Retention {
     reached[pct] = running;
   }
   return { plays: running, reached };
+}
+
+/**
+ * A range of UTC days [from, to] (dates, both included) cut at month boundaries: the whole months
+ * inside it, [monthFrom, monthTo) (empty when monthFrom >= monthTo), are read from the month
+ * rollup, one row each; the days before them, [from, headTo), and after them, [tailFrom, to], from
+ * the day rollups. A year reads 11 or 12 month rows and at most 61 day rows instead of 365.
+ */
+export interface MonthSplit {
+  from: string;
+  headTo: string;
+  monthFrom: string;
+  monthTo: string;
+  tailFrom: string;
+  to: string;
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const DAY_MS = 86_400_000;
+
+export function monthSplit(from: string, to: string): MonthSplit {
+  const start = Date.parse(`${from}T00:00:00Z`);
+  const end = Date.parse(`${to}T00:00:00Z`) + DAY_MS; // exclusive
+  const s = new Date(start);
+  const e = new Date(end);
+  // The first whole month starts at `from` when it is a month's first day, else at the next month.
+  const monthFrom = s.getUTCDate() === 1 ? start : Date.UTC(s.getUTCFullYear(), s.getUTCMonth() + 1, 1);
+  // The whole months end where the month of the day after `to` begins.
+  const monthTo = Date.UTC(e.getUTCFullYear(), e.getUTCMonth(), 1);
+  return {
+    from,
+    headTo: isoDay(Math.min(monthFrom, end)),
+    monthFrom: isoDay(monthFrom),
+    monthTo: isoDay(monthTo),
+    tailFrom: isoDay(Math.max(monthTo, monthFrom)),
+    to,
+  };
+}
+
+/** The counted plays of track `track` (a column reference) over the split range: whole months, then the days around them. */
+function rangePlays(track: Sql, r: MonthSplit): Sql {
+  return sql`((SELECT coalesce(sum(m.plays), 0) FROM track_play_months m WHERE m.track_id = ${track} AND m.month >= ${r.monthFrom}::date AND m.month < ${r.monthTo}::date)
+            + (SELECT coalesce(sum(s.plays), 0) FROM track_daily_stats s WHERE s.track_id = ${track} AND s.day >= ${r.from}::date AND s.day < ${r.headTo}::date)
+            + (SELECT coalesce(sum(s.plays), 0) FROM track_daily_stats s WHERE s.track_id = ${track} AND s.day >= ${r.tailFrom}::date AND s.day <= ${r.to}::date))`;
 }
 
 /** A rollup column (fixed names below), 0 when the day has no row. */
@@ -207,6 +251,7 @@ export class InsightsRepository {
    * days are summed instead (`topTracksBySum`).
    */
   async topTracks(artistId: number, from: string, to: string): Promise<TopTrack[]> {
+    const range = monthSplit(from, to);
     const best: TopTrack[] = [];
     let offset = 0;
     for (let page = 0; page < TOP_TRACK_PAGES; page++) {
@@ -218,7 +263,7 @@ export class InsightsRepository {
                       FROM tracks t LEFT JOIN track_play_deltas d ON d.track_id = t.id
                      WHERE t.artist_id = ${artistId} AND t.play_count + coalesce(d.plays, 0) > 0 ORDER BY 3 DESC, 1 LIMIT ${limit} OFFSET ${offset})
          SELECT t.id AS "trackId", t.title, t.play_count AS total,
-                (SELECT coalesce(sum(s.plays), 0) FROM track_daily_stats s WHERE s.track_id = t.id AND s.day BETWEEN ${from}::date AND ${to}::date)::int AS plays
+                ${rangePlays(raw('t.id'), range)}::int AS plays
            FROM t ORDER BY t.play_count DESC, t.id`,
           'insights_top_tracks',
         ),
@@ -230,15 +275,20 @@ export class InsightsRepository {
       if (!last || rows.length < limit || (best.length === 10 && best[9]!.plays > last.total)) return best;
       offset += limit;
     }
-    return this.topTracksBySum(artistId, from, to);
+    return this.topTracksBySum(artistId, range);
   }
 
-  /** The same by summing every track's days in the range. */
-  async topTracksBySum(artistId: number, from: string, to: string): Promise<TopTrack[]> {
+  /** The same by summing every track's months and days in the range. */
+  async topTracksBySum(artistId: number, r: MonthSplit): Promise<TopTrack[]> {
     const { rows } = await this.pool.query<TopTrack>(
-      pgStatement(sql`SELECT t.id AS "trackId", t.title, x.plays::int AS plays
-         FROM (SELECT track_id, sum(plays) AS plays FROM track_daily_stats
-                WHERE track_id IN (SELECT id FROM tracks WHERE artist_id = ${artistId}) AND day BETWEEN ${from}::date AND ${to}::date
+      pgStatement(sql`WITH a AS (SELECT id FROM tracks WHERE artist_id = ${artistId})
+       SELECT t.id AS "trackId", t.title, x.plays::int AS plays
+         FROM (SELECT track_id, sum(plays) AS plays
+                 FROM (SELECT track_id, plays FROM track_play_months WHERE track_id IN (SELECT id FROM a) AND month >= ${r.monthFrom}::date AND month < ${r.monthTo}::date
+                       UNION ALL
+                       SELECT track_id, plays FROM track_daily_stats
+                        WHERE track_id IN (SELECT id FROM a)
+                          AND ((day >= ${r.from}::date AND day < ${r.headTo}::date) OR (day >= ${r.tailFrom}::date AND day <= ${r.to}::date))) p
                 GROUP BY track_id HAVING sum(plays) > 0 ORDER BY 2 DESC, 1 LIMIT 10) x
          JOIN tracks t ON t.id = x.track_id
         ORDER BY x.plays DESC, t.id`),

@@ -27,7 +27,7 @@ const WINDOW_START = raw(`((now() AT TIME ZONE 'utc')::date - ${Math.trunc(TREND
 /**
  * The rollup changes of a set of play events, as CTEs reading `changed` (rows of track_id,
  * artist_id, kind, listener_id, source, played_at, counted) and adding `sign` × each counted
- * play or completion to: the per-day-and-source rollup, the per-hour rollup (last 48 h only), the
+ * play or completion to: the per-day-and-source and per-month-and-source rollups, the per-hour rollup (last 48 h only), the
  * track's pending playCount/completedPlayCount (`track_play_deltas`, folded into `tracks` with the
  * trending score by `foldCounts`), trending's day counters, the artist's day, the artist's
  * listener days and listener totals. Counts never go below zero. Used by the ingest (+1 for one
@@ -53,6 +53,7 @@ function rollupCtesText(sign: 1 | -1): string {
     return `${name} AS (UPDATE ${table} t SET ${set} FROM (${select}) x WHERE ${keys.map(([col]) => `t.${col} = x.${col}`).join(' AND ')})`;
   };
   const day: [string, string] = ['day', `(played_at AT TIME ZONE 'UTC')::date`];
+  const month: [string, string] = ['month', `date_trunc('month', played_at AT TIME ZONE 'UTC')::date`];
   const plays = `count(*) FILTER (WHERE kind = 'P')`;
   const completions = `count(*) FILTER (WHERE kind = 'C')`;
   return `
@@ -61,6 +62,15 @@ function rollupCtesText(sign: 1 | -1): string {
     'days',
     'track_play_days',
     [['track_id', 'track_id'], day, ['source', `coalesce(source, '')`]],
+    [
+      ['plays', plays],
+      ['completions', completions],
+    ],
+  )},
+  ${apply(
+    'months',
+    'track_play_months',
+    [['track_id', 'track_id'], month, ['source', `coalesce(source, '')`]],
     [
       ['plays', plays],
       ['completions', completions],

@@ -1,6 +1,5 @@
 import { sql } from '@msp/db';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
-import { bumpStat } from '../discovery/trending-stats.repository.js';
 import { trackSelect, type TrackRow } from './track.mapper.js';
 
 /** A transaction handle, opaque to services: they pass it back to repository methods and the outbox. */
@@ -157,26 +156,6 @@ export class TracksRepository {
 
   async setSecretToken(trackId: number, secretToken: string): Promise<{ secretToken: string }> {
     return this.prisma.track.update({ where: { id: trackId }, data: { secretToken }, select: { secretToken: true } });
-  }
-
-  /** R9: one counted play or completion, and for plays the day's trending counter (DSC-2). */
-  async countPlay(trackId: number, kind: 'play' | 'complete'): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      await tx.track.update({
-        where: { id: trackId },
-        data: kind === 'play' ? { playCount: { increment: 1 } } : { completedPlayCount: { increment: 1 } },
-      });
-      if (kind === 'play') await bumpStat(tx, trackId, new Date(), 'plays', 1);
-    });
-  }
-
-  /** USR-17: the listener's latest play of the track. */
-  async recordHistory(userId: number, trackId: number, at: Date): Promise<void> {
-    await this.prisma.listeningHistory.upsert({
-      where: { userId_trackId: { userId, trackId } },
-      create: { userId, trackId, lastPlayedAt: at },
-      update: { lastPlayedAt: at },
-    });
   }
 
   async username(userId: number): Promise<string | null> {
