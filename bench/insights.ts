@@ -248,11 +248,12 @@ async function seed(db: ReturnType<typeof createPgPool>) {
         `INSERT INTO artist_listener_days (artist_id, day, listener_id, plays)
          SELECT artist_id, ${dayOf}, listener_id, count(*) FROM ${part} WHERE ${counted} AND kind = 'P' AND listener_id IS NOT NULL GROUP BY 1, 2, 3`,
       );
-      // Trending's day counters, with likes, reposts and comments in proportion to the plays.
+      // Trending's day counters (and INS-1's completions), with likes, reposts and comments in proportion to the plays.
       await q(
-        `INSERT INTO track_daily_stats (track_id, day, plays, likes, reposts, comments)
-         SELECT track_id, day, n, n / 20, n / 50, n / 40
-           FROM (SELECT track_id, ${dayOf} AS day, count(*)::int AS n FROM ${part} WHERE ${counted} AND kind = 'P' GROUP BY 1, 2) x`,
+        `INSERT INTO track_daily_stats (track_id, day, plays, completions, likes, reposts, comments)
+         SELECT track_id, day, n, c, n / 20, n / 50, n / 40
+           FROM (SELECT track_id, ${dayOf} AS day, count(*) FILTER (WHERE kind = 'P')::int AS n, count(*) FILTER (WHERE kind = 'C')::int AS c
+                   FROM ${part} WHERE ${counted} GROUP BY 1, 2) x`,
       );
       if (d <= 2) {
         await q(

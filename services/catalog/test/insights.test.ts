@@ -343,16 +343,17 @@ describe('TRK-17 TRK-18 group commit of concurrent plays', () => {
     expect(log.rows[0]).toMatchObject({ plays: 132, counted: 41 + 2 + 60, flood: 10 });
     // Grouped: far fewer statements (transactions) than plays.
     expect(log.rows[0]!.statements).toBeLessThan(132 / 4);
-    const rollups = await db.query<{ days: number; months: number; artist: number; hours: number; stats: number; counters: number }>(
+    const rollups = await db.query<{ days: number; months: number; artist: number; hours: number; stats: number; statsCompletions: number; counters: number }>(
       `SELECT (SELECT sum(plays + completions)::int FROM track_play_days d JOIN tracks t ON t.id = d.track_id WHERE t.artist_id = $1) AS days,
               (SELECT sum(plays + completions)::int FROM track_play_months m JOIN tracks t ON t.id = m.track_id WHERE t.artist_id = $1) AS months,
               (SELECT sum(plays + completions)::int FROM artist_play_days WHERE artist_id = $1) AS artist,
               (SELECT sum(plays + completions)::int FROM track_play_hours h JOIN tracks t ON t.id = h.track_id WHERE t.artist_id = $1) AS hours,
               (SELECT sum(plays)::int FROM track_daily_stats s JOIN tracks t ON t.id = s.track_id WHERE t.artist_id = $1) AS stats,
+              (SELECT sum(completions)::int FROM track_daily_stats s JOIN tracks t ON t.id = s.track_id WHERE t.artist_id = $1) AS "statsCompletions",
               (SELECT sum(${PLAYS} + t.completed_play_count + coalesce(d.completions, 0))::int ${COUNTS} WHERE t.artist_id = $1) AS counters`,
       [artist],
     );
-    expect(rollups.rows[0]).toEqual({ days: 103, months: 103, artist: 103, hours: 103, stats: 101, counters: 103 });
+    expect(rollups.rows[0]).toEqual({ days: 103, months: 103, artist: 103, hours: 103, stats: 101, statsCompletions: 2, counters: 103 });
     // The Track record (TRK-6) shows the exact counts before the fold, and after it.
     const record = async () => (await app.inject({ method: 'GET', url: `/api/tracks/${hot}` })).json() as { playCount: number; completedPlayCount: number };
     expect(await record()).toMatchObject({ playCount: 41, completedPlayCount: 2 });
@@ -414,7 +415,7 @@ describe('INS-2 top listeners at scale', () => {
   });
 });
 
-describe('INS-2 top tracks over whole months', () => {
+describe('INS-1 INS-2 ranges over whole months', () => {
   it('cuts a range into the days before, the whole months and the days after', () => {
     expect(monthSplit('2026-01-15', '2026-04-10')).toEqual({
       from: '2026-01-15',
@@ -497,6 +498,63 @@ describe('INS-2 top tracks over whole months', () => {
         (await repo.topTracksBySum(artist, monthSplit(from, to))).map(({ trackId, plays }) => ({ trackId, plays })),
         `${from}..${to}`,
       ).toEqual(bySum.rows);
+    }
+  });
+});
+
+describe('INS-1 series and sources from the day and month rollups', () => {
+  it("gives the series and plays by source that the track's day-and-source rows imply, over any range", async () => {
+    const artist = 7500;
+    await user(artist);
+    const [track] = await tracks(1, artist);
+    const db = app.infra.pool;
+    // 450 days of plays and completions by source, and the day and month rollups as the play log keeps them.
+    await db.query(
+      `INSERT INTO track_play_days (track_id, day, source, plays, completions)
+       SELECT $1, (now() AT TIME ZONE 'UTC')::date - d, s, (d * 7 + length(s) * 3) % 11, (d + length(s)) % 3
+         FROM generate_series(0, 449) d, unnest(ARRAY['', 'app', 'embed', 'search']) s WHERE (d + length(s)) % 4 <> 0`,
+      [track],
+    );
+    await db.query(
+      `INSERT INTO track_play_months (track_id, month, source, plays, completions)
+       SELECT track_id, date_trunc('month', day)::date, source, sum(plays), sum(completions) FROM track_play_days WHERE track_id = $1 GROUP BY 1, 2, 3`,
+      [track],
+    );
+    await db.query(
+      `INSERT INTO track_daily_stats (track_id, day, plays, completions, likes)
+       SELECT track_id, day, sum(plays), sum(completions), 1 FROM track_play_days WHERE track_id = $1 GROUP BY 1, 2`,
+      [track],
+    );
+    const repo = new InsightsRepository(db);
+    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+    for (const [a, b] of [
+      [449, 0],
+      [364, 0],
+      [200, 140],
+      [33, 31],
+      [0, 0],
+    ] as const) {
+      const [from, to] = [day(a), day(b)];
+      const report = (await repo.trackDayReport(track!, from, to))!;
+      const expected = await db.query<{ source: string; plays: number }>(
+        `SELECT source, sum(plays)::int AS plays FROM track_play_days WHERE track_id = $1 AND day BETWEEN $2::date AND $3::date
+          GROUP BY 1 HAVING sum(plays) > 0 ORDER BY 2 DESC, 1`,
+        [track, from, to],
+      );
+      expect(report.sources, `${from}..${to}`).toEqual(expected.rows);
+      const days = await db.query<{ period: string; plays: number; completions: number }>(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS period, sum(plays)::int AS plays, sum(completions)::int AS completions
+           FROM track_play_days WHERE track_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY day`,
+        [track, from, to],
+      );
+      const byDay = new Map(days.rows.map((d) => [d.period, d]));
+      expect(report.series.length).toBe(a - b + 1);
+      for (const row of report.series) {
+        expect({ plays: row.plays, completions: row.completions }, row.period).toEqual({
+          plays: byDay.get(row.period)?.plays ?? 0,
+          completions: byDay.get(row.period)?.completions ?? 0,
+        });
+      }
     }
   });
 });

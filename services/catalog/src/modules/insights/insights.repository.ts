@@ -144,11 +144,14 @@ export class InsightsRepository {
   /**
    * INS-1 per UTC day in [from, to] (dates), in one statement: the track's owner (null when it does
    * not exist or is deleted), the series, the counted plays by source and the retention counts.
-   * The track's day-and-source rollup rows are read once, for both the series and the sources, and
-   * the lists come back as JSON (one row to parse instead of one per day); a caller who may not
-   * read them is refused by the service before any of it is used.
+   * The series is one row per day of trending's day counters (plays, completions, likes, reposts,
+   * comments); the sources are summed over whole months from `track_play_months` and over the days
+   * around them from `track_play_days` (a year: about 12 + 61 rows per source instead of 365). The
+   * lists come back as JSON (one row to parse instead of one per day); a caller who may not read
+   * them is refused by the service before any of it is used.
    */
   async trackDayReport(trackId: number, from: string, to: string): Promise<TrackDayReport | null> {
+    const range = monthSplit(from, to);
     const { rows } = await this.pool.query<{
       artistId: number;
       durationSeconds: number | null;
@@ -157,22 +160,27 @@ export class InsightsRepository {
       retention: Array<{ pct: number; plays: number }> | null;
     }>(
       pgStatement(
-        sql`WITH p AS MATERIALIZED (SELECT day, source, plays, completions FROM track_play_days
+        sql`WITH s AS MATERIALIZED (SELECT day, plays, completions, likes, reposts, comments FROM track_daily_stats
                                      WHERE track_id = ${trackId} AND day BETWEEN ${from}::date AND ${to}::date),
-              pd AS (SELECT day, sum(plays)::int AS plays, sum(completions)::int AS completions FROM p GROUP BY day),
               dl AS (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS n FROM track_downloads
                       WHERE track_id = ${trackId} AND downloaded_at >= (${from}::date::timestamp AT TIME ZONE 'UTC')
                         AND downloaded_at < ((${to}::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1)
          SELECT t.artist_id AS "artistId", t.duration_seconds AS "durationSeconds",
-                (SELECT json_agg(json_build_object('period', to_char(g.d, 'YYYY-MM-DD'), 'plays', coalesce(pd.plays, 0), 'completions', coalesce(pd.completions, 0),
+                (SELECT json_agg(json_build_object('period', to_char(g.d, 'YYYY-MM-DD'), 'plays', coalesce(s.plays, 0), 'completions', coalesce(s.completions, 0),
                                                    'likes', coalesce(s.likes, 0), 'reposts', coalesce(s.reposts, 0), 'comments', coalesce(s.comments, 0),
                                                    'downloads', coalesce(dl.n, 0)) ORDER BY g.d)
                    FROM (SELECT d::date AS d FROM generate_series(${from}::date::timestamp, ${to}::date::timestamp, interval '1 day') AS gs(d)) AS g
-                   LEFT JOIN pd ON pd.day = g.d
-                   LEFT JOIN track_daily_stats s ON s.track_id = ${trackId} AND s.day = g.d
+                   LEFT JOIN s ON s.day = g.d
                    LEFT JOIN dl ON dl.day = g.d) AS series,
                 (SELECT json_agg(json_build_object('source', x.source, 'plays', x.plays) ORDER BY x.plays DESC, x.source)
-                   FROM (SELECT source, sum(plays)::int AS plays FROM p GROUP BY source HAVING sum(plays) > 0) AS x) AS sources,
+                   FROM (SELECT source, sum(plays)::int AS plays
+                           FROM (SELECT source, plays FROM track_play_months
+                                  WHERE track_id = ${trackId} AND month >= ${range.monthFrom}::date AND month < ${range.monthTo}::date
+                                 UNION ALL
+                                 SELECT source, plays FROM track_play_days WHERE track_id = ${trackId} AND day >= ${range.from}::date AND day < ${range.headTo}::date
+                                 UNION ALL
+                                 SELECT source, plays FROM track_play_days WHERE track_id = ${trackId} AND day >= ${range.tailFrom}::date AND day <= ${range.to}::date) u
+                          GROUP BY source HAVING sum(plays) > 0) AS x) AS sources,
                 (SELECT json_agg(json_build_object('pct', r.pct, 'plays', r.plays)) FROM track_retention r WHERE r.track_id = ${trackId} AND r.plays > 0) AS retention
            FROM tracks t WHERE t.id = ${trackId} AND t.deleted_at IS NULL`,
         'insights_track_day_report',

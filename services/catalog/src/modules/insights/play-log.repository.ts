@@ -103,7 +103,15 @@ function rollupCtesText(sign: 1 | -1): string {
       ['completions', completions],
     ],
   )},
-  ${apply('stats', 'track_daily_stats', [['track_id', 'track_id'], day], [['plays', 'count(*)']], `kind = 'P'`)},
+  ${apply(
+    'stats',
+    'track_daily_stats',
+    [['track_id', 'track_id'], day],
+    [
+      ['plays', plays],
+      ['completions', completions],
+    ],
+  )},
   ${apply('listeners', 'artist_listener_days', [['artist_id', 'artist_id'], day, ['listener_id', 'listener_id']], [['plays', 'count(*)']], `kind = 'P' AND listener_id IS NOT NULL`)},
   ${apply(
     'listener_totals',
