@@ -117,6 +117,11 @@ describe('USR-17 listening history and R8 showHistory', () => {
         expect(body.totalElements).toBe(expected.length);
       }
     }
+    // Pages past the last anchor start from it: empty, with the true total.
+    for (const page of [3, 10]) {
+      const res = await app.inject({ method: 'GET', url: `/api/users/me/history?page=${page}&size=20`, headers });
+      expect(res.json()).toMatchObject({ content: [], totalElements: expected.length });
+    }
   });
 
   it('keeps the stored setting when an older event without showHistory arrives', async () => {

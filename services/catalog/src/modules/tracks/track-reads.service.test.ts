@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Track } from '@msp/contracts';
 import type { Caller } from '@msp/http';
 import { admin, ann, bob, readTrack } from '../../../test/unit/fakes.js';
+import { historyStart } from './history-index.js';
 import { TrackAccess } from './track-access.js';
 import type { ReadTrack } from './track-reads.repository.js';
 import { pageTotal, TrackReadsService, type TrackReadsServiceDeps } from './track-reads.service.js';
@@ -65,7 +66,12 @@ function world(options: World = {}) {
       },
       present: async (rows) => rows.map((row) => render(row as ReadTrack)),
     },
-    historyIndex: { get: async (_userId, walk) => walk() },
+    historyIndex: {
+      locate: async (_userId, offset, walk) => {
+        const outline = await walk();
+        return { total: outline.total, start: historyStart(outline, offset) };
+      },
+    },
     webBaseUrl: 'https://web.test',
   });
   return { service, pages, presented };

@@ -5,7 +5,7 @@ import { AUDIO_CONTENT_TYPES, type AudioFormat } from '../uploads/audio-format.j
 import type { TrackRow } from './track.mapper.js';
 import { ANCHOR_STEP, ArtistPageAnchors } from './artist-page-anchors.js';
 import type { TrackAccess } from './track-access.js';
-import { HISTORY_ANCHOR_STEP, historyStart, type HistoryIndex } from './history-index.js';
+import { HISTORY_ANCHOR_STEP, type HistoryIndex } from './history-index.js';
 import type { TrackPresenter } from './track-presenter.js';
 import type { TrackReadsRepository } from './track-reads.repository.js';
 import { isOwnerOrAdmin } from './track-rules.js';
@@ -31,7 +31,7 @@ export interface TrackReadsServiceDeps {
   repo: Pick<TracksRepository, 'original'>;
   access: TrackAccess;
   presenter: Pick<TrackPresenter, 'presentOne' | 'present'>;
-  historyIndex: Pick<HistoryIndex, 'get'>;
+  historyIndex: Pick<HistoryIndex, 'locate'>;
   /** Deep pages of an artist's public tracks seek to cached anchors (default: a cache of its own). */
   anchors?: ArtistPageAnchors;
   webBaseUrl: string;
@@ -159,19 +159,14 @@ export class TrackReadsService {
   /** USR-17. R8: with showHistory off the page is empty; the entries come back when it is on again. */
   async history(caller: Caller, query: PageQuery): Promise<Page<Track>> {
     const offset = query.page * query.size;
-    const outline = () => this.deps.historyIndex.get(caller.userId, () => this.deps.reads.historyOutline(caller.userId));
+    const locate = () => this.deps.historyIndex.locate(caller.userId, offset, () => this.deps.reads.historyOutline(caller.userId));
     // A deep page starts at its anchor (history-index.ts), so it never walks the entries before it.
-    const known = offset >= HISTORY_ANCHOR_STEP ? await outline() : null;
+    const known = offset >= HISTORY_ANCHOR_STEP ? await locate() : null;
     // The page, the caller's flags of its tracks and showHistory in one statement: the page is thrown
     // away in the rare case that history is off.
-    const { rows, playedAt, flags, showHistory } = await this.deps.reads.historyPage(
-      caller.userId,
-      query.page,
-      query.size,
-      known ? historyStart(known, offset) : null,
-    );
+    const { rows, playedAt, flags, showHistory } = await this.deps.reads.historyPage(caller.userId, query.page, query.size, known?.start ?? null);
     if (!(showHistory ?? true)) return toPage([], 0, query.page, query.size);
-    const total = await pageTotal(rows.length, query, async () => (known ?? (await outline())).total);
+    const total = await pageTotal(rows.length, query, async () => (known ?? (await locate())).total);
     const tracks = await this.deps.presenter.present(rows, caller, { flags });
     return toPage(
       tracks.map((t) => ({ ...t, lastPlayedAt: playedAt.get(t.id) })),
