@@ -269,9 +269,12 @@ async function seed(db: ReturnType<typeof createPgPool>) {
       `INSERT INTO artist_listener_totals (artist_id, listener_id, plays) SELECT artist_id, listener_id, sum(plays) FROM artist_listener_days GROUP BY 1, 2`,
     );
     log('artist_listener_totals');
+    // In month order, as the ingest leaves them: a track's rows of a month are inserted together
+    // (with its first plays of the month), so they share a page; a hash aggregate's order would
+    // scatter a track's year over a page per row.
     await q(
       `INSERT INTO track_play_months (track_id, month, source, plays, completions)
-       SELECT track_id, date_trunc('month', day)::date, source, sum(plays), sum(completions) FROM track_play_days GROUP BY 1, 2, 3`,
+       SELECT track_id, date_trunc('month', day)::date, source, sum(plays), sum(completions) FROM track_play_days GROUP BY 1, 2, 3 ORDER BY 2, 1, 3`,
     );
     log('track_play_months');
     // INS-2's per-artist engagement days (kept by triggers on track_daily_stats, which are off in this session).
