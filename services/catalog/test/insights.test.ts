@@ -6,7 +6,7 @@ import { ArtistInsightsSchema, TrackInsightsSchema } from '@msp/contracts';
 import { createEnvelope, UserBanned, UserFollowed, UserUnbanned } from '@msp/events';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
-import { InsightsRepository, monthSplit } from '../src/modules/insights/insights.repository.js';
+import { dayNames, InsightsRepository, monthSplit } from '../src/modules/insights/insights.repository.js';
 import { PlayCounting } from '../src/modules/insights/play-counting.js';
 import { PlayLogRepository } from '../src/modules/insights/play-log.repository.js';
 
@@ -451,6 +451,13 @@ describe('INS-1 INS-2 ranges over whole months', () => {
       tailFrom: '2024-03-01',
     });
     expect(monthSplit('2025-12-01', '2025-12-31')).toMatchObject({ headTo: '2025-12-01', monthFrom: '2025-12-01', monthTo: '2026-01-01' });
+  });
+
+  it('names the days of a range across months, years and a leap day', () => {
+    expect(dayNames('2024-02-27', 4)).toEqual(['2024-02-27', '2024-02-28', '2024-02-29', '2024-03-01']);
+    expect(dayNames('2025-12-30', 3)).toEqual(['2025-12-30', '2025-12-31', '2026-01-01']);
+    const year = dayNames('2025-03-01', 731);
+    expect(year).toEqual(Array.from({ length: 731 }, (_, i) => new Date(Date.UTC(2025, 2, 1 + i)).toISOString().slice(0, 10)));
   });
 
   it("sums each track's range from its months and days exactly as from its days alone", async () => {

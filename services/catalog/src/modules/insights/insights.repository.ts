@@ -116,24 +116,58 @@ export function monthSplit(from: string, to: string): MonthSplit {
   };
 }
 
-const SERIES_FIELDS = ['plays', 'completions', 'likes', 'reposts', 'comments', 'downloads'] as const;
-const ARTIST_DAY_FIELDS = [...SERIES_FIELDS, 'followersGained', 'followersLost'] as const;
+const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
+
+/** `count` UTC days from `from` on (YYYY-MM-DD), without a Date per day. */
+export function dayNames(from: string, count: number): string[] {
+  const out = new Array<string>(count);
+  let [y, m, d] = [Number(from.slice(0, 4)), Number(from.slice(5, 7)), Number(from.slice(8, 10))];
+  let last = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  let prefix = `${y}-${pad2(m)}-`;
+  for (let i = 0; i < count; i++) {
+    out[i] = prefix + pad2(d);
+    if (++d > last) {
+      d = 1;
+      if (++m > 12) [m, y] = [1, y + 1];
+      last = new Date(Date.UTC(y, m, 0)).getUTCDate();
+      prefix = `${y}-${pad2(m)}-`;
+    }
+  }
+  return out;
+}
 
 /**
- * The days of a range from `from` on, as PostgreSQL's `string_agg` wrote them: each day's numbers
- * joined by commas, the days by spaces, in day order, one entry for every day. A JSON object per
- * day (`json_build_object` of 7–9 fields × 365 days) cost PostgreSQL about 3 ms for a year, more
- * than reading the rows; this text costs it a fraction of that, and splitting it costs catalog
- * less than parsing the JSON did.
+ * The days of a range come from PostgreSQL as one text: every day's numbers in day order, one
+ * entry for every day from `from`, all joined by commas (`string_agg`). A JSON object per day
+ * (`json_build_object` of 7–9 fields × 365 days) cost PostgreSQL about 3 ms for a year, more than
+ * reading the rows, and parsing it cost catalog more than splitting this text does.
  */
-function daysOf<K extends string>(text: string | null, from: string, fields: readonly K[]): Array<{ period: string } & Record<K, number>> {
-  if (!text) return [];
-  const start = Date.parse(`${from}T00:00:00Z`);
-  return text.split(' ').map((entry, i) => {
-    const values = entry.split(',');
-    const row: Record<string, string | number> = { period: isoDay(start + i * DAY_MS) };
-    fields.forEach((field, j) => (row[field] = Number(values[j])));
-    return row as { period: string } & Record<K, number>;
+function seriesOf(text: string | null, from: string): SeriesRow[] {
+  const v = text ? text.split(',') : [];
+  const names = dayNames(from, v.length / 6);
+  return names.map((period, i) => {
+    const j = i * 6;
+    return { period, plays: +v[j]!, completions: +v[j + 1]!, likes: +v[j + 2]!, reposts: +v[j + 3]!, comments: +v[j + 4]!, downloads: +v[j + 5]! };
+  });
+}
+
+/** The same for INS-2's days (the series' six numbers, then the followers gained and lost). */
+function artistDaysOf(text: string | null, from: string): ArtistDayRow[] {
+  const v = text ? text.split(',') : [];
+  const names = dayNames(from, v.length / 8);
+  return names.map((period, i) => {
+    const j = i * 8;
+    return {
+      period,
+      plays: +v[j]!,
+      completions: +v[j + 1]!,
+      likes: +v[j + 2]!,
+      reposts: +v[j + 3]!,
+      comments: +v[j + 4]!,
+      downloads: +v[j + 5]!,
+      followersGained: +v[j + 6]!,
+      followersLost: +v[j + 7]!,
+    };
   });
 }
 
@@ -187,7 +221,7 @@ export class InsightsRepository {
                       WHERE track_id = ${trackId} AND downloaded_at >= (${from}::date::timestamp AT TIME ZONE 'UTC')
                         AND downloaded_at < ((${to}::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1)
          SELECT t.artist_id AS "artistId", t.duration_seconds AS "durationSeconds",
-                (SELECT string_agg(concat_ws(',', ${num('s.plays')}, ${num('s.completions')}, ${num('s.likes')}, ${num('s.reposts')}, ${num('s.comments')}, ${num('dl.n')}), ' ' ORDER BY g.d)
+                (SELECT string_agg(concat_ws(',', ${num('s.plays')}, ${num('s.completions')}, ${num('s.likes')}, ${num('s.reposts')}, ${num('s.comments')}, ${num('dl.n')}), ',' ORDER BY g.d)
                    FROM (SELECT d::date AS d FROM generate_series(${from}::date::timestamp, ${to}::date::timestamp, interval '1 day') AS gs(d)) AS g
                    LEFT JOIN s ON s.day = g.d
                    LEFT JOIN dl ON dl.day = g.d) AS series,
@@ -209,7 +243,7 @@ export class InsightsRepository {
     if (!row) return null;
     return {
       owner: { artistId: row.artistId, durationSeconds: row.durationSeconds },
-      series: daysOf(row.series, from, SERIES_FIELDS),
+      series: seriesOf(row.series, from),
       sources: row.sources ?? [],
       retention: retentionOf(row.retention ?? []),
     };
@@ -249,14 +283,14 @@ export class InsightsRepository {
    * triggers), downloads counted from the artist's tracks' downloads of the range.
    */
   async artistDays(artistId: number, from: string, to: string): Promise<ArtistDayRow[]> {
-    // One row holding the days as one text (daysOf): one value instead of a row of nine per day.
+    // One row holding the days as one text (artistDaysOf): one value instead of a row of nine per day.
     const { rows } = await this.pool.query<{ days: string | null }>(
       pgStatement(
         sql`WITH dl AS (SELECT (downloaded_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS n FROM track_downloads
                    WHERE track_id IN (SELECT id FROM tracks WHERE artist_id = ${artistId})
                      AND downloaded_at >= (${from}::date::timestamp AT TIME ZONE 'UTC') AND downloaded_at < ((${to}::date + 1)::timestamp AT TIME ZONE 'UTC') GROUP BY 1)
        SELECT string_agg(concat_ws(',', ${num('p.plays')}, ${num('p.completions')}, ${num('s.likes')}, ${num('s.reposts')}, ${num('s.comments')}, ${num('dl.n')},
-                                   ${num('f.gained')}, ${num('f.lost')}), ' ' ORDER BY g.d) AS days
+                                   ${num('f.gained')}, ${num('f.lost')}), ',' ORDER BY g.d) AS days
          FROM (SELECT d::date AS d FROM generate_series(${from}::date::timestamp, ${to}::date::timestamp, interval '1 day') AS s(d)) AS g
          LEFT JOIN artist_play_days p ON p.artist_id = ${artistId} AND p.day = g.d AND p.day BETWEEN ${from}::date AND ${to}::date
          LEFT JOIN artist_engagement_days s ON s.artist_id = ${artistId} AND s.day = g.d AND s.day BETWEEN ${from}::date AND ${to}::date
@@ -265,7 +299,7 @@ export class InsightsRepository {
         'insights_artist_days',
       ),
     );
-    return daysOf(rows[0]?.days ?? null, from, ARTIST_DAY_FIELDS);
+    return artistDaysOf(rows[0]?.days ?? null, from);
   }
 
   /**
