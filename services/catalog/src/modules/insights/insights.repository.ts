@@ -201,9 +201,9 @@ export class InsightsRepository {
    * not exist or is deleted), the series, the counted plays by source and the retention counts.
    * The series is one row per day of trending's day counters (plays, completions, likes, reposts,
    * comments); the sources are summed over whole months from `track_play_months` and over the days
-   * around them from `track_play_days` (a year: about 12 + 61 rows per source instead of 365). The
-   * lists come back as JSON (one row to parse instead of one per day); a caller who may not read
-   * them is refused by the service before any of it is used.
+   * around them from `track_play_days` (a year: about 12 + 61 rows per source instead of 365). One
+   * row comes back: the series as one text of numbers (`seriesOf`), the sources and retention as
+   * JSON; a caller who may not read them is refused by the service before any of it is used.
    */
   async trackDayReport(trackId: number, from: string, to: string): Promise<TrackDayReport | null> {
     const range = monthSplit(from, to);
