@@ -233,8 +233,13 @@ function shortPrefixCandidatesSql(kind: SearchKind, p: SearchParams, prefix: str
   const pop = raw(k.pop);
   const maxId = int(Number(keptUpTo));
   const match = () => sql`x.search_doc @@ ${tsquery(p.match)}`;
+  // The kept candidates (a few hundred ids) drive the first branch, each checked by key. The match
+  // is written so that no index can serve it (`IS TRUE`): PostgreSQL estimated a one-letter prefix's
+  // full-text matches at 500 rows and read them all through the GIN index instead (10,685 users or
+  // 9,076 playlists for "r", 11–17 ms, against 2–3 ms from the candidates; tracks were already
+  // read from them).
   return sql`SELECT s.* FROM (
-            SELECT ${k.columns}, ${pop} AS pop, ${idCol} AS pop_id FROM ${k.from(p.viewer)} AND ${match()} AND ${idCol} <= ${maxId}
+            SELECT ${k.columns}, ${pop} AS pop, ${idCol} AS pop_id FROM ${k.from(p.viewer)} AND (${match()}) IS TRUE AND ${idCol} <= ${maxId}
                AND ${idCol} IN (SELECT sp.id FROM search_short_prefixes sp WHERE sp.kind = ${kindLiteral(kind)} AND sp.prefix = msp_fold(${prefix}))
             UNION ALL
             SELECT ${k.columns}, ${pop}, ${idCol} FROM ${k.from(p.viewer)} AND ${match()} AND ${idCol} > ${maxId}) s
