@@ -43,6 +43,7 @@ import { deriveAssertionKey, signAssertion } from '../packages/http/src/gateway-
 import { dropRedisKeys, freePort, startNatsServer, startS3rver, testInfra } from '../packages/testing/src/index.ts';
 import { compiledStart, removeDeployed } from './compiled-start.ts';
 import { cpuMs, postgresCpu, postgresCpuMs, statusMb } from './proc-stats.ts';
+import { waitForStartupRecompute } from './startup-recompute.ts';
 
 const here = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = path.resolve(process.env.BENCH_ROOT ?? here);
@@ -244,22 +245,8 @@ async function main() {
       console.log(`short-prefix candidates ${kind}: ${ran ? `refreshed in ${Date.now() - started} ms` : 'less than an hour old'}`);
     }
   }
-  {
-    // Catalog recomputes every trending score at start (startTrendingRefresher): at 1M tracks a
-    // statement of it ran for 1.5 s while the first cases were measured. Nothing is measured until
-    // none of its statements has run for 2 s (as bench/insights.ts does).
-    const started = Date.now();
-    for (let quiet = 0; quiet < 8 && Date.now() - started < 600_000;) {
-      const { rows } = await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()
-            AND (query LIKE '%UPDATE tracks SET trending_score = 0%' OR query LIKE '%WITH s AS (SELECT track_id, GREATEST(sum(%')`,
-        [new URL(CATALOG_DB).pathname.slice(1)],
-      );
-      quiet = rows[0]!.n === 0 ? quiet + 1 : 0;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    console.log(`catalog's start-up trending recompute over after ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }
+  const waited = await waitForStartupRecompute(db, new URL(CATALOG_DB).pathname.slice(1));
+  console.log(`catalog's start-up trending recompute over after ${waited.toFixed(1)} s`);
   const key = deriveAssertionKey(MASTER, 'catalog');
   const get = makeGet(ports.catalog, CONCURRENCY);
   const catalogStartRss = statusMb(catalog.pid!, 'VmRSS');

@@ -48,6 +48,7 @@ import { deriveAssertionKey, signAssertion } from '../packages/http/src/gateway-
 import { dropRedisKeys, freePort, startNatsServer, startS3rver, testInfra } from '../packages/testing/src/index.ts';
 import { compiledStart, removeDeployed } from './compiled-start.ts';
 import { commandCpuMs, cpuMs, machineBusyMs, postgresCpu, postgresCpuMs } from './proc-stats.ts';
+import { waitForStartupRecompute } from './startup-recompute.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PG = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
@@ -349,20 +350,8 @@ async function main() {
     port,
   );
   try {
-    // Catalog recomputes every trending score at start (startTrendingRefresher): at 1M tracks that
-    // rewrites the scores of the window's tracks for a while. Nothing is measured until it is over
-    // (no statement of it running for 2 s), so that no case pays for it.
-    const recomputeStarted = Date.now();
-    for (let quiet = 0; quiet < 8 && Date.now() - recomputeStarted < 600_000;) {
-      const { rows } = await db.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()
-            AND (query LIKE '%UPDATE tracks SET trending_score = 0%' OR query LIKE '%WITH s AS (SELECT track_id, GREATEST(sum(%')`,
-        [DB_NAME],
-      );
-      quiet = rows[0].n === 0 ? quiet + 1 : 0;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    console.log(`catalog's start-up trending recompute over after ${((Date.now() - recomputeStarted) / 1000).toFixed(1)} s; ${load()}`);
+    const waited = await waitForStartupRecompute(db, DB_NAME);
+    console.log(`catalog's start-up trending recompute over after ${waited.toFixed(1)} s; ${load()}`);
     const [{ events, heavyTrackPlays, heavyArtistPlays }] = (
       await db.query(
         `SELECT (SELECT sum(plays + completions) FROM artist_play_days)::bigint AS events,

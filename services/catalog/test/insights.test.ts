@@ -6,7 +6,8 @@ import { ArtistInsightsSchema, TrackInsightsSchema } from '@msp/contracts';
 import { createEnvelope, UserBanned, UserFollowed, UserUnbanned } from '@msp/events';
 import { startServiceTestEnv, waitFor, type ServiceTestEnv } from '@msp/testing';
 import { buildApp, loadCatalogConfig } from '../src/app.js';
-import { dayNames, InsightsRepository, monthSplit } from '../src/modules/insights/insights.repository.js';
+import { InsightsRepository } from '../src/modules/insights/insights.repository.js';
+import { dayNames, monthSplit } from '../src/modules/insights/utc-days.js';
 import { PlayCounting } from '../src/modules/insights/play-counting.js';
 import { PlayLogRepository } from '../src/modules/insights/play-log.repository.js';
 
@@ -24,6 +25,9 @@ let app: Awaited<ReturnType<typeof buildApp>>;
 async function publish(envelope: { id: string; type: string }) {
   await jetstream(app.infra.nc).publish(envelope.type, JSON.stringify(envelope), { msgID: envelope.id });
 }
+
+/** The UTC date `ago` days before today (YYYY-MM-DD). */
+const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
 
 async function user(userId: number, isPrivate = false) {
   await app.infra.prisma.userSummary.create({ data: { userId, username: `u${userId}`, displayName: `User ${userId}`, isPrivate, role: 'ARTIST' } });
@@ -390,7 +394,6 @@ describe('INS-2 top listeners at scale', () => {
       [artist],
     );
     const repo = new InsightsRepository(app.infra.pool);
-    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
     for (const [from, to] of [
       [day(400), day(0)],
       [day(29), day(0)],
@@ -481,7 +484,6 @@ describe('INS-1 INS-2 ranges over whole months', () => {
       [ids],
     );
     const repo = new InsightsRepository(db);
-    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
     for (const [a, b] of [
       [499, 0],
       [365, 0],
@@ -533,7 +535,6 @@ describe('INS-1 series and sources from the day and month rollups', () => {
       [track],
     );
     const repo = new InsightsRepository(db);
-    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
     for (const [a, b] of [
       [449, 0],
       [364, 0],
@@ -573,7 +574,6 @@ describe('INS-2 daily engagement', () => {
     const [a, b, c] = await tracks(3, artist);
     const [elsewhere] = await tracks(1, 7001);
     const db = app.infra.pool;
-    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
     // As bumpStat writes them (social's likes, reposts, comments; taken back never below zero).
     const bump = (track: number, ago: number, column: 'likes' | 'reposts' | 'comments', delta: number) =>
       db.query(

@@ -3,8 +3,8 @@ import type { Caller } from '@msp/http';
 import type { ArtistDayRow, InsightsRepository, SeriesRow } from './insights.repository.js';
 import type { PlayCounting } from './play-counting.js';
 import type { PlayLogRepository } from './play-log.repository.js';
+import { DAY_MS, utcDay } from './utc-days.js';
 
-const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 /** Longest range of INS-1/INS-2: two years (a leap day included). */
 export const MAX_RANGE_DAYS = 731;
@@ -34,7 +34,6 @@ const SERIES_COLUMNS = ['plays', 'completions', 'likes', 'reposts', 'comments', 
 type Totals = Record<(typeof SERIES_COLUMNS)[number], number>;
 
 const floorTo = (at: Date, unit: number) => new Date(Math.floor(at.getTime() / unit) * unit);
-const day = (at: Date) => at.toISOString().slice(0, 10);
 
 function parseInstant(value: string | undefined, field: string, errors: Array<{ field: string; message: string }>): Date | undefined {
   if (value === undefined || value === '') return undefined;
@@ -70,7 +69,7 @@ export function resolveRange(query: RangeQuery, now = new Date()): Range {
     }
   }
   if (errors.length > 0) throw AppError.validation(errors);
-  return { granularity, fromDay: day(from), toDay: day(to), fromHour: from, toHour: to };
+  return { granularity, fromDay: utcDay(from), toDay: utcDay(to), fromHour: from, toHour: to };
 }
 
 function totals(rows: SeriesRow[]): Totals {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { pgStatement, raw, sql, type Sql } from '@msp/db';
 import type { SqlExecutor } from '@msp/events';
 import { TRENDING_DAYS, TRENDING_WEIGHTS } from '../discovery/trending-rules.js';
+import { DAY_MS, utcDay } from './utc-days.js';
 
 /** Where a play started (TRK-17/18 `source`); absent when the client did not say. */
 export const PLAY_SOURCES = ['app', 'embed', 'playlist', 'station', 'search', 'feed', 'profile'] as const;
@@ -214,8 +215,6 @@ folded AS (
   RETURNING t.id)
 SELECT count(*)::int AS n FROM folded`;
 
-const dayOf = (at: Date) => at.toISOString().slice(0, 10);
-
 /** How the play log groups concurrent plays into one statement (`PlayLogRepository`). */
 export interface PlayBatching {
   /** Plays in one statement at most (a full batch is written at once). */
@@ -263,7 +262,7 @@ export class PlayLogRepository {
   /** Creates the partitions of `days` days from `from` on (idempotent; the function takes a lock). */
   async ensurePartitions(from: Date, days: number): Promise<void> {
     const start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate());
-    const wanted = Array.from({ length: days }, (_, i) => dayOf(new Date(start + i * 86_400_000))).filter((d) => !this.partitions.has(d));
+    const wanted = Array.from({ length: days }, (_, i) => utcDay(start + i * DAY_MS)).filter((d) => !this.partitions.has(d));
     if (wanted.length === 0) return;
     await this.pool.query(pgStatement(sql`SELECT msp_play_partition(d) FROM unnest(${wanted}::date[]) AS d`));
     for (const d of wanted) this.partitions.add(d);
@@ -315,7 +314,7 @@ export class PlayLogRepository {
   }
 
   private async write(plays: PlayRecord[]): Promise<Array<{ ord: number; id: string; counted: boolean }>> {
-    for (const day of new Set(plays.map((p) => dayOf(p.at)))) await this.ensurePartitions(new Date(`${day}T00:00:00Z`), 1);
+    for (const day of new Set(plays.map((p) => utcDay(p.at)))) await this.ensurePartitions(new Date(`${day}T00:00:00Z`), 1);
     const statement = pgStatement(insertBatchSql(plays), 'catalog_play_batch');
     for (let attempt = 1; ; attempt++) {
       try {
