@@ -128,11 +128,8 @@ interface SearchParams {
  * prefix and corrected tiers only; the folded titles and names are stored
  * (migration `…_search_folded_names`). Query texts are folded here as the documents are.
  */
-function hitsSql(kind: SearchKind, p: SearchParams, anchored: boolean, limit: number, rare: boolean, keptUpTo: number | null = null): Sql {
-  const candidates =
-    keptUpTo !== null && p.shortWord !== null
-      ? shortPrefixCandidatesSql(kind, p, p.shortWord, keptUpTo, limit)
-      : popularMatchesSql(kind, p, anchored, limit, rare);
+function hitsSql(kind: SearchKind, p: SearchParams, anchored: boolean, limit: number, rare: boolean): Sql {
+  const candidates = p.shortWord !== null ? shortPrefixCandidatesSql(kind, p, p.shortWord, limit) : popularMatchesSql(kind, p, anchored, limit, rare);
   const text = folded(p.text);
   const exactWhole = kind === 'USER' ? sql`c.whole = ${text} OR c.whole2 = ${text}` : sql`c.whole = ${text}`;
   return sql`SELECT ${kindLiteral(kind)} AS type, r.id, r.tier,
@@ -221,28 +218,43 @@ function popularMatchesSql(kind: SearchKind, p: SearchParams, anchored: boolean,
 }
 
 /**
+ * At most this many items created since the last refresh of the kept candidates (the newest) are
+ * checked live in a short prefix's search: refreshes run every SEARCH_PREFIX_REFRESH_MS (10 minutes),
+ * so this is 8 new items a second of one kind before the newest-first bound leaves older new ones
+ * to the next refresh.
+ */
+export const SHORT_PREFIX_NEW_ITEMS = 5_000;
+
+/**
  * The candidates of a query of one short prefix (`prefix`, at most SHORT_PREFIX_MAX letters, no
  * genre): the kept candidates of the prefix (`search_short_prefixes`, ids up to the refresh's
- * highest, `keptUpTo`) and the items created since (ids above it: one range of the primary key, the
- * id written into the statement so that it is planned as one), each checked as it is now (listing
- * rules, the viewer's blocks, the prefix), the `limit` most popular.
+ * highest) and the items created since (ids above it: the newest SHORT_PREFIX_NEW_ITEMS of one
+ * range of the primary key), each checked as it is now (listing rules, the viewer's blocks, the
+ * prefix), the `limit` most popular. The refresh's highest id is read by the statement (an InitPlan,
+ * in the same snapshot as the candidates), so the text is the same from one refresh to the next and
+ * runs as a prepared statement on its generic plan: with the id written into the text it was planned
+ * on every search (2.4 of the 7.5 ms PostgreSQL spent on an ALL one-letter search, 2026-11-29). The
+ * new items' ids are read first (the newest, a bounded range of the primary key) and their rows
+ * by key (`= ANY (ARRAY(…))`): written as a join, the generic plan read the whole table for a
+ * letter no item starts with (a hash join whose first side found nothing: 22 ms for USER "x").
  */
-function shortPrefixCandidatesSql(kind: SearchKind, p: SearchParams, prefix: string, keptUpTo: number, limit: number): Sql {
+function shortPrefixCandidatesSql(kind: SearchKind, p: SearchParams, prefix: string, limit: number): Sql {
   const k = KINDS[kind];
   const idCol = raw(k.idCol);
+  const newId = raw(k.idCol.replace('x.', 'y.'));
   const pop = raw(k.pop);
-  const maxId = int(Number(keptUpTo));
-  const match = () => sql`x.search_doc @@ ${tsquery(p.match)}`;
-  // The kept candidates (a few hundred ids) drive the first branch, each checked by key. The match
-  // is written so that no index can serve it (`IS TRUE`): PostgreSQL estimated a one-letter prefix's
-  // full-text matches at 500 rows and read them all through the GIN index instead (10,685 users or
-  // 9,076 playlists for "r", 11–17 ms, against 2–3 ms from the candidates; tracks were already
-  // read from them).
+  const keptUpTo = sql`(SELECT r.max_id FROM search_short_prefix_refreshes r WHERE r.kind = ${kindLiteral(kind)})`;
+  // The match is written so that no index can serve it (`IS TRUE`): PostgreSQL estimated a
+  // one-letter prefix's full-text matches at 500 rows and read them all through the GIN index
+  // instead of the few hundred kept ids (10,685 users or 9,076 playlists for "r", 11–17 ms, against
+  // 2–3 ms from the candidates).
+  const match = sql`(x.search_doc @@ ${tsquery(p.match)}) IS TRUE`;
   return sql`SELECT s.* FROM (
-            SELECT ${k.columns}, ${pop} AS pop, ${idCol} AS pop_id FROM ${k.from(p.viewer)} AND (${match()}) IS TRUE AND ${idCol} <= ${maxId}
+            SELECT ${k.columns}, ${pop} AS pop, ${idCol} AS pop_id FROM ${k.from(p.viewer)} AND ${match} AND ${idCol} <= ${keptUpTo}
                AND ${idCol} IN (SELECT sp.id FROM search_short_prefixes sp WHERE sp.kind = ${kindLiteral(kind)} AND sp.prefix = msp_fold(${prefix}))
             UNION ALL
-            SELECT ${k.columns}, ${pop}, ${idCol} FROM ${k.from(p.viewer)} AND ${match()} AND ${idCol} > ${maxId}) s
+            SELECT ${k.columns}, ${pop}, ${idCol} FROM ${k.from(p.viewer)} AND ${match}
+               AND ${idCol} = ANY (ARRAY(SELECT ${newId} FROM ${k.table} y WHERE ${newId} > ${keptUpTo} ORDER BY ${newId} DESC LIMIT ${int(SHORT_PREFIX_NEW_ITEMS)}))) s
           ORDER BY s.pop DESC, s.pop_id DESC LIMIT ${int(limit)}`;
 }
 
@@ -443,18 +455,12 @@ export class DiscoveryRepository {
     const anchored = query.anchor !== null;
     const rare = kinds.map((k) => stats.isRare(k, query.anchor ?? query.match));
     const union = join(
-      kinds.map((k, i) =>
-        hitsSql(k, p, anchored, kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES, rare[i]!, shortPrefix?.kept.get(k)!.maxId ?? null),
-      ),
+      kinds.map((k, i) => hitsSql(k, p, anchored, kinds.length > 1 ? ALL_CANDIDATES_PER_KIND : SEARCH_CANDIDATES, rare[i]!)),
       '\n UNION ALL \n',
     );
     const pageSql = sql`SELECT h.type, h.id, count(*) OVER ()::int AS total FROM (${union}) h
                 ORDER BY h.tier DESC, h.score DESC, h.type, h.id DESC LIMIT ${size} OFFSET ${page * size}`;
-    // A statement of a short prefix carries the kept candidates' highest id: planned every time
-    // (unnamed), or each refresh would leave one more prepared statement on every connection.
-    // (Bound instead, the generic plan's estimate of the items created since the refresh was far
-    // above the custom plans', so PostgreSQL planned every execution anyway: measured 2026-11-29.)
-    const statement = shortPrefix === null ? pgShapeStatement(pageSql, 'catalog_search') : pgStatement(pageSql);
+    const statement = pgShapeStatement(pageSql, 'catalog_search');
     const { rows } = await this.pool.query<{ type: SearchKind; id: number; total: number }>(statement);
     if (rows.length > 0 || page === 0) return { hits: rows.map((r) => ({ type: r.type, id: r.id })), total: rows[0]?.total ?? 0 };
     const counted = await this.pool.query<{ total: number }>(
