@@ -6,8 +6,6 @@ export type ShortPrefixKind = 'TRACK' | 'USER' | 'PLAYLIST';
 
 export interface KeptShortPrefixes {
   prefixes: ReadonlySet<string>;
-  /** Candidates were computed over ids up to this one; higher ids are searched live. */
-  maxId: number;
 }
 
 /** A query word this short, searched as a prefix, takes its candidates from `search_short_prefixes`. */
@@ -30,12 +28,15 @@ const REFRESH_TIMEOUT_MS = 10 * 60_000;
 export class ShortPrefixesRepository {
   constructor(private readonly pool: pg.Pool) {}
 
-  /** Per kind, the prefixes computed (a prefix not listed is searched live) and the highest id the refresh saw. */
+  /**
+   * Per kind, the prefixes computed (a prefix not listed is searched live). The highest id the
+   * refresh saw (`max_id`: higher ids are searched live) is read by the search statement itself.
+   */
   async computed(): Promise<Map<ShortPrefixKind, KeptShortPrefixes>> {
-    const { rows } = await this.pool.query<{ kind: ShortPrefixKind; prefixes: string[]; maxId: number }>(
-      pgStatement(sql`SELECT kind, prefixes, max_id AS "maxId" FROM search_short_prefix_refreshes`, 'catalog_short_prefixes_computed'),
+    const { rows } = await this.pool.query<{ kind: ShortPrefixKind; prefixes: string[] }>(
+      pgStatement(sql`SELECT kind, prefixes FROM search_short_prefix_refreshes`, 'catalog_short_prefixes_computed'),
     );
-    return new Map(rows.map((r) => [r.kind, { prefixes: new Set(r.prefixes), maxId: r.maxId }]));
+    return new Map(rows.map((r) => [r.kind, { prefixes: new Set(r.prefixes) }]));
   }
 
   /**
