@@ -341,7 +341,18 @@ async function main() {
       cases.length,
       ...cases.filter((c) => (!c.base && !process.env.BENCH_PROFILE_ONLY) || only.split('|').some((part) => c.name.includes(part))),
     );
-  type Result = { rps: number; p50: number; p95: number; cpu: number; pg: number; calls: number; bytes: number; errors5xx: number; other: number };
+  type Result = {
+    rps: number;
+    p50: number;
+    p95: number;
+    cpu: number;
+    pg: number;
+    client: number;
+    calls: number;
+    bytes: number;
+    errors5xx: number;
+    other: number;
+  };
   const rounds: Array<Map<string, Result>> = [];
   const urlOf = (c: Case) => (typeof c.url === 'string' ? c.url : c.url());
   const userOf = (c: Case) => (c.token === false ? null : c.token === true ? listener : c.token());
@@ -381,11 +392,13 @@ async function main() {
       const lat: number[] = [];
       const calls0 = await internalCalls(get);
       const cpu0 = cpuMs(catalog.pid!);
+      const client0 = cpuMs(process.pid);
       const pg0 = postgresCpu();
       const t0 = performance.now();
       await run(Date.now() + SECONDS * 1000, lat);
       const elapsed = (performance.now() - t0) / 1000;
       const cpu1 = cpuMs(catalog.pid!);
+      const client1 = cpuMs(process.pid);
       const pg1 = postgresCpu();
       const calls1 = await internalCalls(get);
       peakRss = Math.max(peakRss, statusMb(catalog.pid!, 'VmHWM'));
@@ -396,6 +409,7 @@ async function main() {
         p95: percentile(lat, 95),
         cpu: (cpu1 - cpu0) / lat.length,
         pg: postgresCpuMs(pg0, pg1) / lat.length,
+        client: (client1 - client0) / lat.length,
         calls: (calls1 - calls0) / lat.length,
         bytes: Buffer.byteLength(check.body),
         errors5xx,
@@ -410,9 +424,9 @@ async function main() {
   );
   console.log('Each case: its worst round by p95 ÷ base (the base is the track GET of the same round, same kind of caller).');
   console.log(
-    '| case | req/s | p50 ms | p95 ms | catalog CPU ms/req | PostgreSQL CPU ms/req | social calls/req | answer KB | 5xx | other non-200 | p95 ÷ base (worst round) | CPU ÷ base |',
+    '| case | req/s | p50 ms | p95 ms | catalog CPU ms/req | PostgreSQL CPU ms/req | load generator CPU ms/req | social calls/req | answer KB | 5xx | other non-200 | p95 ÷ base (worst round) | CPU ÷ base |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   let total5xx = 0;
   for (const c of cases) {
     const ratio = (results: Map<string, Result>) => {
@@ -426,7 +440,7 @@ async function main() {
     const allOther = rounds.reduce((n, results) => n + results.get(c.name)!.other, 0);
     total5xx += all5xx;
     console.log(
-      `| ${c.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.cpu, 2)} | ${fmt(r.pg, 2)} | ${fmt(r.calls, 2)} | ${fmt(r.bytes / 1024)} | ${all5xx} | ${allOther} | ${c.base ? fmt(r.p95 / b.p95) : '1'} | ${c.base ? fmt(r.cpu / b.cpu) : '1'} |`,
+      `| ${c.name} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.cpu, 2)} | ${fmt(r.pg, 2)} | ${fmt(r.client, 2)} | ${fmt(r.calls, 2)} | ${fmt(r.bytes / 1024)} | ${all5xx} | ${allOther} | ${c.base ? fmt(r.p95 / b.p95) : '1'} | ${c.base ? fmt(r.cpu / b.cpu) : '1'} |`,
     );
   }
   const heap = (await get('/metrics')).body.match(/^nodejs_heap_size_used_bytes (\S+)/m)?.[1];
