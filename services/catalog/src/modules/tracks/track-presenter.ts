@@ -63,6 +63,23 @@ const ASSET_KEY = /^public\/([0-9a-f-]{36})\/([a-z0-9.-]+)$/;
 /** A row the caller already read with its artist (TrackReadsRepository): no summaries query. */
 export type PresentableRow = TrackRow & { artist?: UserSummarySource | null };
 
+/** Tracks presented from one row object, per variant (see TrackPresenter's `rendered`). */
+interface RenderedVariants {
+  /** The media URLs' expiry step the variants were signed for. */
+  expires: number;
+  byVariant: Map<string, Track>;
+}
+
+/** Shared records are frozen where tests run, so code that would change one fails there, not in production. */
+const FREEZE_RENDERED = process.env.NODE_ENV === 'test';
+
+function frozen(track: Track): Track {
+  Object.freeze(track.artist);
+  Object.freeze(track.tags);
+  if (track.loudness) Object.freeze(track.loudness);
+  return Object.freeze(track);
+}
+
 /**
  * Turns track rows into Track (full) records as one caller sees them: artist summaries joined by
  * the read (or from the projection in one query), the viewer's isLiked/isReposted and the artists'
@@ -74,6 +91,19 @@ export type PresentableRow = TrackRow & { artist?: UserSummarySource | null };
 export class TrackPresenter {
   /** `<public base>/api/media/assets/`, built once. */
   private readonly assetsBase: string;
+
+  /**
+   * Track records already presented, per row object. TrackRowCache hands out one object per row
+   * version (the track's row and pending plays, its artist's summary: `xmin`s), so a record made
+   * from that object stays right as long as the object lives (a WeakMap: it goes with the row). What
+   * else a record depends on is its variant: the grant (R3/R4; an owner also sees the secret token),
+   * the viewer's three flags, and the media URLs' expiry step (a new step drops the old variants).
+   * A page of 20 tracks presented afresh cost catalog about 80 µs (dates, signed URLs, 20 objects),
+   * and its new URL strings, built by concatenation, about 30 µs more to serialise than flat
+   * ones (2026-11-29, docs/benchmarks/discovery.md). The records are shared: callers copy, never
+   * change them (frozen under tests).
+   */
+  private readonly rendered = new WeakMap<PresentableRow, RenderedVariants>();
 
   constructor(
     private readonly reads: TrackReadsRepository,
@@ -100,11 +130,10 @@ export class TrackPresenter {
   }
 
   /** R3/R4: the artist (and admins) always get full URLs; others by access level; nothing until FINISHED. */
-  mediaUrls(row: TrackRow, grant: MediaGrant): TrackMediaUrls {
+  mediaUrls(row: TrackRow, grant: MediaGrant, expires = this.signer.expiry()): TrackMediaUrls {
     const coverUrl = this.assetUrl(row.coverKey);
     if (row.state !== 'FINISHED' || !row.progressiveKey) return { ...NO_MEDIA_URLS, coverUrl };
     const waveformUrl = this.assetUrl(row.waveformKey);
-    const expires = this.signer.expiry();
     const binding = row.secretToken;
     const { full, preview } = renditionsFor(row, grant);
     // The stream and the HLS playlist have the same scope: one signature for both.
@@ -138,27 +167,56 @@ export class TrackPresenter {
       this.flags(rows, artistIds, viewerId, options),
     ]);
     const byId = new Map(summaries.map((s) => [s.userId, s]));
+    const expires = this.signer.expiry();
     const out: Track[] = [];
     for (const row of rows) {
-      const summary = byId.get(row.artistId);
-      const artist = summary
-        ? toUserSummary(summary, flags.following.has(row.artistId))
-        : caller && caller.userId === row.artistId
-          ? callerSummary(caller)
-          : unknownArtist(row.artistId);
+      const summary = joined ? row.artist : byId.get(row.artistId);
       const grant = this.grantFor(row, caller, options.viaToken ?? false);
-      out.push(
-        toTrack(row, {
-          artist,
-          media: this.mediaUrls(row, grant),
-          isLiked: flags.liked.has(row.id),
-          isReposted: flags.reposted.has(row.id),
-          showSecretToken: isOwnerOrAdmin(row, caller),
-          loudness: row.state === 'FINISHED' ? trackLoudness(row.loudness, this.loudnessTargetLufs) : null,
-        }),
-      );
+      const isLiked = flags.liked.has(row.id);
+      const isReposted = flags.reposted.has(row.id);
+      const isFollowing = flags.following.has(row.artistId);
+      // Only a record made from the row object alone is kept: its artist's summary read with it.
+      if (!joined || !summary) {
+        out.push(this.render(row, summary ?? null, caller, grant, expires, isLiked, isReposted, isFollowing));
+        continue;
+      }
+      const variant = `${grant}${isLiked ? 1 : 0}${isReposted ? 1 : 0}${isFollowing ? 1 : 0}`;
+      let kept = this.rendered.get(row);
+      if (!kept || kept.expires !== expires) this.rendered.set(row, (kept = { expires, byVariant: new Map() }));
+      let track = kept.byVariant.get(variant);
+      if (!track) {
+        track = this.render(row, summary, caller, grant, expires, isLiked, isReposted, isFollowing);
+        kept.byVariant.set(variant, FREEZE_RENDERED ? frozen(track) : track);
+      }
+      out.push(track);
     }
     return out;
+  }
+
+  private render(
+    row: PresentableRow,
+    summary: UserSummarySource | null,
+    caller: Caller | null,
+    grant: MediaGrant,
+    expires: number,
+    isLiked: boolean,
+    isReposted: boolean,
+    isFollowing: boolean,
+  ): Track {
+    const artist = summary
+      ? toUserSummary(summary, isFollowing)
+      : caller && caller.userId === row.artistId
+        ? callerSummary(caller)
+        : unknownArtist(row.artistId);
+    return toTrack(row, {
+      artist,
+      media: this.mediaUrls(row, grant, expires),
+      isLiked,
+      isReposted,
+      // The owner's (and admins') grant: the same test as isOwnerOrAdmin.
+      showSecretToken: grant === 'o',
+      loudness: row.state === 'FINISHED' ? trackLoudness(row.loudness, this.loudnessTargetLufs) : null,
+    });
   }
 
   async presentOne(row: PresentableRow, caller: Caller | null, options: PresentOptions = {}): Promise<Track | null> {
