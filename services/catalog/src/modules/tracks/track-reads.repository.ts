@@ -66,8 +66,10 @@ const withArtist = (viewer: number | Sql, extra: Sql = empty) => sql`${TRACK_COL
  * A list's rows as versions only (TrackRowCache): the track's id, the `xmin` of its row and of its
  * artist's summary (the row versions, as text), and the viewer's block state. `extra`: more columns.
  */
-const versionsOf = (viewer: number, extra: Sql = empty) => sql`t.id, ${TRACK_VERSION} AS tv, u.xmin AS uv, ${blockedArtist(viewer)} AS blocked${extra}
+const versionsOf = (viewer: number, extra: Sql = empty) => sql`${versionColumns(viewer, extra)}
   FROM tracks t LEFT JOIN user_summaries u ON u.user_id = t.artist_id ${COUNTS_JOIN}`;
+/** versionsOf's columns, for a statement whose `t` already carries the track's id, `xmin` and artist. */
+const versionColumns = (viewer: number, extra: Sql = empty) => sql`t.id, ${TRACK_VERSION} AS tv, u.xmin AS uv, ${blockedArtist(viewer)} AS blocked${extra}`;
 
 /** A row of a list read by `versionsOf`. */
 type RowVersion = { id: number; tv: string; uv: string | null; blocked: boolean };
@@ -459,10 +461,11 @@ export class TrackReadsRepository {
       ...pgStatement(
         sql`SELECT f.show, r.* FROM (SELECT (SELECT u.show_history FROM user_summaries u WHERE u.user_id = ${userId}) AS show) f
                LEFT JOIN LATERAL (
-                 WITH h AS (SELECT h.track_id, h.last_played_at FROM listening_history h JOIN tracks t ON t.id = h.track_id
+                 WITH h AS (SELECT t.id, t.xmin, t.artist_id, h.last_played_at FROM listening_history h JOIN tracks t ON t.id = h.track_id
                              WHERE h.user_id = ${userId} AND ${historyVisible(userId)}${seek}
                              ORDER BY h.last_played_at DESC, h.track_id DESC LIMIT ${limit})
-                 SELECT ${versionsOf(userId, sql`, h.last_played_at AS "lastPlayedAt", t.artist_id AS "artistId", ${pageFlagsSql(userId)}`)} JOIN h ON h.track_id = t.id) r ON true
+                 SELECT ${versionColumns(userId, sql`, t.last_played_at AS "lastPlayedAt", t.artist_id AS "artistId", ${pageFlagsSql(userId)}`)}
+                   FROM h t LEFT JOIN user_summaries u ON u.user_id = t.artist_id ${COUNTS_JOIN}) r ON true
               ORDER BY r."lastPlayedAt" DESC, r.id DESC`,
         bucket ? `${from ? 'catalog_history_page_from' : 'catalog_history_page'}_${bucket}` : undefined,
       ),
