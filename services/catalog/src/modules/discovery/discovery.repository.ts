@@ -353,15 +353,11 @@ export class DiscoveryRepository {
    * The word of a query of one short prefix whose candidates are kept for every kind asked for
    * (no genre: the kept candidates are the genre-less ones), or null.
    */
-  private async keptShortPrefix(
-    terms: SearchTerms,
-    kinds: readonly SearchKind[],
-    genreKey: string | null,
-  ): Promise<{ word: string; kept: Map<ShortPrefixKind, KeptShortPrefixes> } | null> {
+  private async keptShortPrefix(terms: SearchTerms, kinds: readonly SearchKind[], genreKey: string | null): Promise<string | null> {
     const word = terms.words.length === 1 ? terms.words[0]! : null;
     if (!word || genreKey !== null || [...word].length > SHORT_PREFIX_MAX) return null;
     const kept = await this.shortPrefixes.get('all', () => new ShortPrefixesRepository(this.pool).computed());
-    return kinds.every((k) => kept.get(k)?.prefixes.has(word)) ? { word, kept } : null;
+    return kinds.every((k) => kept.get(k)?.prefixes.has(word)) ? word : null;
   }
 
   /**
@@ -449,7 +445,7 @@ export class DiscoveryRepository {
     genreKey: string | null,
     page: number,
     size: number,
-    shortPrefix: { word: string; kept: Map<ShortPrefixKind, KeptShortPrefixes> } | null = null,
+    shortWord: string | null = null,
   ): Promise<{ hits: SearchHit[]; total: number }> {
     const p: SearchParams = {
       exact: terms.exact,
@@ -459,7 +455,7 @@ export class DiscoveryRepository {
       match: query.anchor ?? query.match,
       whole: query.match,
       genre: genreKey,
-      shortWord: shortPrefix?.word ?? null,
+      shortWord,
     };
     const stats = await this.wordStats.get('all', () => SearchWordStats.read(this.pool));
     const anchored = query.anchor !== null;

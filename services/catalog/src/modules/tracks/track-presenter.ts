@@ -162,11 +162,9 @@ export class TrackPresenter {
     const artistIds = [...new Set(rows.map((r) => r.artistId))];
     const viewerId = caller && !options.offline ? caller.userId : null;
     const joined = rows.every((r) => r.artist !== undefined);
-    const [summaries, flags] = await Promise.all([
-      joined ? rows.flatMap((r) => (r.artist ? [r.artist] : [])) : this.reads.summaries(artistIds),
-      this.flags(rows, artistIds, viewerId, options),
-    ]);
-    const byId = new Map(summaries.map((s) => [s.userId, s]));
+    // Rows read with their artists carry the summaries; others get them in one query.
+    const [summaries, flags] = await Promise.all([joined ? null : this.reads.summaries(artistIds), this.flags(rows, artistIds, viewerId, options)]);
+    const byId = new Map(summaries?.map((s) => [s.userId, s]));
     const expires = this.signer.expiry();
     const out: Track[] = [];
     for (const row of rows) {
